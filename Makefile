@@ -1,0 +1,103 @@
+# ctrbench - plain Makefile, sources found by wildcard.
+#   make            build build/libctr.a and build/ctrbench
+#   make test       install what is missing, build, run every test (plain, TSan, ASan+UBSan)
+#   make run        install what is missing, build, run the default benchmark
+#   make V=1        show the commands
+#   make print-libs what a program linking build/libctr.a needs besides it
+
+V ?= 0
+Q := $(if $(filter 1,$(V)),,@)
+say = $(if $(filter 1,$(V)),,@printf '  %-6s %s\n' $(1) $(2);)
+
+BUILD ?= build
+CC ?= gcc
+# SAN=thread or SAN=address,undefined builds a sanitizer variant into BUILD (see `test`).
+SAN ?=
+
+# libperf is not packaged by Debian 12: scripts/install-deps.sh builds it into .deps/.
+export PKG_CONFIG_PATH := $(CURDIR)/.deps/libperf/lib64/pkgconfig:$(CURDIR)/.deps/libperf/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+pc = $(shell PKG_CONFIG_PATH='$(PKG_CONFIG_PATH)' pkg-config $(1) 2>/dev/null)
+
+OPT := $(if $(SAN),-O1 -fno-omit-frame-pointer -fsanitize=$(SAN) -DCTR_DEBUG,-O2)
+CFLAGS ?= -g
+override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -pthread $(OPT) -MMD -MP
+LDFLAGS ?=
+override LDFLAGS += -pthread $(if $(SAN),-fsanitize=$(SAN))
+
+# What a user of libctr.a links with (libctr itself needs only pthreads).
+LIBCTR_LIBS := -pthread
+
+LIB_SRC := $(wildcard counters/*.c)
+BENCH_SRC := $(wildcard bench/*.c topology/*.c pmu/*.c)
+TEST_SRC := $(wildcard tests/test_*.c)
+# Concurrency tests (tests/test_mt_*.c) run under ThreadSanitizer, the rest under ASan+UBSan.
+MT_TEST_SRC := $(filter tests/test_mt_%.c,$(TEST_SRC))
+ST_TEST_SRC := $(filter-out $(MT_TEST_SRC),$(TEST_SRC))
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+LIB_OBJ := $(call obj,$(LIB_SRC))
+BENCH_OBJ := $(call obj,$(BENCH_SRC))
+TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+MT_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(MT_TEST_SRC))
+ST_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(ST_TEST_SRC))
+
+BENCH_CFLAGS := $(call pc,--cflags libperf jansson)
+BENCH_LIBS := $(call pc,--libs --static libperf) $(call pc,--libs jansson) -lm
+TEST_CFLAGS := $(call pc,--cflags cmocka)
+TEST_LIBS := $(call pc,--libs cmocka)
+
+.PHONY: all lib bench tests test test-plain test-tsan test-asan run deps print-libs clean
+all: lib bench
+lib: $(BUILD)/libctr.a $(BUILD)/include/ctr.h
+bench: $(BUILD)/ctrbench
+tests: $(TESTS) $(BUILD)/api_demo
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) $(CFLAGS) $(if $(filter counters/%,$<),,$(BENCH_CFLAGS) $(TEST_CFLAGS)) -c -o $@ $<
+
+$(BUILD)/libctr.a: $(LIB_OBJ)
+	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^
+
+# The public header alone, so the API test sees nothing internal.
+$(BUILD)/include/ctr.h: counters/ctr.h
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@
+
+$(BUILD)/ctrbench: $(BENCH_OBJ) $(BUILD)/libctr.a
+	$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(BUILD)/libctr.a $(BENCH_LIBS)
+
+# Tests link the library and the harness objects they exercise (not main.c).
+TEST_LINK_OBJ := $(filter-out $(BUILD)/obj/bench/main.o,$(BENCH_OBJ))
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TEST_LINK_OBJ) $(BUILD)/libctr.a
+	@mkdir -p $(dir $@)
+	$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $< $(TEST_LINK_OBJ) $(BUILD)/libctr.a $(TEST_LIBS) $(BENCH_LIBS)
+
+# Written against the public header only, linked as make print-libs says.
+$(BUILD)/api_demo: tests/api_demo.c $(BUILD)/include/ctr.h $(BUILD)/libctr.a
+	$(call say,CC,$@)$(CC) -std=c11 -Wall -Wextra -Werror -I$(BUILD)/include $(if $(SAN),-fsanitize=$(SAN)) -o $@ $< $(BUILD)/libctr.a $(LIBCTR_LIBS)
+
+print-libs:
+	@echo $(LIBCTR_LIBS)
+
+deps:
+	$(Q)scripts/install-deps.sh
+
+RUN_TESTS = scripts/run-tests.sh
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory all tests
+	$(Q)$(MAKE) --no-print-directory BUILD=build/tsan SAN=thread $(MT_TESTS:build/%=build/tsan/%)
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SAN=address,undefined $(ST_TESTS:build/%=build/asan/%) build/asan/api_demo
+	$(Q)$(RUN_TESTS) $(TESTS) $(BUILD)/api_demo tests/cli.sh \
+		$(MT_TESTS:build/%=build/tsan/%) \
+		$(ST_TESTS:build/%=build/asan/%) build/asan/api_demo
+
+run: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(BUILD)/ctrbench run --algo all --workload update --shape chain:8 --threads 2 --duration-ms 500
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+#include "baselines.h"
+
+static int bench_nothing_init(struct ctr_tree *t)
+{
+	(void)t;
+	return 0;
+}
+
+static void bench_nothing_fini(struct ctr_tree *t)
+{
+	(void)t;
+}
+
+static int64_t bench_empty_read(struct ctr_tree *t, int node, int stat)
+{
+	(void)t, (void)node, (void)stat;
+	return 0;
+}
+
+static int64_t bench_shared_atomic_read(struct ctr_tree *t, int node, int stat)
+{
+	struct bench_shared_atomic *s = ctr_container_of(t, struct bench_shared_atomic, base);
+
+	(void)node, (void)stat;
+	return atomic_load_explicit(&s->word, memory_order_relaxed);
+}
+
+/* Nothing is counted: its reads say nothing, so its bound is "unbounded" (-1). */
+static int64_t bench_empty_error_bound(const struct ctr_tree *t)
+{
+	(void)t;
+	return -1;
+}
+
+const struct ctr_algo bench_algo_empty = {
+	.name = "empty",
+	.summary = "baseline: the harness floor, an update that does nothing (loop, phase check, sampling)",
+	.size = sizeof(struct ctr_tree),
+	.init = bench_nothing_init,
+	.fini = bench_nothing_fini,
+	.add = bench_empty_add,
+	.read = bench_empty_read,
+	.read_exact = bench_empty_read,
+	.try_charge = bench_empty_try_charge,
+	.error_bound = bench_empty_error_bound,
+};
+
+const struct ctr_algo bench_algo_shared_atomic = {
+	.name = "shared_atomic",
+	.summary = "baseline: one atomic add on a single shared word per update, no hierarchy",
+	.size = sizeof(struct bench_shared_atomic),
+	.init = bench_nothing_init,
+	.fini = bench_nothing_fini,
+	.add = bench_shared_atomic_add,
+	.read = bench_shared_atomic_read,
+	.read_exact = bench_shared_atomic_read,
+	.try_charge = bench_shared_atomic_try_charge,
+};

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctrbench - measure concurrent counter algorithms.
+ *
+ *   ctrbench list
+ *   ctrbench run --algo A[,B...]|all --workload update|charge --shape chain:D|tree:AxB[xC...]
+ *                --threads N [--duration-ms MS] [--warmup-ms MS] [--format table|csv|json]
+ *
+ * Every bad input ends in die(): one line naming the bad value, exit 2.
+ * A run that fails verification exits 1 after printing every result.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../topology/topo.h"
+#include "output.h"
+#include "run.h"
+
+#define BENCH_MAX_THREADS 4096
+#define BENCH_MAX_ALGOS 64
+
+static const char *bench_usage =
+	"usage: ctrbench list\n"
+	"       ctrbench run --algo A[,B...]|all --workload update|charge\n"
+	"                    --shape chain:D|tree:AxB[xC...] --threads N\n"
+	"                    [--duration-ms MS] [--warmup-ms MS] [--format table|csv|json]\n";
+
+static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ctrbench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+/* A whole decimal in [min, max], or die naming the option and the value. */
+static int bench_parse_int(const char *opt, const char *s, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		die("bad value '%s' for --%s (want an integer in [%ld, %ld])", s, opt, min, max);
+	return (int)v;
+}
+
+static int bench_cmd_list(void)
+{
+	for (int i = 0; i < bench_nr_algos; i++)
+		printf("%-16s %s\n", bench_algos[i].name, ctr_algo_summary(bench_algos[i].algo));
+	return 0;
+}
+
+/* "a,b" or "all" into algos[]; dies on an unknown or repeated name. */
+static int bench_parse_algos(char *list, const struct bench_algo **algos)
+{
+	char *save = NULL;
+	int n = 0;
+
+	if (!strcmp(list, "all")) {
+		for (int i = 0; i < bench_nr_algos; i++)
+			algos[n++] = &bench_algos[i];
+		return n;
+	}
+	if (!*list || list[strlen(list) - 1] == ',')
+		die("bad value '%s' for --algo (want a comma-separated list)", list);
+	for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		const struct bench_algo *ba = bench_algo_find(name);
+
+		if (!ba)
+			die("unknown algorithm '%s' (ctrbench list shows them)", name);
+		for (int i = 0; i < n; i++)
+			if (algos[i] == ba)
+				die("algorithm '%s' given twice", name);
+		if (n == BENCH_MAX_ALGOS)
+			die("too many algorithms in --algo");
+		algos[n++] = ba;
+	}
+	return n;
+}
+
+static int bench_cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "algo", required_argument, NULL, 'a' },
+		{ "workload", required_argument, NULL, 'w' },
+		{ "shape", required_argument, NULL, 's' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "duration-ms", required_argument, NULL, 'd' },
+		{ "warmup-ms", required_argument, NULL, 'W' },
+		{ "format", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct bench_algo *algos[BENCH_MAX_ALGOS];
+	struct bench_config cfg = { .duration_ms = 1000, .warmup_ms = 200 };
+	struct bench_output out = { .format = BENCH_FMT_TABLE };
+	char *algo_list = NULL;
+	const char *shape = NULL, *bad;
+	int nr_algos, opt, failed = 0;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'a':
+			algo_list = optarg;
+			break;
+		case 'w':
+			if (!strcmp(optarg, "update"))
+				cfg.workload = BENCH_UPDATE;
+			else if (!strcmp(optarg, "charge"))
+				cfg.workload = BENCH_CHARGE;
+			else
+				die("unknown workload '%s' (want update or charge)", optarg);
+			break;
+		case 's':
+			shape = optarg;
+			break;
+		case 't':
+			cfg.threads = bench_parse_int("threads", optarg, 1, BENCH_MAX_THREADS);
+			break;
+		case 'd':
+			cfg.duration_ms = bench_parse_int("duration-ms", optarg, 1, 3600 * 1000);
+			break;
+		case 'W':
+			cfg.warmup_ms = bench_parse_int("warmup-ms", optarg, 0, 3600 * 1000);
+			break;
+		case 'f':
+			if (bench_output_parse_format(optarg, &out.format))
+				die("unknown format '%s' (want table, csv or json)", optarg);
+			break;
+		case ':':
+			die("option '%s' needs a value", argv[optind - 1]);
+		default:
+			die("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		die("unexpected argument '%s'", argv[optind]);
+	if (!algo_list)
+		die("run needs --algo (ctrbench list shows them)");
+	if (!shape)
+		die("run needs --shape (chain:D or tree:AxB...)");
+	if (!cfg.threads)
+		die("run needs --threads");
+	nr_algos = bench_parse_algos(algo_list, algos);
+	if (bench_shape_parse(shape, &cfg.shape, &bad))
+		die("bad shape '%s' (want chain:D or tree:AxB[xC...], counts >= 1)", bad);
+
+	pmu_init();
+	bench_tsc_calibrate(&cfg.tsc);
+	bench_output_begin(&out, &cfg, topo_nr_cpus());
+	for (int i = 0; i < nr_algos; i++) {
+		struct bench_result r;
+		int err = bench_run_one(&cfg, algos[i], &r);
+
+		if (err)
+			die("%s: cannot run: %s", algos[i]->name, strerror(-err));
+		bench_output_result(&out, &cfg, &r);
+		failed |= r.verify == 0;
+		bench_result_free(&r);
+	}
+	bench_output_end(&out, &cfg);
+	bench_shape_free(&cfg.shape);
+	return failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		die("no command given (want list or run); try ctrbench --help");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		fputs(bench_usage, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "list")) {
+		if (argc > 2)
+			die("unexpected argument '%s'", argv[2]);
+		return bench_cmd_list();
+	}
+	if (!strcmp(argv[1], "run"))
+		return bench_cmd_run(argc - 1, argv + 1);
+	die("unknown command '%s' (want list or run)", argv[1]);
+}

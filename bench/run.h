@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run.h - one benchmark run: a shape, a workload, N pinned workers behind a
+ * start gate, a warm-up, a timed window, and a verification of the result.
+ */
+#ifndef BENCH_RUN_H
+#define BENCH_RUN_H
+
+#include <stdint.h>
+
+#include "bench.h"
+
+/* A tree shape as given on the command line. */
+struct bench_shape {
+	const char *spec;	/* as typed: "chain:8", "tree:4x8" */
+	int nr_nodes;		/* nodes, root is 0 */
+	int depth;		/* levels, root included */
+	int *parent;		/* parent[0] == -1 */
+	int nr_leaves;		/* nodes workers update */
+	int *leaves;		/* workers are spread round-robin over these */
+};
+
+/* 0, or -EINVAL with *bad pointing at the offending text. */
+int bench_shape_parse(const char *spec, struct bench_shape *s, const char **bad);
+void bench_shape_free(struct bench_shape *s);
+
+struct bench_config {
+	enum bench_workload workload;	/* what the workers do */
+	struct bench_shape shape;	/* the tree */
+	int threads;			/* workers, worker i owns slot i */
+	int duration_ms;		/* measured window */
+	int warmup_ms;			/* untimed run before it */
+	struct bench_tsc_info tsc;	/* calibrated once per process */
+};
+
+struct bench_lat {
+	double mean, p50, p90, p99, max;	/* ns, timer overhead subtracted */
+	uint64_t samples;			/* timed operations */
+};
+
+struct bench_result {
+	const struct bench_algo *ba;	/* what ran */
+	uint64_t ops;			/* operations in the window, all workers */
+	double seconds;			/* the window, as the main thread timed it */
+	double ops_per_sec;		/* ops / seconds */
+	double ns_per_op;		/* threads * seconds / ops: wall time a worker spends per op */
+	double cpu_ns_per_op;		/* task-clock / ops: CPU time per op (the seed's metric) */
+	uint64_t task_clock_ns;		/* summed over workers, measured window */
+	enum pmu_source clock_source;	/* perf or thread_cputime (worst of the workers) */
+	int clock_errno;		/* why perf was not used, if not */
+	struct bench_lat lat;		/* sampled update (or charge) latency */
+	int verify;			/* 1 ok, 0 mismatch, -1 not applicable */
+	int bad_node;			/* first mismatching node */
+	int64_t got, want;		/* its value and the expected one */
+	int64_t error_bound;		/* ctr_read_error_bound() */
+	int64_t read_error;		/* max |ctr_read - ctr_read_exact| over nodes at rest */
+	uint64_t charge_fail;		/* refused charges in the window */
+	int64_t limit_max_over;		/* worst value - limit over nodes at rest (<= 0 is within) */
+	int *cpu_requested;		/* per worker: PU it pinned to (-errno on failure) */
+	int *cpu_observed;		/* per worker: PU it was on at the end */
+};
+
+/* Run one algorithm; 0 or -errno (the tree could not be created). */
+int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
+		  struct bench_result *r);
+void bench_result_free(struct bench_result *r);
+
+#endif /* BENCH_RUN_H */

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "atomic_tree.h"
+
+static int atomic_tree_init(struct ctr_tree *t)
+{
+	struct ctr_atomic_tree *a = ctr_container_of(t, struct ctr_atomic_tree, base);
+	size_t line_words = CTR_CACHELINE / sizeof(int64_t);
+
+	a->stride = CTR_ROUND_UP(t->nr_stats, line_words);
+	a->val = ctr_zalloc_aligned((size_t)t->nr_nodes * a->stride * sizeof(*a->val));
+	return a->val ? 0 : -ENOMEM;
+}
+
+static void atomic_tree_fini(struct ctr_tree *t)
+{
+	free(ctr_container_of(t, struct ctr_atomic_tree, base)->val);
+}
+
+static int64_t atomic_tree_read(struct ctr_tree *t, int node, int stat)
+{
+	struct ctr_atomic_tree *a = ctr_container_of(t, struct ctr_atomic_tree, base);
+
+	return atomic_load_explicit(__ctr_atomic_tree_word(a, node, stat), memory_order_relaxed);
+}
+
+const struct ctr_algo ctr_algo_atomic_tree = {
+	.name = "atomic_tree",
+	.summary = "page counters (d): an atomic per node, updates walk ancestors; exact reads, limit never exceeded at rest",
+	.size = sizeof(struct ctr_atomic_tree),
+	.init = atomic_tree_init,
+	.fini = atomic_tree_fini,
+	.add = ctr_atomic_tree_add,
+	.read = atomic_tree_read,
+	.read_exact = atomic_tree_read,
+	.try_charge = ctr_atomic_tree_try_charge,
+};

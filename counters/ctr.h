@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctr.h - the public API of libctr, the only header a user of the library
+ * includes.  Everything else under counters/ is internal: struct layouts can
+ * change without notice, this file cannot.
+ *
+ * A tree (struct ctr_tree) is one instance of one algorithm (struct ctr_algo):
+ * nr_nodes nodes, node 0 the root, each holding nr_stats 64-bit counters.
+ * The value of (node n, stat s) is the sum of every delta added to s at n or
+ * at any descendant of n: a memcg's hierarchical statistic.  Deltas may be
+ * negative.
+ *
+ * Concurrency contract:
+ *  - `cpu` is a slot index in [0, nr_cpus).  Callers running at the same time
+ *    use different slots (a slot is a CPU with preemption disabled); any number
+ *    of threads up to nr_cpus may update at once.
+ *  - ctr_read() is the algorithm's own read (with its own flushing, caching or
+ *    staleness) and may run on any thread, concurrently with updates.
+ *  - ctr_read_exact() is exact whenever no update is in progress.
+ *  - ctr_read_error_bound() is the most ctr_read() can differ from the exact
+ *    value when no update is in progress: 0 for exact algorithms, -1 where the
+ *    staleness is bounded by time rather than by count.
+ *
+ * Range checks: ctr_tree_new() validates everything it is given.  The update
+ * and read calls (ctr_add, ctr_read, ctr_read_exact, ctr_try_charge) check
+ * cpu, node and stat only in builds with -DCTR_DEBUG (the sanitizer builds
+ * of the tests use it), where a bad index aborts with a message; release
+ * builds check nothing on these paths, as the kernel's this_cpu ops don't.
+ */
+#ifndef CTR_H
+#define CTR_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ctr_algo;	/* one algorithm (opaque) */
+struct ctr_tree;	/* one instance: a tree of nodes, each with nr_stats counters */
+
+/* Limit value meaning "no limit on this node" in ctr_params.limit. */
+#define CTR_NO_LIMIT INT64_MAX
+
+struct ctr_params {		/* zero = default for every field but nr_nodes */
+	int nr_nodes;		/* >= 1, no default; node 0 is the root */
+	const int *parent;	/* parent[0] == -1, 0 <= parent[i] < i; NULL: chain, parent[i] = i-1 */
+	int nr_cpus;		/* per-CPU slots, >= 1; 0 = the number of configured CPUs */
+	int nr_stats;		/* counters per node, >= 1; 0 = 1 */
+	const int64_t *limit;	/* per-node limit on stat 0 for ctr_try_charge (CTR_NO_LIMIT = none); NULL = no limits */
+	int64_t batch;		/* batching threshold, where the algorithm has one; 0 = its default */
+	int flush_period_ms;	/* periodic flusher period, where the algorithm has one; 0 = its default */
+	const char *options;	/* "key=value,..." algorithm-specific; unknown key -> EINVAL */
+};
+
+/* The registry of algorithms, in the order of counters/list.h. */
+int ctr_algo_count(void);
+const struct ctr_algo *ctr_algo_at(int i);			/* NULL if out of range */
+const struct ctr_algo *ctr_algo_find(const char *name);	/* NULL if unknown */
+const char *ctr_algo_name(const struct ctr_algo *a);
+const char *ctr_algo_summary(const struct ctr_algo *a);	/* one line */
+
+/*
+ * Create an instance.  Returns NULL with errno set: EINVAL for bad
+ * parameters (nr_nodes < 1, a parent out of order, negative counts, an
+ * unknown option key), ENOMEM when out of memory.  The parent and limit
+ * arrays are copied; the caller may free them afterwards.
+ */
+struct ctr_tree *ctr_tree_new(const struct ctr_algo *a, const struct ctr_params *p);
+void ctr_tree_free(struct ctr_tree *t);	/* NULL is a no-op */
+
+/* Add delta to (node, stat) from slot cpu. */
+void ctr_add(struct ctr_tree *t, int cpu, int node, int stat, int64_t delta);
+
+/* The algorithm's own read: see ctr_read_error_bound() for how far off it can be. */
+int64_t ctr_read(struct ctr_tree *t, int node, int stat);
+
+/* Exact whenever no update is in progress. */
+int64_t ctr_read_exact(struct ctr_tree *t, int node, int stat);
+
+/*
+ * Charge delta to stat 0 of node and of every ancestor if, at each of them,
+ * value + delta <= limit; return 1 if charged, 0 if nothing was changed.
+ * How close to the limit a level may get under concurrent charges is a
+ * property of the algorithm, stated in ctrbench list and docs/algorithms.md.
+ */
+int ctr_try_charge(struct ctr_tree *t, int cpu, int node, int64_t delta);
+
+/* Most ctr_read() can be off at quiescence: 0 exact, -1 bounded by time. */
+int64_t ctr_read_error_bound(const struct ctr_tree *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CTR_H */

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctr_internal.h - what every algorithm shares: the ops table, the common
+ * part of an instance, and small helpers.  Internal to libctr and to the
+ * harness (which includes the per-algorithm headers to inline the hot path);
+ * users of the library see only ctr.h.
+ */
+#ifndef CTR_INTERNAL_H
+#define CTR_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdatomic.h>
+
+#include "ctr.h"
+
+/*
+ * The line size every shared structure is padded to.  Zen 4 and every other
+ * x86-64 part in use has 64-byte lines; the adjacent-line prefetcher pulls
+ * pairs, which padding to 128 would defeat at twice the memory, so we keep 64
+ * and let the harness show what the prefetcher costs.
+ */
+#define CTR_CACHELINE 64
+#define __ctr_aligned __attribute__((aligned(CTR_CACHELINE)))
+
+#define ctr_container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+#define CTR_ROUND_UP(x, a) (((x) + (a) - 1) / (a) * (a))
+
+#if defined(CTR_DEBUG)
+void __ctr_bad_index(const char *what, long val, long bound, const char *fn);
+#define CTR_CHECK_RANGE(what, val, bound) do {				\
+	if ((val) < 0 || (val) >= (bound))				\
+		__ctr_bad_index(what, (long)(val), (long)(bound), __func__); \
+} while (0)
+#else
+#define CTR_CHECK_RANGE(what, val, bound) do { } while (0)
+#endif
+
+/*
+ * The common part of every instance, embedded first in each algorithm's own
+ * struct.  Read-only after ctr_tree_new(), so it may share lines with
+ * anything: no writer ever bounces it.
+ */
+struct ctr_tree {
+	const struct ctr_algo *algo;	/* the ops of this instance */
+	int nr_nodes;			/* nodes, root is 0 */
+	int nr_cpus;			/* per-CPU slots */
+	int nr_stats;			/* counters per node */
+	int max_depth;			/* levels on the longest root-to-leaf path (chain:D has D) */
+	int *parent;			/* parent[0] == -1, parent[i] < i */
+	int *depth;			/* depth[0] == 1: levels from the root down to node i */
+	int64_t *limit;			/* per-node limit on stat 0, CTR_NO_LIMIT = none; NULL if no limits */
+	int64_t batch;			/* params.batch as given (0 = the algorithm's default) */
+	int flush_period_ms;		/* params.flush_period_ms as given */
+};
+
+/* Walk node and its ancestors up to the root. */
+#define ctr_for_each_ancestor(t, n, node) \
+	for (int n = (node); n >= 0; n = (t)->parent[n])
+
+/*
+ * One algorithm.  None of these is called from a timed loop: the harness
+ * inlines ctr_<name>_add() and ctr_<name>_try_charge() from counters/<name>.h
+ * (see counters/list.h); the table serves creation, reads, verification and
+ * the public API.
+ */
+struct ctr_algo {
+	const char *name;			/* as in ctrbench run --algo */
+	const char *summary;			/* one line for ctrbench list */
+	size_t size;				/* sizeof the algorithm's instance struct */
+	/* Parse one option key=value before init; -EINVAL for an unknown key or bad value.  NULL: no options. */
+	int (*set_option)(struct ctr_tree *t, const char *key, const char *value);
+	/* Allocate the algorithm's part; the base is filled in.  0 or -errno; must free what it allocated on error. */
+	int (*init)(struct ctr_tree *t);
+	void (*fini)(struct ctr_tree *t);	/* free what init allocated */
+	void (*add)(struct ctr_tree *t, int cpu, int node, int stat, int64_t delta);
+	int64_t (*read)(struct ctr_tree *t, int node, int stat);
+	int64_t (*read_exact)(struct ctr_tree *t, int node, int stat);
+	int (*try_charge)(struct ctr_tree *t, int cpu, int node, int64_t delta);
+	int64_t (*error_bound)(const struct ctr_tree *t);	/* NULL: exact (0) */
+};
+
+/* Limit of node n, CTR_NO_LIMIT if none. */
+static inline int64_t ctr_limit(const struct ctr_tree *t, int n)
+{
+	return t->limit ? t->limit[n] : CTR_NO_LIMIT;
+}
+
+/* value + delta <= limit, without overflowing. */
+static inline int ctr_within_limit(int64_t value, int64_t delta, int64_t limit)
+{
+	int64_t sum;
+
+	if (__builtin_add_overflow(value, delta, &sum))
+		return delta < 0;
+	return sum <= limit;
+}
+
+/* Cache-line-aligned zeroed allocation of at least size bytes; NULL on ENOMEM. */
+void *ctr_zalloc_aligned(size_t size);
+
+#endif /* CTR_INTERNAL_H */

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * list.h - the one list of algorithms (an X-macro), in the order
+ * ctrbench list shows them.
+ *
+ * To add an algorithm `foo`:
+ *  1. counters/foo.h: `struct ctr_foo` with `struct ctr_tree base` as its
+ *     first member, `extern const struct ctr_algo ctr_algo_foo;`, and the hot
+ *     path as static inline functions with exactly these signatures:
+ *       void ctr_foo_add(struct ctr_tree *t, int cpu, int node, int stat, int64_t delta);
+ *       int ctr_foo_try_charge(struct ctr_tree *t, int cpu, int node, int64_t delta);
+ *  2. counters/foo.c: init/fini/read/read_exact (and error_bound if not
+ *     exact) and the `const struct ctr_algo ctr_algo_foo` table.  The
+ *     Makefile finds the file by wildcard.
+ *  3. Below: the #include and one CTR_ALGO(foo) line.
+ * The registry (counters/ctr.c) and the harness's timed loops
+ * (bench/loops.c, one instance per algorithm so the update is inlined) are
+ * generated from this list; tests iterate the registry, so a new algorithm
+ * is tested for exactness (or its stated bound) with no further edit.
+ */
+#ifndef CTR_LIST_H
+#define CTR_LIST_H
+
+#include "atomic_tree.h"
+#include "percpu_hier.h"
+#include "locked_tree.h"
+
+#define CTR_ALGO_LIST(CTR_ALGO)	\
+	CTR_ALGO(atomic_tree)	\
+	CTR_ALGO(percpu_hier)	\
+	CTR_ALGO(locked_tree)
+
+#endif /* CTR_LIST_H */

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "locked_tree.h"
+
+static int locked_tree_init(struct ctr_tree *t)
+{
+	struct ctr_locked_tree *l = ctr_container_of(t, struct ctr_locked_tree, base);
+	int err;
+
+	l->val = calloc((size_t)t->nr_nodes * t->nr_stats, sizeof(*l->val));
+	if (!l->val)
+		return -ENOMEM;
+	err = pthread_mutex_init(&l->lock, NULL);
+	if (err) {
+		free(l->val);
+		return -err;
+	}
+	return 0;
+}
+
+static void locked_tree_fini(struct ctr_tree *t)
+{
+	struct ctr_locked_tree *l = ctr_container_of(t, struct ctr_locked_tree, base);
+
+	pthread_mutex_destroy(&l->lock);
+	free(l->val);
+}
+
+static int64_t locked_tree_read(struct ctr_tree *t, int node, int stat)
+{
+	struct ctr_locked_tree *l = ctr_container_of(t, struct ctr_locked_tree, base);
+	int64_t v;
+
+	pthread_mutex_lock(&l->lock);
+	v = l->val[(size_t)node * t->nr_stats + stat];
+	pthread_mutex_unlock(&l->lock);
+	return v;
+}
+
+const struct ctr_algo ctr_algo_locked_tree = {
+	.name = "locked_tree",
+	.summary = "baseline: one mutex around a plain tree of sums; exact, every operation serializes",
+	.size = sizeof(struct ctr_locked_tree),
+	.init = locked_tree_init,
+	.fini = locked_tree_fini,
+	.add = ctr_locked_tree_add,
+	.read = locked_tree_read,
+	.read_exact = locked_tree_read,
+	.try_charge = ctr_locked_tree_try_charge,
+};

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "percpu_hier.h"
+
+static void percpu_hier_fini(struct ctr_tree *t)
+{
+	struct ctr_percpu_hier *p = ctr_container_of(t, struct ctr_percpu_hier, base);
+
+	if (!p->area)
+		return;
+	for (int cpu = 0; cpu < t->nr_cpus; cpu++)
+		free(p->area[cpu]);
+	free(p->area);
+}
+
+static int percpu_hier_init(struct ctr_tree *t)
+{
+	struct ctr_percpu_hier *p = ctr_container_of(t, struct ctr_percpu_hier, base);
+	size_t bytes = (size_t)t->nr_nodes * t->nr_stats * sizeof(int64_t);
+
+	p->area = calloc(t->nr_cpus, sizeof(*p->area));
+	if (!p->area)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < t->nr_cpus; cpu++) {
+		p->area[cpu] = ctr_zalloc_aligned(bytes);
+		if (!p->area[cpu])
+			goto fail;
+	}
+	return 0;
+fail:
+	percpu_hier_fini(t);
+	p->area = NULL;
+	return -ENOMEM;
+}
+
+const struct ctr_algo ctr_algo_percpu_hier = {
+	.name = "percpu_hier",
+	.summary = "hierarchical per-CPU (c): updates write own slot at every level, reads sum all CPUs; exact at rest",
+	.size = sizeof(struct ctr_percpu_hier),
+	.init = percpu_hier_init,
+	.fini = percpu_hier_fini,
+	.add = ctr_percpu_hier_add,
+	.read = __ctr_percpu_hier_sum,
+	.read_exact = __ctr_percpu_hier_sum,
+	.try_charge = ctr_percpu_hier_try_charge,
+};

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * percpu_hier - hierarchical per-CPU counters, design (c) of the seed thread:
+ * every update writes the caller's own slot of the node and of every
+ * ancestor, with no atomic read-modify-write; every read sums the node's
+ * slots over all CPUs.  Updates never bounce a line; reads cost nr_cpus
+ * loads, each of a line some other CPU owns.
+ */
+#ifndef CTR_PERCPU_HIER_H
+#define CTR_PERCPU_HIER_H
+
+#include "ctr_internal.h"
+
+struct ctr_percpu_hier {
+	struct ctr_tree base;		/* common part, read-only */
+	/*
+	 * area[cpu] is that CPU's slots, [node * nr_stats + stat], allocated
+	 * on its own and padded to whole lines, so no line holds two CPUs'
+	 * slots (and each area can later live on its owner's NUMA node).
+	 * Only the owner writes a slot; readers load it.
+	 */
+	_Atomic int64_t **area;
+};
+
+extern const struct ctr_algo ctr_algo_percpu_hier;
+
+static inline void ctr_percpu_hier_add(struct ctr_tree *t, int cpu, int node, int stat, int64_t delta)
+{
+	struct ctr_percpu_hier *p = ctr_container_of(t, struct ctr_percpu_hier, base);
+	_Atomic int64_t *slots = p->area[cpu] + stat;
+	const int nr_stats = t->nr_stats;
+
+	/*
+	 * Load and store, not fetch_add: the slot has one writer (the slot's
+	 * owner, which runs with "preemption off"), so no update can be lost;
+	 * relaxed atomics only keep the 64-bit store untorn for readers (a
+	 * plain mov on x86-64).
+	 */
+	ctr_for_each_ancestor(t, n, node) {
+		_Atomic int64_t *s = slots + (size_t)n * nr_stats;
+
+		atomic_store_explicit(s, atomic_load_explicit(s, memory_order_relaxed) + delta,
+				      memory_order_relaxed);
+	}
+}
+
+/* Sum of (node, stat) over all CPUs: not a snapshot while updates run. */
+static inline int64_t __ctr_percpu_hier_sum(struct ctr_tree *t, int node, int stat)
+{
+	struct ctr_percpu_hier *p = ctr_container_of(t, struct ctr_percpu_hier, base);
+	size_t off = (size_t)node * t->nr_stats + stat;
+	int64_t sum = 0;
+
+	for (int cpu = 0; cpu < t->nr_cpus; cpu++)
+		sum += atomic_load_explicit(&p->area[cpu][off], memory_order_relaxed);
+	return sum;
+}
+
+/*
+ * Check-then-act, as obj_cgroup_may_zswap() does: read every level, then
+ * charge if all of them had room.  Under concurrency a level can end over
+ * its limit.  Bound, for charges only (no concurrent uncharge): slots only
+ * grow, so the latest-starting admitted check saw every charge completed
+ * before it began; the charges it missed were in flight, at most one per
+ * other thread.  Hence value <= limit + (T - 1) * max_delta with T threads
+ * charging, even at quiescence (tests/test_charge.c holds it to that).
+ * Concurrent uncharges make the non-snapshot sum lag in both directions, so
+ * with them a check can also refuse a charge that would have fit.
+ */
+static inline int ctr_percpu_hier_try_charge(struct ctr_tree *t, int cpu, int node, int64_t delta)
+{
+	ctr_for_each_ancestor(t, n, node)
+		if (!ctr_within_limit(__ctr_percpu_hier_sum(t, n, 0), delta, ctr_limit(t, n)))
+			return 0;
+	ctr_percpu_hier_add(t, cpu, node, 0, delta);
+	return 1;
+}
+
+#endif /* CTR_PERCPU_HIER_H */

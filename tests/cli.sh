@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# cli.sh - ctrbench's command line: bad input is one line naming the bad
+# value with exit status 2; good runs verify and print what they promise.
+# Prints "ok - ..." / "not ok - ..." per check.
+set -u
+cd "$(dirname "$0")/.."
+B=${CTRBENCH:-build/ctrbench}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+
+ok() { echo "ok - $*"; }
+nok() { echo "not ok - $*"; }
+
+# bad ARGS... : exit 2, nothing on stdout, exactly one line on stderr that names $BADVAL.
+bad() {
+	"$B" "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$? lines
+	lines=$(wc -l <"$tmp/err")
+	if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$tmp/out" ] && grep -qF -- "$BADVAL" "$tmp/err"; then
+		ok "rejects: $* ($(cat "$tmp/err"))"
+	else
+		nok "rejects: $* (exit $rc, $lines stderr lines, want 2 and one line naming '$BADVAL')"
+		sed 's/^/#   /' "$tmp/err" "$tmp/out"
+	fi
+}
+
+R=(run --workload update --shape chain:2 --threads 1 --duration-ms 10 --warmup-ms 0)
+BADVAL=nosuch bad run --algo nosuch --workload update --shape chain:2 --threads 1
+BADVAL=nosuch bad run --algo atomic_tree,nosuch --workload update --shape chain:2 --threads 1
+BADVAL="chain:0" bad run --algo atomic_tree --workload update --shape chain:0 --threads 1
+BADVAL="chain:8x" bad run --algo atomic_tree --workload update --shape chain:8x --threads 1
+BADVAL="tree:4x" bad run --algo atomic_tree --workload update --shape tree:4x --threads 1
+BADVAL="tree:4x0x2" bad run --algo atomic_tree --workload update --shape tree:4x0x2 --threads 1
+BADVAL="star:3" bad run --algo atomic_tree --workload update --shape star:3 --threads 1
+BADVAL="'0'" bad run --algo atomic_tree --workload update --shape chain:2 --threads 0
+BADVAL="2abc" bad run --algo atomic_tree --workload update --shape chain:2 --threads 2abc
+BADVAL="-5" bad run --algo atomic_tree --workload update --shape chain:2 --threads -5
+BADVAL="1e3" bad run --algo atomic_tree --workload update --shape chain:2 --threads 1 --duration-ms 1e3
+BADVAL="--bogus" bad run --algo atomic_tree --workload update --shape chain:2 --threads 1 --bogus
+BADVAL="extra" bad run --algo atomic_tree --workload update --shape chain:2 --threads 1 extra
+BADVAL="xml" bad "${R[@]}" --algo atomic_tree --format xml
+BADVAL="read" bad run --algo atomic_tree --workload read --shape chain:2 --threads 1
+BADVAL="--threads" bad run --algo atomic_tree --workload update --shape chain:2 --threads
+BADVAL="frobnicate" bad frobnicate
+BADVAL="--algo" bad run --workload update --shape chain:2 --threads 1
+
+# list: every algorithm of libctr and both baselines, one a line, name then summary.
+"$B" list >"$tmp/list"
+for a in empty shared_atomic atomic_tree percpu_hier locked_tree; do
+	if grep -qE "^$a +[^ ].{10,}" "$tmp/list"; then ok "list shows $a"; else nok "list shows $a"; fi
+done
+
+# The issue's acceptance command: two JSON lines, both verified.
+"$B" run --algo atomic_tree,percpu_hier --workload update --shape chain:8 --threads 2 \
+	--format json --duration-ms 200 >"$tmp/json"
+rc=$?
+if [ $rc -eq 0 ] && python3 - "$tmp/json" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 2, lines
+want = {"algo", "workload", "shape", "nodes", "threads", "duration_ms", "ops", "ops_per_sec",
+        "update_ns", "verify", "events"}
+for l, algo in zip(lines, ["atomic_tree", "percpu_hier"]):
+    j = json.loads(l)
+    assert want <= j.keys(), want - j.keys()
+    assert j["algo"] == algo and j["verify"] == "ok" and j["shape"] == "chain:8", j
+    assert j["nodes"] == 8 and j["threads"] == 2 and j["ops"] > 0 and j["ops_per_sec"] > 0
+    assert set(j["update_ns"]) >= {"mean", "p50", "p90", "p99", "max"}
+    u = j["update_ns"]
+    assert 0 <= u["p50"] <= u["p90"] <= u["p99"] <= u["max"], u
+    assert j["events"]["task_clock_ns"] > 0
+PY
+then ok "run --format json: two verified lines with the promised fields"; else nok "run --format json (exit $rc)"; cat "$tmp/json" | sed 's/^/#   /'; fi
+
+# Every algorithm and baseline runs both workloads on a bushy tree, more threads than CPUs.
+for w in update charge; do
+	"$B" run --algo all --workload $w --shape tree:3x2x2 --threads 5 --duration-ms 50 \
+		--warmup-ms 10 --format csv >"$tmp/csv"
+	rc=$?
+	rows=$(tail -n +2 "$tmp/csv" | wc -l)
+	mism=$(grep -c ',mismatch$' "$tmp/csv")
+	if [ $rc -eq 0 ] && [ "$rows" -eq 5 ] && [ "$mism" -eq 0 ] && head -1 "$tmp/csv" | grep -q '^algo,'; then
+		ok "run --workload $w on tree:3x2x2 with 5 threads: 5 csv rows, none mismatched"
+	else
+		nok "run --workload $w (exit $rc, $rows rows, $mism mismatches)"; sed 's/^/#   /' "$tmp/csv"
+	fi
+done
+
+# charge: some charges are refused, none of the exact algorithms ends over a limit.
+"$B" run --algo atomic_tree,locked_tree --workload charge --shape chain:4 --threads 3 \
+	--duration-ms 100 --format json >"$tmp/charge"
+if python3 - "$tmp/charge" <<'PY'
+import json, sys
+for l in open(sys.argv[1]):
+    j = json.loads(l)
+    assert j["verify"] == "ok" and j["charge_fail"] > 0 and j["limit_max_over"] <= 0, j
+    assert "charge_ns" in j
+PY
+then ok "charge: refusals happen, exact algorithms stay within limits"; else nok "charge workload"; fi
+
+# The table names its columns and verifies.
+"$B" run --algo percpu_hier --workload update --shape chain:32 --threads 1 --duration-ms 20 >"$tmp/table"
+if grep -q '^algo .*ops/s.*verify' "$tmp/table" && grep -qE '^percpu_hier .* ok$' "$tmp/table"; then
+	ok "table output"; else nok "table output"; sed 's/^/#   /' "$tmp/table"; fi

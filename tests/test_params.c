@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/* Parameter validation and the registry, for every algorithm. */
+#include <errno.h>
+
+#include "testutil.h"
+
+static void expect_einval(const struct ctr_algo *a, const struct ctr_params *p, const char *why)
+{
+	struct ctr_tree *t;
+
+	errno = 0;
+	t = ctr_tree_new(a, p);
+	if (t || errno != EINVAL)
+		fail_msg("%s: %s: got %p errno %d, want NULL/EINVAL", ctr_algo_name(a), why,
+			 (void *)t, errno);
+	ctr_tree_free(t);
+}
+
+static void test_registry(void **state)
+{
+	(void)state;
+	assert_true(ctr_algo_count() >= 3);
+	assert_null(ctr_algo_at(-1));
+	assert_null(ctr_algo_at(ctr_algo_count()));
+	assert_null(ctr_algo_find("no_such_algo"));
+	assert_null(ctr_algo_find(NULL));
+	for (int i = 0; i < ctr_algo_count(); i++) {
+		const struct ctr_algo *a = ctr_algo_at(i);
+		const char *sum = ctr_algo_summary(a);
+
+		assert_non_null(a);
+		assert_ptr_equal(ctr_algo_find(ctr_algo_name(a)), a);
+		assert_non_null(sum);
+		assert_true(strlen(sum) > 10);
+		assert_null(strchr(sum, '\n'));
+		for (int j = 0; j < i; j++)
+			assert_string_not_equal(ctr_algo_name(ctr_algo_at(j)), ctr_algo_name(a));
+	}
+	for (const char *n = "atomic_tree\0percpu_hier\0locked_tree\0"; *n; n += strlen(n) + 1)
+		assert_non_null(ctr_algo_find(n));
+}
+
+static void test_bad_params(void **state)
+{
+	const struct ctr_algo *a;
+	const int bad_root[] = { 0, 0, 1 };
+	const int forward[] = { -1, 2, 0 };
+	const int self[] = { -1, 1, 1 };
+	const int below[] = { -1, 0, -2 };
+
+	(void)state;
+	expect_einval(ctr_algo_at(0), NULL, "NULL params");
+	expect_einval(NULL, &(struct ctr_params){ .nr_nodes = 1 }, "NULL algorithm");
+	TU_FOR_EACH_ALGO(a) {
+		expect_einval(a, &(struct ctr_params){ .nr_nodes = 0 }, "nr_nodes 0");
+		expect_einval(a, &(struct ctr_params){ .nr_nodes = -3 }, "nr_nodes -3");
+		expect_einval(a, &(struct ctr_params){ .nr_nodes = 3, .parent = bad_root }, "root with a parent");
+		expect_einval(a, &(struct ctr_params){ .nr_nodes = 3, .parent = forward }, "parent after child");
+		expect_einval(a, &(struct ctr_params){ .nr_nodes = 3, .parent = self }, "own parent");
+		expect_einval(a, &(struct ctr_params){ .nr_nodes = 3, .parent = below }, "parent -2");
+		expect_einval(a, &(struct ctr_params){ .nr_nodes = 1, .nr_cpus = -1 }, "nr_cpus -1");
+		expect_einval(a, &(struct ctr_params){ .nr_nodes = 1, .nr_stats = -1 }, "nr_stats -1");
+		expect_einval(a, &(struct ctr_params){ .nr_nodes = 1, .batch = -1 }, "batch -1");
+		expect_einval(a, &(struct ctr_params){ .nr_nodes = 1, .flush_period_ms = -1 }, "period -1");
+		expect_einval(a, &(struct ctr_params){ .nr_nodes = 1, .options = "no_such_key=1" }, "unknown option");
+		expect_einval(a, &(struct ctr_params){ .nr_nodes = 1, .options = "novalue" }, "option without =");
+		expect_einval(a, &(struct ctr_params){ .nr_nodes = 1, .options = "=1" }, "option without key");
+	}
+}
+
+/* Zero means default: one stat, one slot per configured CPU; and a chain when parent is NULL. */
+static void test_defaults(void **state)
+{
+	const struct ctr_algo *a;
+
+	(void)state;
+	TU_FOR_EACH_ALGO(a) {
+		struct ctr_tree *t = ctr_tree_new(a, &(struct ctr_params){ .nr_nodes = 4 });
+
+		assert_non_null(t);
+		assert_true(t->nr_cpus >= 1);
+		assert_int_equal(t->nr_stats, 1);
+		assert_int_equal(t->max_depth, 4);
+		ctr_add(t, t->nr_cpus - 1, 3, 0, 5);
+		ctr_add(t, 0, 1, 0, -2);
+		assert_int_equal(ctr_read_exact(t, 0, 0), 3);
+		assert_int_equal(ctr_read_exact(t, 1, 0), 3);
+		assert_int_equal(ctr_read_exact(t, 2, 0), 5);
+		assert_int_equal(ctr_read_exact(t, 3, 0), 5);
+		assert_int_equal(ctr_read(t, 3, 0), 5);
+		assert_int_equal(ctr_read_error_bound(t), 0);
+		/* No limits: every charge is admitted. */
+		assert_int_equal(ctr_try_charge(t, 0, 3, INT64_MAX / 4), 1);
+		assert_int_equal(ctr_read_exact(t, 0, 0), 3 + INT64_MAX / 4);
+		ctr_tree_free(t);
+	}
+	ctr_tree_free(NULL);
+}
+
+/* The parent and limit arrays are copied: the caller may free them at once. */
+static void test_params_copied(void **state)
+{
+	const struct ctr_algo *a;
+
+	(void)state;
+	TU_FOR_EACH_ALGO(a) {
+		int *parent = malloc(3 * sizeof(int));
+		int64_t *limit = malloc(3 * sizeof(int64_t));
+		struct ctr_tree *t;
+
+		parent[0] = -1, parent[1] = 0, parent[2] = 0;
+		limit[0] = 10, limit[1] = CTR_NO_LIMIT, limit[2] = 4;
+		t = ctr_tree_new(a, &(struct ctr_params){ .nr_nodes = 3, .parent = parent,
+							   .nr_cpus = 2, .limit = limit });
+		assert_non_null(t);
+		memset(parent, 0x7f, 3 * sizeof(int));
+		memset(limit, 0, 3 * sizeof(int64_t));
+		free(parent);
+		free(limit);
+		assert_int_equal(ctr_try_charge(t, 0, 2, 4), 1);
+		assert_int_equal(ctr_try_charge(t, 1, 2, 1), 0);	/* node 2 is full */
+		assert_int_equal(ctr_try_charge(t, 1, 1, 6), 1);	/* root: 10 */
+		assert_int_equal(ctr_try_charge(t, 0, 1, 1), 0);	/* root is full */
+		assert_int_equal(ctr_read_exact(t, 0, 0), 10);
+		assert_int_equal(ctr_read_exact(t, 1, 0), 6);
+		assert_int_equal(ctr_read_exact(t, 2, 0), 4);
+		ctr_tree_free(t);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_bad_params),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_params_copied),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
