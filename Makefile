@@ -88,10 +88,11 @@ RUN_TESTS = scripts/run-tests.sh
 test: deps
 	$(Q)$(MAKE) --no-print-directory all tests
 	$(Q)$(MAKE) --no-print-directory BUILD=build/tsan SAN=thread $(MT_TESTS:build/%=build/tsan/%)
-	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SAN=address,undefined $(ST_TESTS:build/%=build/asan/%) build/asan/api_demo
-	$(Q)$(RUN_TESTS) $(TESTS) $(BUILD)/api_demo tests/cli.sh \
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SAN=address,undefined $(ST_TESTS:build/%=build/asan/%) \
+		build/asan/api_demo build/asan/ctrbench
+	$(Q)$(RUN_TESTS) $(TESTS) $(BUILD)/api_demo tests/cli.sh@$(BUILD)/ctrbench \
 		$(MT_TESTS:build/%=build/tsan/%) \
-		$(ST_TESTS:build/%=build/asan/%) build/asan/api_demo
+		$(ST_TESTS:build/%=build/asan/%) build/asan/api_demo tests/cli.sh@build/asan/ctrbench
 
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
@@ -99,5 +100,8 @@ run: deps
 
 clean:
 	rm -rf build
+
+# Keep objects of test binaries (make would delete them as intermediates and rebuild each time).
+.SECONDARY:
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

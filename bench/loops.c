@@ -49,9 +49,10 @@ static void bench_update_##name(struct bench_worker *w)			\
 
 /*
  * charge: try_charge(+unit); past a window of BENCH_CHARGE_WINDOW held
- * charges, uncharge the oldest first.  One op is one charge attempt, its
- * later uncharge included (the seed's "cost per zswap store").  The first
- * attempt of each block is the sampled one.
+ * charges, uncharge one first, and after a refusal uncharge one (what
+ * reclaim would free), so that a worker at its limit keeps both paths busy.
+ * One op is one charge attempt, its later uncharge included (the seed's
+ * "cost per zswap store").  The first attempt of each block is sampled.
  */
 #define BENCH_CHARGE_LOOP(name, add, try_charge)				\
 static void bench_charge_##name(struct bench_worker *w)			\
@@ -75,7 +76,12 @@ static void bench_charge_##name(struct bench_worker *w)			\
 			ok = try_charge(t, cpu, node, BENCH_CHARGE_UNIT);	\
 			if (i == 0)						\
 				bench_hist_add(&w->hist, bench_tsc() - t0);	\
-			held += ok;						\
+			if (ok) {						\
+				held++;						\
+			} else if (held) {	/* refused: free one, as reclaim would */ \
+				add(t, cpu, node, 0, -BENCH_CHARGE_UNIT);	\
+				held--;						\
+			}							\
 			fails += !ok;						\
 		}								\
 		ops += BENCH_SAMPLE_EVERY;					\

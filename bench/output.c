@@ -83,8 +83,10 @@ static void bench_output_json(const struct bench_config *cfg, const struct bench
 			      "cpu_ns_per_op", r->cpu_ns_per_op);
 	json_t *events = json_pack("{s:I}", "task_clock_ns", (json_int_t)r->task_clock_ns);
 
-	json_object_set_new(j, cfg->workload == BENCH_CHARGE ? "charge_ns" : "update_ns",
-			    bench_lat_json(&r->lat));
+	/* The sampled operation: an update, or in the charge workload a charge attempt. */
+	json_object_set_new(j, "update_ns", bench_lat_json(&r->lat));
+	json_object_set_new(j, "sampled_op",
+			    json_string(cfg->workload == BENCH_CHARGE ? "try_charge" : "add"));
 	json_object_set_new(j, "verify", json_string(bench_verify_name(r->verify)));
 	if (r->verify == 0)
 		json_object_set_new(j, "verify_detail",

@@ -20,8 +20,8 @@ struct bench_shape {
 	int *leaves;		/* workers are spread round-robin over these */
 };
 
-/* 0, or -EINVAL with *bad pointing at the offending text. */
-int bench_shape_parse(const char *spec, struct bench_shape *s, const char **bad);
+/* 0, -ENOMEM, or -EINVAL with *why saying what is wrong with spec. */
+int bench_shape_parse(const char *spec, struct bench_shape *s, const char **why);
 void bench_shape_free(struct bench_shape *s);
 
 struct bench_config {

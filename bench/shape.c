@@ -7,7 +7,9 @@
 
 /* Hard caps that keep a typo from allocating the machine away. */
 #define BENCH_MAX_NODES (1 << 22)
-#define BENCH_MAX_LEVEL 1000000
+#define BENCH_MAX_DEPTH 4096	/* far deeper than any cgroup hierarchy in use */
+
+static const char *const bench_shape_syntax = "want chain:D or tree:AxB[xC...], counts >= 1";
 
 /* A decimal in [1, max] ending at a char of `ends`; advances *p. */
 static int bench_parse_count(const char **p, long max, const char *ends, long *out)
@@ -19,10 +21,10 @@ static int bench_parse_count(const char **p, long max, const char *ends, long *o
 		return -EINVAL;
 	errno = 0;
 	v = strtol(*p, &end, 10);
-	if (errno || v < 1 || v > max || !strchr(ends, *end))
+	if (errno || v < 1 || !strchr(ends, *end))
 		return -EINVAL;
 	*p = end;
-	*out = v;
+	*out = v > max ? max + 1 : v;	/* the caller reports a count over its cap */
 	return 0;
 }
 
@@ -35,19 +37,23 @@ static int bench_shape_alloc(struct bench_shape *s, long nodes, long leaves)
 	return s->parent && s->leaves ? 0 : -ENOMEM;
 }
 
-int bench_shape_parse(const char *spec, struct bench_shape *s, const char **bad)
+int bench_shape_parse(const char *spec, struct bench_shape *s, const char **why)
 {
 	const char *p;
-	long v, width[64], level_nodes = 1, total = 1;
+	long v, width[BENCH_MAX_DEPTH], level_nodes = 1, total = 1;
 	int levels = 0, err;
 
 	memset(s, 0, sizeof(*s));
 	s->spec = spec;
-	*bad = spec;
+	*why = bench_shape_syntax;
 	if (!strncmp(spec, "chain:", 6)) {
 		p = spec + 6;
-		if (bench_parse_count(&p, BENCH_MAX_LEVEL, "", &v))
+		if (bench_parse_count(&p, BENCH_MAX_DEPTH, "", &v))
 			return -EINVAL;
+		if (v > BENCH_MAX_DEPTH) {
+			*why = "deeper than 4096 levels";
+			return -EINVAL;
+		}
 		err = bench_shape_alloc(s, v, 1);
 		if (err)
 			return err;
@@ -61,13 +67,19 @@ int bench_shape_parse(const char *spec, struct bench_shape *s, const char **bad)
 		return -EINVAL;
 	/* tree:AxBxC: the root, A children, B under each of those, ... */
 	for (p = spec + 5; ; p++) {
-		if (levels == 63 || bench_parse_count(&p, BENCH_MAX_NODES, "x", &v))
+		if (bench_parse_count(&p, BENCH_MAX_NODES, "x", &v))
 			return -EINVAL;
+		if (levels == BENCH_MAX_DEPTH - 1) {
+			*why = "deeper than 4096 levels";
+			return -EINVAL;
+		}
 		width[levels++] = v;
 		level_nodes *= v;
 		total += level_nodes;
-		if (total > BENCH_MAX_NODES)
+		if (v > BENCH_MAX_NODES || total > BENCH_MAX_NODES) {
+			*why = "more than 4194304 nodes";
 			return -EINVAL;
+		}
 		if (!*p)
 			break;
 	}

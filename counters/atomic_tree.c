@@ -9,8 +9,8 @@ static int atomic_tree_init(struct ctr_tree *t)
 	struct ctr_atomic_tree *a = ctr_container_of(t, struct ctr_atomic_tree, base);
 	size_t line_words = CTR_CACHELINE / sizeof(int64_t);
 
-	a->stride = CTR_ROUND_UP(t->nr_stats, line_words);
-	a->val = ctr_zalloc_aligned((size_t)t->nr_nodes * a->stride * sizeof(*a->val));
+	a->stride = CTR_ROUND_UP((size_t)t->nr_stats, line_words);
+	a->val = ctr_zalloc_aligned(t->nr_nodes * a->stride * sizeof(*a->val));
 	return a->val ? 0 : -ENOMEM;
 }
 

@@ -12,7 +12,7 @@
 
 struct ctr_atomic_tree {
 	struct ctr_tree base;		/* common part, read-only */
-	int stride;			/* int64 words per node: nr_stats rounded up to a cache line */
+	size_t stride;			/* int64 words per node: nr_stats rounded up to a cache line */
 	_Atomic int64_t *val;		/* val[node * stride + stat]; each node starts a line */
 };
 

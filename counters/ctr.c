@@ -114,6 +114,23 @@ static int ctr_init_shape(struct ctr_tree *t, const struct ctr_params *p)
 	return 0;
 }
 
+/*
+ * No layout is bigger than (nr_cpus + 1) x nr_nodes x nr_stats words, each
+ * node's stats rounded up to a line: refuse what size_t cannot count, so no
+ * algorithm's size arithmetic can wrap.
+ */
+static int ctr_check_size(const struct ctr_tree *t)
+{
+	size_t words;
+
+	if (__builtin_mul_overflow((size_t)t->nr_nodes,
+				   CTR_ROUND_UP((size_t)t->nr_stats, CTR_CACHELINE / sizeof(int64_t)), &words) ||
+	    __builtin_mul_overflow(words, (size_t)t->nr_cpus + 1, &words) ||
+	    words > SIZE_MAX / CTR_CACHELINE)
+		return -ENOMEM;
+	return 0;
+}
+
 static void ctr_free_base(struct ctr_tree *t)
 {
 	free(t->parent);
@@ -149,6 +166,9 @@ struct ctr_tree *ctr_tree_new(const struct ctr_algo *a, const struct ctr_params 
 	t->batch = p->batch;
 	t->flush_period_ms = p->flush_period_ms;
 
+	err = ctr_check_size(t);
+	if (err)
+		goto fail;
 	err = ctr_init_shape(t, p);
 	if (err)
 		goto fail;

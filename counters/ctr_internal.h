@@ -66,9 +66,14 @@ struct ctr_tree {
  * (see counters/list.h); the table serves creation, reads, verification and
  * the public API.
  */
+/* struct ctr_algo.flags */
+#define CTR_CHARGE_RACY	(1u << 0)	/* check-then-act: with T threads charging, a level can end over its
+					 * limit by up to (T - 1) x the largest delta; else never over at rest */
+
 struct ctr_algo {
 	const char *name;			/* as in ctrbench run --algo */
 	const char *summary;			/* one line for ctrbench list */
+	unsigned flags;				/* CTR_CHARGE_RACY */
 	size_t size;				/* sizeof the algorithm's instance struct */
 	/* Parse one option key=value before init; -EINVAL for an unknown key or bad value.  NULL: no options. */
 	int (*set_option)(struct ctr_tree *t, const char *key, const char *value);

@@ -38,6 +38,7 @@ fail:
 const struct ctr_algo ctr_algo_percpu_hier = {
 	.name = "percpu_hier",
 	.summary = "hierarchical per-CPU (c): updates write own slot at every level, reads sum all CPUs; exact at rest",
+	.flags = CTR_CHARGE_RACY,
 	.size = sizeof(struct ctr_percpu_hier),
 	.init = percpu_hier_init,
 	.fini = percpu_hier_fini,

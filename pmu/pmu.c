@@ -6,6 +6,7 @@
 #include <time.h>
 #include <linux/perf_event.h>
 #include <perf/core.h>
+#include <perf/cpumap.h>
 #include <perf/evsel.h>
 #include <perf/threadmap.h>
 
@@ -20,9 +21,18 @@ static int pmu_libperf_print(enum libperf_print_level level, const char *fmt, va
 	return 0;
 }
 
+/*
+ * One dummy CPU map for every open.  With cpus == NULL libperf 6.1 creates
+ * its own lazily in a function static, unlocked: workers opening at once
+ * race on it and leak the losers' maps.
+ */
+static struct perf_cpu_map *pmu_any_cpu;
+
 void pmu_init(void)
 {
 	libperf_init(pmu_libperf_print);
+	if (!pmu_any_cpu)
+		pmu_any_cpu = perf_cpu_map__dummy_new();
 }
 
 void pmu_task_clock_open(struct pmu_task_clock *c)
@@ -48,7 +58,11 @@ void pmu_task_clock_open(struct pmu_task_clock *c)
 		err = -ENOMEM;
 		goto fallback;
 	}
-	err = perf_evsel__open(c->evsel, NULL, c->threads);
+	if (!pmu_any_cpu) {
+		err = -ENOMEM;
+		goto fallback;
+	}
+	err = perf_evsel__open(c->evsel, pmu_any_cpu, c->threads);
 	if (err)
 		goto fallback;
 	err = perf_evsel__enable(c->evsel);

@@ -24,7 +24,7 @@ struct pmu_task_clock {
 	struct perf_thread_map *threads;/* PMU_SRC_PERF: the calling thread */
 };
 
-/* Once per process, before any other pmu_ call. */
+/* Once per process, before any other pmu_ call, while single-threaded. */
 void pmu_init(void);
 
 /* Count task-clock of the calling thread; falls back to the thread CPU clock. */

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # cli.sh - ctrbench's command line: bad input is one line naming the bad
 # value with exit status 2; good runs verify and print what they promise.
-# Prints "ok - ..." / "not ok - ..." per check.
+# Prints "ok - ..." / "not ok - ..." per check.  Usage: cli.sh [CTRBENCH_BINARY]
 set -u
 cd "$(dirname "$0")/.."
-B=${CTRBENCH:-build/ctrbench}
+B=${1:-build/ctrbench}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
@@ -43,6 +43,12 @@ BADVAL="xml" bad "${R[@]}" --algo atomic_tree --format xml
 BADVAL="read" bad run --algo atomic_tree --workload read --shape chain:2 --threads 1
 BADVAL="--threads" bad run --algo atomic_tree --workload update --shape chain:2 --threads
 BADVAL="frobnicate" bad frobnicate
+BADVAL="'-x'" bad run -xy --algo atomic_tree --shape chain:2 --threads 1
+BADVAL=",atomic_tree" bad run --algo ,atomic_tree --workload update --shape chain:2 --threads 1
+BADVAL="atomic_tree,,locked_tree" bad run --algo atomic_tree,,locked_tree --workload update --shape chain:2 --threads 1
+BADVAL="given twice" bad run --algo atomic_tree,atomic_tree --workload update --shape chain:2 --threads 1
+BADVAL="chain:5000" bad run --algo atomic_tree --workload update --shape chain:5000 --threads 1
+BADVAL="tree:3000x3000" bad run --algo atomic_tree --workload update --shape tree:3000x3000 --threads 1
 BADVAL="--algo" bad run --workload update --shape chain:2 --threads 1
 
 # list: every algorithm of libctr and both baselines, one a line, name then summary.
@@ -94,8 +100,8 @@ if python3 - "$tmp/charge" <<'PY'
 import json, sys
 for l in open(sys.argv[1]):
     j = json.loads(l)
-    assert j["verify"] == "ok" and j["charge_fail"] > 0 and j["limit_max_over"] <= 0, j
-    assert "charge_ns" in j
+    assert j["verify"] == "ok" and 0 < j["charge_fail"] < j["ops"] and j["limit_max_over"] <= 0, j
+    assert j["sampled_op"] == "try_charge" and j["update_ns"]["samples"] > 0, j
 PY
 then ok "charge: refusals happen, exact algorithms stay within limits"; else nok "charge workload"; fi
 

@@ -65,6 +65,11 @@ static void test_bad_params(void **state)
 		expect_einval(a, &(struct ctr_params){ .nr_nodes = 1, .options = "no_such_key=1" }, "unknown option");
 		expect_einval(a, &(struct ctr_params){ .nr_nodes = 1, .options = "novalue" }, "option without =");
 		expect_einval(a, &(struct ctr_params){ .nr_nodes = 1, .options = "=1" }, "option without key");
+		/* Sizes no machine can hold fail cleanly with ENOMEM, never wrap into a small allocation. */
+		errno = 0;
+		assert_null(ctr_tree_new(a, &(struct ctr_params){ .nr_nodes = INT32_MAX, .nr_cpus = INT32_MAX,
+								   .nr_stats = INT32_MAX }));
+		assert_int_equal(errno, ENOMEM);
 	}
 }
 

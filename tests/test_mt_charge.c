@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Concurrent ctr_try_charge, 16 threads on 2 CPUs, random trees with limits:
+ *  - charges only, until each thread has been refused many times: at
+ *    quiescence no level is over its limit, except for algorithms flagged
+ *    CTR_CHARGE_RACY (check-then-act), which may be over by at most
+ *    (threads - 1) x the largest delta, the bound their header proves;
+ *  - charges and uncharges mixed: every node equals what was admitted and
+ *    not uncharged below it (nothing lost, a refusal changed nothing), and
+ *    the non-racy algorithms are within every limit.
+ * Built with -fsanitize=thread by make test.
+ */
+#include <pthread.h>
+#include <sched.h>
+
+#include "testutil.h"
+
+#define THREADS 16
+#define TREES 3
+#define MAX_DELTA 64
+#define ATTEMPTS 6000
+
+struct ch_shared {
+	struct ctr_tree *t;		/* under test */
+	int n;				/* nodes */
+	int mixed;			/* uncharge too */
+	uint64_t seed;			/* per-tree seed */
+	pthread_barrier_t start;	/* everyone begins together */
+};
+
+struct ch_worker {
+	struct ch_shared *sh;		/* the run */
+	int slot;			/* owned slot */
+	int64_t *held;			/* private: charged and not uncharged, per node */
+	long admitted, refused;		/* outcomes */
+};
+
+static void *ch_worker_main(void *arg)
+{
+	struct ch_worker *w = arg;
+	struct ch_shared *sh = w->sh;
+	uint64_t rng = sh->seed ^ ((uint64_t)(w->slot + 1) * 0x9e3779b97f4a7c15ULL);
+
+	pthread_barrier_wait(&sh->start);
+	for (int i = 0; i < ATTEMPTS; i++) {
+		int node = tu_range(&rng, 0, sh->n - 1);
+		int64_t delta = tu_range(&rng, 1, MAX_DELTA);
+
+		if (sh->mixed && w->held[node] > 0 && tu_range(&rng, 0, 1)) {
+			delta = w->held[node] < delta ? w->held[node] : delta;
+			ctr_add(sh->t, w->slot, node, 0, -delta);
+			w->held[node] -= delta;
+		} else if (ctr_try_charge(sh->t, w->slot, node, delta)) {
+			w->held[node] += delta;
+			w->admitted++;
+		} else {
+			w->refused++;
+		}
+		if (i % 256 == 255)
+			sched_yield();
+	}
+	return NULL;
+}
+
+static void run_tree(const struct ctr_algo *a, uint64_t *rng, int mixed)
+{
+	struct ch_shared sh = { .n = tu_range(rng, 2, 64), .mixed = mixed };
+	struct ch_worker ws[THREADS];
+	pthread_t tid[THREADS];
+	int *parent = tu_random_tree(rng, sh.n, 32, NULL);
+	int64_t *limit = malloc(sizeof(int64_t) * sh.n);
+	int64_t *direct = calloc(sh.n, sizeof(int64_t)), *want = calloc(sh.n, sizeof(int64_t));
+	int racy = a->flags & CTR_CHARGE_RACY;
+	int64_t slack = racy ? (int64_t)(THREADS - 1) * MAX_DELTA : 0, worst = INT64_MIN;
+	long admitted = 0, refused = 0;
+
+	/*
+	 * Charges only: limits that fill up part-way through the run, so that
+	 * thousands of admissions race up to them.  Mixed: tight limits, so that
+	 * refusals and uncharges interleave all the time.
+	 */
+	for (int i = 0; i < sh.n; i++)
+		limit[i] = !tu_range(rng, 0, 4) ? CTR_NO_LIMIT :
+			   mixed ? tu_range(rng, 500, 5000) : tu_range(rng, 20000, 400000);
+	sh.t = ctr_tree_new(a, &(struct ctr_params){ .nr_nodes = sh.n, .parent = parent,
+						      .nr_cpus = THREADS, .limit = limit });
+	assert_non_null(sh.t);
+	sh.seed = tu_rand(rng);
+	pthread_barrier_init(&sh.start, NULL, THREADS);
+	for (int i = 0; i < THREADS; i++) {
+		ws[i] = (struct ch_worker){ .sh = &sh, .slot = i, .held = calloc(sh.n, sizeof(int64_t)) };
+		assert_non_null(ws[i].held);
+		assert_int_equal(pthread_create(&tid[i], NULL, ch_worker_main, &ws[i]), 0);
+	}
+	for (int i = 0; i < THREADS; i++) {
+		pthread_join(tid[i], NULL);
+		for (int k = 0; k < sh.n; k++)
+			direct[k] += ws[i].held[k];
+		admitted += ws[i].admitted;
+		refused += ws[i].refused;
+		free(ws[i].held);
+	}
+	tu_hier_sums(parent, sh.n, 1, direct, want);
+	for (int i = 0; i < sh.n; i++) {
+		int64_t got = ctr_read_exact(sh.t, i, 0);
+
+		if (got != want[i])
+			fail_msg("%s: node %d: %lld, want %lld (admitted minus uncharged)",
+				 ctr_algo_name(a), i, (long long)got, (long long)want[i]);
+		if (limit[i] == CTR_NO_LIMIT)
+			continue;
+		if (got - limit[i] > worst)
+			worst = got - limit[i];
+		/* With uncharges racing, only the exact algorithms promise anything. */
+		if ((!mixed || !racy) && got > limit[i] + slack)
+			fail_msg("%s: node %d at %lld, over its limit %lld by more than %lld",
+				 ctr_algo_name(a), i, (long long)got, (long long)limit[i],
+				 (long long)slack);
+	}
+	assert_true(admitted > 0);
+	assert_true(refused > 0);
+	printf("# %s, %s: %d nodes, %ld admitted, %ld refused, worst value - limit %lld",
+	       ctr_algo_name(a), mixed ? "charge+uncharge" : "charge only", sh.n, admitted, refused,
+	       (long long)worst);
+	if (mixed && racy)
+		printf(" (no bound with racing uncharges)\n");
+	else
+		printf(" (allowed %lld)\n", (long long)slack);
+	pthread_barrier_destroy(&sh.start);
+	ctr_tree_free(sh.t);
+	free(parent), free(limit), free(direct), free(want);
+}
+
+static void test_concurrent_charge(void **state)
+{
+	const struct ctr_algo *a = *state;
+	uint64_t rng = tu_seed(ctr_algo_name(a));
+
+	for (int tree = 0; tree < TREES; tree++) {
+		run_tree(a, &rng, 0);
+		run_tree(a, &rng, 1);
+	}
+}
+
+static int setup_algo(void **state)
+{
+	static int next;
+
+	*state = (void *)ctr_algo_at(next++);
+	return *state ? 0 : -1;
+}
+
+int main(void)
+{
+	struct CMUnitTest tests[64];
+	int n = ctr_algo_count();
+
+	for (int i = 0; i < n; i++)
+		tests[i] = (struct CMUnitTest){ ctr_algo_name(ctr_algo_at(i)), test_concurrent_charge,
+						setup_algo, NULL, NULL };
+	return _cmocka_run_group_tests("test_mt_charge", tests, n, NULL, NULL);
+}

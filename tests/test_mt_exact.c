@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Concurrent exactness: 16 threads on this 2-CPU machine (so they migrate
+ * and preempt one another mid-update), each owning one slot, add random
+ * deltas (negative too) to random nodes and stats of random trees up to
+ * depth 32 while a reader thread reads; at quiescence every node must equal
+ * the sum of what the threads added below it.  About 10^6 updates per
+ * algorithm.  Built with -fsanitize=thread by make test.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+
+#include "testutil.h"
+
+#define THREADS 16
+#define TREES 3
+#define OPS_PER_THREAD 22000	/* x 16 threads x 3 trees = 1.06e6 updates */
+#define NR_STATS 2
+
+struct mt_shared {
+	struct ctr_tree *t;		/* under test */
+	const int *parent;		/* its shape */
+	int n;				/* nodes */
+	uint64_t seed;			/* per-tree seed */
+	pthread_barrier_t start;	/* everyone begins together */
+	_Atomic int writers_left;	/* the reader stops when this hits 0 */
+};
+
+struct mt_worker {
+	struct mt_shared *sh;		/* the run */
+	int slot;			/* owned slot */
+	int64_t *direct;		/* private: what it added at each (node, stat) */
+	uint64_t reads;			/* reader only: reads done */
+};
+
+static void *mt_writer(void *arg)
+{
+	struct mt_worker *w = arg;
+	struct mt_shared *sh = w->sh;
+	uint64_t rng = sh->seed ^ ((uint64_t)(w->slot + 1) * 0x9e3779b97f4a7c15ULL);
+
+	pthread_barrier_wait(&sh->start);
+	for (int i = 0; i < OPS_PER_THREAD; i++) {
+		int node = tu_range(&rng, 0, sh->n - 1), s = tu_range(&rng, 0, NR_STATS - 1);
+		int64_t delta = tu_range(&rng, -50, 50);
+
+		ctr_add(sh->t, w->slot, node, s, delta);
+		w->direct[(size_t)node * NR_STATS + s] += delta;
+		/* Each burst is shorter than a time slice: yield so all 16 interleave. */
+		if (i % 512 == 511)
+			sched_yield();
+	}
+	atomic_fetch_sub(&sh->writers_left, 1);
+	return NULL;
+}
+
+/* Reads race with the writers: nothing is checked but that they run (TSan watches). */
+static void *mt_reader(void *arg)
+{
+	struct mt_worker *w = arg;
+	struct mt_shared *sh = w->sh;
+	uint64_t rng = sh->seed;
+	int64_t sink = 0;
+
+	pthread_barrier_wait(&sh->start);
+	while (atomic_load(&sh->writers_left) > 0) {
+		int node = tu_range(&rng, 0, sh->n - 1);
+
+		sink += ctr_read(sh->t, node, 0);
+		w->reads++;
+	}
+	w->direct[0] = sink;	/* keep the reads */
+	return NULL;
+}
+
+static void run_tree(const struct ctr_algo *a, uint64_t *rng)
+{
+	struct mt_shared sh = { 0 };
+	struct mt_worker ws[THREADS + 1];
+	pthread_t tid[THREADS + 1];
+	int n = tu_range(rng, 32, 200);
+	int *parent = tu_random_tree(rng, n, 32, NULL);
+	int64_t *direct = calloc((size_t)n * NR_STATS, sizeof(int64_t));
+	int64_t *want = calloc((size_t)n * NR_STATS, sizeof(int64_t));
+	int64_t bound;
+
+	sh.t = ctr_tree_new(a, &(struct ctr_params){ .nr_nodes = n, .parent = parent,
+						      .nr_cpus = THREADS, .nr_stats = NR_STATS });
+	assert_non_null(sh.t);
+	sh.parent = parent;
+	sh.n = n;
+	sh.seed = tu_rand(rng);
+	atomic_store(&sh.writers_left, THREADS);
+	pthread_barrier_init(&sh.start, NULL, THREADS + 1);
+	for (int i = 0; i <= THREADS; i++) {
+		ws[i] = (struct mt_worker){ .sh = &sh, .slot = i,
+					    .direct = calloc((size_t)n * NR_STATS, sizeof(int64_t)) };
+		assert_non_null(ws[i].direct);
+		assert_int_equal(pthread_create(&tid[i], NULL, i < THREADS ? mt_writer : mt_reader,
+						&ws[i]), 0);
+	}
+	for (int i = 0; i <= THREADS; i++)
+		pthread_join(tid[i], NULL);
+	for (int i = 0; i < THREADS; i++) {
+		for (int k = 0; k < n * NR_STATS; k++)
+			direct[k] += ws[i].direct[k];
+	}
+	for (int i = 0; i <= THREADS; i++)
+		free(ws[i].direct);
+	tu_hier_sums(parent, n, NR_STATS, direct, want);
+	bound = ctr_read_error_bound(sh.t);
+	for (int i = 0; i < n; i++) {
+		for (int s = 0; s < NR_STATS; s++) {
+			int64_t w = want[(size_t)i * NR_STATS + s], got = ctr_read_exact(sh.t, i, s);
+			int64_t r = ctr_read(sh.t, i, s);
+
+			if (got != w)
+				fail_msg("%s: node %d (depth %d tree of %d) stat %d: %lld, want %lld: "
+					 "an update was lost", ctr_algo_name(a), i, sh.t->depth[i], n, s,
+					 (long long)got, (long long)w);
+			if (bound >= 0 && (r - w > bound || w - r > bound))
+				fail_msg("%s: node %d: read %lld off exact %lld by more than %lld",
+					 ctr_algo_name(a), i, (long long)r, (long long)w, (long long)bound);
+		}
+	}
+	printf("# %s: tree of %d nodes, depth %d: %d updates exact, %llu concurrent reads\n",
+	       ctr_algo_name(a), n, sh.t->max_depth, THREADS * OPS_PER_THREAD,
+	       (unsigned long long)ws[THREADS].reads);
+	pthread_barrier_destroy(&sh.start);
+	ctr_tree_free(sh.t);
+	free(parent);
+	free(direct);
+	free(want);
+}
+
+static void test_concurrent_exact(void **state)
+{
+	const struct ctr_algo *a = *state;
+	uint64_t rng = tu_seed(ctr_algo_name(a));
+
+	for (int tree = 0; tree < TREES; tree++)
+		run_tree(a, &rng);
+}
+
+static int setup_algo(void **state)
+{
+	static int next;
+
+	*state = (void *)ctr_algo_at(next++);
+	return *state ? 0 : -1;
+}
+
+int main(void)
+{
+	struct CMUnitTest tests[64];
+	int n = ctr_algo_count();
+
+	for (int i = 0; i < n; i++)
+		tests[i] = (struct CMUnitTest){ ctr_algo_name(ctr_algo_at(i)), test_concurrent_exact,
+						setup_algo, NULL, NULL };
+	return _cmocka_run_group_tests("test_mt_exact", tests, n, NULL, NULL);
+}
