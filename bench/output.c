@@ -40,11 +40,13 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 		       nr_cpus == 1 ? "" : "s",
 		       cfg->threads > nr_cpus ? " (more threads than CPUs: workers preempt each other)" : "",
 		       cfg->duration_ms, cfg->warmup_ms);
-		printf("# latency: 1 %s in %u timed with %s (%.3f ticks/ns%s), %.1f ns timer overhead subtracted\n",
+		printf("# latency: 1 %s in %u timed with %s (%.3f ticks/ns%s), %.1f ns timer overhead subtracted,"
+		       " resolution %.1f ns\n",
 		       cfg->workload == BENCH_CHARGE ? "charge" : "update", BENCH_SAMPLE_EVERY,
 		       BENCH_TSC_IS_CYCLES ? "rdtsc" : "clock_gettime", cfg->tsc.ghz,
 		       cfg->tsc.invariant ? ", invariant TSC" : ", TSC NOT invariant",
-		       (double)cfg->tsc.overhead / cfg->tsc.ghz);
+		       (double)cfg->tsc.overhead / cfg->tsc.ghz,
+		       (double)cfg->tsc.resolution / cfg->tsc.ghz);
 		printf("# ns/op = threads x wall time / ops; cpu ns/op = task-clock / ops%s\n",
 		       cfg->workload == BENCH_CHARGE ? "; an op is one charge attempt (its uncharge included)" : "");
 		printf("%-14s %12s %9s %9s %8s %8s %8s %8s %10s %s%s\n", "algo", "ops/s", "ns/op",
@@ -104,10 +106,11 @@ static void bench_output_json(const struct bench_config *cfg, const struct bench
 	if (r->clock_source != PMU_SRC_PERF)
 		json_object_set_new(j, "events_unavailable",
 				    json_pack("{s:s}", "task_clock_perf", strerror(r->clock_errno)));
-	json_object_set_new(j, "timer", json_pack("{s:s,s:f,s:b,s:f,s:i}",
+	json_object_set_new(j, "timer", json_pack("{s:s,s:f,s:b,s:f,s:f,s:i}",
 			    "source", BENCH_TSC_IS_CYCLES ? "rdtsc" : "clock_gettime",
 			    "ticks_per_ns", cfg->tsc.ghz, "invariant", cfg->tsc.invariant,
 			    "overhead_ns", (double)cfg->tsc.overhead / cfg->tsc.ghz,
+			    "resolution_ns", (double)cfg->tsc.resolution / cfg->tsc.ghz,
 			    "sample_every", BENCH_SAMPLE_EVERY));
 	json_object_set_new(j, "cpu_requested", bench_int_array(r->cpu_requested, cfg->threads));
 	json_object_set_new(j, "cpu_observed", bench_int_array(r->cpu_observed, cfg->threads));

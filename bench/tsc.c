@@ -65,4 +65,14 @@ void bench_tsc_calibrate(struct bench_tsc_info *info)
 	}
 	qsort(empty, N, sizeof(empty[0]), cmp_u64);
 	info->overhead = empty[N / 2];
+	/* Latencies are multiples of the counter's step: measure it rather than assume 1 tick. */
+	info->resolution = UINT64_MAX;
+	for (int i = 0; i < N; i++) {
+		uint64_t step = i ? empty[i] - empty[i - 1] : empty[i];
+
+		if (step && step < info->resolution)
+			info->resolution = step;
+	}
+	if (info->resolution == UINT64_MAX)
+		info->resolution = 1;
 }

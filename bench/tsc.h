@@ -40,6 +40,7 @@ struct bench_tsc_info {
 	double ghz;		/* ticks per ns, measured against CLOCK_MONOTONIC over 50 ms */
 	int invariant;		/* constant_tsc and nonstop_tsc both in /proc/cpuinfo */
 	uint64_t overhead;	/* median ticks of an empty timed region, subtracted from samples */
+	uint64_t resolution;	/* smallest step between timestamps seen (a KVM guest's TSC can step by ~20) */
 };
 
 /* Calibrate (about 50 ms); fills *info. */
