@@ -24,8 +24,8 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -pthread $(OPT) -MMD -MP
 LDFLAGS ?=
 override LDFLAGS += -pthread $(if $(SAN),-fsanitize=$(SAN))
 
-# What a user of libctr.a links with (libctr itself needs only pthreads).
-LIBCTR_LIBS := -pthread
+# What a user of libctr.a links with.
+LIBCTR_LIBS := -pthread -lm
 
 LIB_SRC := $(wildcard counters/*.c)
 BENCH_SRC := $(wildcard bench/*.c topology/*.c pmu/*.c)

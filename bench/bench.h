@@ -12,7 +12,7 @@
 
 #include "../counters/ctr_internal.h"
 #include "../pmu/pmu.h"
-#include "hist.h"
+#include "../counters/hist.h"
 #include "tsc.h"
 
 enum bench_workload {
@@ -52,7 +52,7 @@ struct bench_worker {
 	uint64_t t_start, t_end;	/* its own CLOCK_MONOTONIC at measure start and stop */
 	uint64_t cpu_ns;		/* task-clock over the measured window */
 	struct pmu_task_clock clk;	/* its task-clock counter */
-	struct bench_hist hist;		/* sampled operation latencies, TSC ticks */
+	struct ctr_hist hist;		/* sampled operation latencies, TSC ticks */
 } __ctr_aligned;
 
 typedef void (*bench_loop_fn)(struct bench_worker *w);

@@ -41,7 +41,7 @@ static void bench_update_##name(struct bench_worker *w)			\
 		add(t, cpu, node, 0, 1);					\
 		t1 = bench_tsc();						\
 		add(t, cpu, node, 0, -1);					\
-		bench_hist_add(&w->hist, t1 - t0);				\
+		ctr_hist_add(&w->hist, t1 - t0);				\
 		ops += BENCH_SAMPLE_EVERY;					\
 	}									\
 	w->tally = 0;								\
@@ -75,7 +75,7 @@ static void bench_charge_##name(struct bench_worker *w)			\
 				t0 = bench_tsc();				\
 			ok = try_charge(t, cpu, node, BENCH_CHARGE_UNIT);	\
 			if (i == 0)						\
-				bench_hist_add(&w->hist, bench_tsc() - t0);	\
+				ctr_hist_add(&w->hist, bench_tsc() - t0);	\
 			if (ok) {						\
 				held++;						\
 			} else if (held) {	/* refused: free one, as reclaim would */ \

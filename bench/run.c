@@ -21,7 +21,7 @@ static void bench_sleep_ms(int ms)
 int bench_worker_phase(struct bench_worker *w, int phase, uint64_t ops, uint64_t fails)
 {
 	if (phase == BENCH_MEASURE) {
-		bench_hist_reset(&w->hist);
+		ctr_hist_reset(&w->hist);
 		w->ops = ops;
 		w->charge_fail = fails;
 		w->cpu_ns = pmu_task_clock_read(&w->clk);
@@ -33,7 +33,7 @@ int bench_worker_phase(struct bench_worker *w, int phase, uint64_t ops, uint64_t
 	w->t_end = bench_time_ns();
 	if (!w->t_start) {
 		/* Preempted through the whole window: it measured nothing. */
-		bench_hist_reset(&w->hist);
+		ctr_hist_reset(&w->hist);
 		w->ops = w->charge_fail = w->cpu_ns = 0;
 		return 1;
 	}
@@ -93,16 +93,16 @@ static double bench_ticks_to_ns(const struct bench_config *cfg, double ticks)
 	return ticks > 0 ? ticks / cfg->tsc.ghz : 0;
 }
 
-static void bench_summarize_latency(const struct bench_config *cfg, const struct bench_hist *h,
+static void bench_summarize_latency(const struct bench_config *cfg, const struct ctr_hist *h,
 				    struct bench_lat *lat)
 {
 	lat->samples = h->count;
 	if (!h->count)
 		return;
 	lat->mean = bench_ticks_to_ns(cfg, (double)h->sum / (double)h->count);
-	lat->p50 = bench_ticks_to_ns(cfg, (double)bench_hist_quantile(h, 0.50));
-	lat->p90 = bench_ticks_to_ns(cfg, (double)bench_hist_quantile(h, 0.90));
-	lat->p99 = bench_ticks_to_ns(cfg, (double)bench_hist_quantile(h, 0.99));
+	lat->p50 = bench_ticks_to_ns(cfg, (double)ctr_hist_quantile(h, 0.50));
+	lat->p90 = bench_ticks_to_ns(cfg, (double)ctr_hist_quantile(h, 0.90));
+	lat->p99 = bench_ticks_to_ns(cfg, (double)ctr_hist_quantile(h, 0.99));
 	lat->max = bench_ticks_to_ns(cfg, (double)h->max);
 }
 
@@ -159,7 +159,7 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 	struct bench_worker *ws = NULL;
 	struct bench_thread *th = NULL;
 	pthread_t *tids = NULL;
-	struct bench_hist *all = NULL;
+	struct ctr_hist *all = NULL;
 	struct ctr_params p = {
 		.nr_nodes = cfg->shape.nr_nodes,
 		.parent = cfg->shape.parent,
@@ -237,7 +237,7 @@ stop:
 		}
 		r->cpu_requested[i] = ws[i].cpu_requested;
 		r->cpu_observed[i] = ws[i].cpu_observed;
-		bench_hist_merge(all, &ws[i].hist);
+		ctr_hist_merge(all, &ws[i].hist);
 	}
 	r->ops_per_sec = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
 	r->ns_per_op = r->ops ? r->seconds * 1e9 * nthr / (double)r->ops : 0;

@@ -66,6 +66,21 @@ struct ctr_tree {
  * (see counters/list.h); the table serves creation, reads, verification and
  * the public API.
  */
+#include "hist.h"
+
+/* Flush and lock figures of algorithms that flush (rstat); see ctr_algo.flush_stats. */
+struct ctr_flush_stats {
+	uint64_t flushes;		/* flushes done, any cause */
+	uint64_t reads;			/* ctr_read calls */
+	uint64_t read_flushes;		/* ... that flushed or waited for a flush */
+	uint64_t lock_acquisitions;	/* global flush lock taken */
+	uint64_t lock_contended;	/* ... after waiting */
+	uint64_t lock_wait_ns;		/* time spent waiting for it */
+	uint64_t lock_hold_ns;		/* time it was held */
+	uint64_t lock_breaks;		/* times a flush dropped it between CPUs for a waiter */
+	struct ctr_hist flush_ns;	/* duration of each flush */
+};
+
 /* struct ctr_algo.flags */
 #define CTR_CHARGE_RACY	(1u << 0)	/* check-then-act: with T threads charging, a level can end over its
 					 * limit by up to (T - 1) x the largest delta; else never over at rest */
@@ -85,6 +100,8 @@ struct ctr_algo {
 	int64_t (*read_exact)(struct ctr_tree *t, int node, int stat);
 	int (*try_charge)(struct ctr_tree *t, int cpu, int node, int64_t delta);
 	int64_t (*error_bound)(const struct ctr_tree *t);	/* NULL: exact (0) */
+	/* Copy the flush figures since creation or the last reset, and reset them if asked.  NULL: none. */
+	void (*flush_stats)(struct ctr_tree *t, struct ctr_flush_stats *out, int reset);
 };
 
 /* Limit of node n, CTR_NO_LIMIT if none. */

@@ -24,10 +24,15 @@
 #include "atomic_tree.h"
 #include "percpu_hier.h"
 #include "locked_tree.h"
+#include "rstat.h"
 
 #define CTR_ALGO_LIST(CTR_ALGO)	\
 	CTR_ALGO(atomic_tree)	\
 	CTR_ALGO(percpu_hier)	\
-	CTR_ALGO(locked_tree)
+	CTR_ALGO(locked_tree)	\
+	CTR_ALGO(rstat_force)	\
+	CTR_ALGO(rstat_ratelimit)	\
+	CTR_ALGO(rstat_threshold)	\
+	CTR_ALGO(rstat_unified)
 
 #endif /* CTR_LIST_H */

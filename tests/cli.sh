@@ -53,7 +53,9 @@ BADVAL="--algo" bad run --workload update --shape chain:2 --threads 1
 
 # list: every algorithm of libctr and both baselines, one a line, name then summary.
 "$B" list >"$tmp/list"
-for a in empty shared_atomic atomic_tree percpu_hier locked_tree; do
+nalgos=$(wc -l <"$tmp/list")
+for a in empty shared_atomic atomic_tree percpu_hier locked_tree rstat_force rstat_ratelimit \
+	rstat_threshold rstat_unified; do
 	if grep -qE "^$a +[^ ].{10,}" "$tmp/list"; then ok "list shows $a"; else nok "list shows $a"; fi
 done
 
@@ -86,8 +88,8 @@ for w in update charge; do
 	rc=$?
 	rows=$(tail -n +2 "$tmp/csv" | wc -l)
 	mism=$(grep -c ',mismatch$' "$tmp/csv")
-	if [ $rc -eq 0 ] && [ "$rows" -eq 5 ] && [ "$mism" -eq 0 ] && head -1 "$tmp/csv" | grep -q '^algo,'; then
-		ok "run --workload $w on tree:3x2x2 with 5 threads: 5 csv rows, none mismatched"
+	if [ $rc -eq 0 ] && [ "$rows" -eq "$nalgos" ] && [ "$mism" -eq 0 ] && head -1 "$tmp/csv" | grep -q '^algo,'; then
+		ok "run --workload $w on tree:3x2x2 with 5 threads: $rows csv rows, none mismatched"
 	else
 		nok "run --workload $w (exit $rc, $rows rows, $mism mismatches)"; sed 's/^/#   /' "$tmp/csv"
 	fi

@@ -1,13 +1,42 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ctr_try_charge, single-threaded: on random trees with random limits, every
- * algorithm must give exactly the reference answer (no concurrency, so
- * check-then-act is exact too), a refused charge must change no node, and
- * no node may ever be over its limit.
+ * ctr_try_charge, single-threaded, on random trees with random limits:
+ *  - algorithms whose reads are exact (error bound 0) must give exactly the
+ *    reference answer (no concurrency, so check-then-act is exact too) and
+ *    never leave a node over its limit;
+ *  - those with a count bound B may differ from the reference only where the
+ *    exact value is within B of a limit, and overshoot by at most B;
+ *  - those bounded by time (-1) promise only the rest: for every algorithm a
+ *    refused charge changes no node and an admitted one is counted exactly.
  */
 #include "testutil.h"
 
 #define TREES 30
+
+/*
+ * A charge decided against the reference is acceptable only for an algorithm
+ * whose reads can be off by bound >= 0 and only near a limit: admitted while
+ * over means every level over was over by at most bound; refused while it fit
+ * means some level was within bound of its limit.
+ */
+static int charge_near_limit(const int *parent, const int64_t *limit, const int64_t *want, int node,
+			     int64_t delta, int got, int64_t bound)
+{
+	if (bound <= 0)
+		return bound < 0;	/* exact: never; bounded by time: anything */
+	for (int m = node; m >= 0; m = parent[m]) {
+		int64_t excess;
+
+		if (limit[m] == CTR_NO_LIMIT)
+			continue;
+		excess = want[m] + delta - limit[m];
+		if (got && excess > bound)
+			return 0;
+		if (!got && excess <= 0 && -excess < bound)
+			return 1;
+	}
+	return got;
+}
 #define OPS_PER_TREE 8000
 
 static void test_charge_reference(void **state)
@@ -26,15 +55,16 @@ static void test_charge_reference(void **state)
 			int *parent = tu_random_tree(&rng, n, 32, NULL);
 			int64_t *limit = malloc(sizeof(int64_t) * n);
 			int64_t *direct = calloc(n, sizeof(int64_t)), *want = calloc(n, sizeof(int64_t));
-			int64_t *before = calloc(n, sizeof(int64_t));
 			int64_t *held = calloc(n, sizeof(int64_t));	/* charged at node, not yet uncharged */
 			struct ctr_tree *t;
+			int64_t bound;
 
 			for (int i = 0; i < n; i++)
 				limit[i] = tu_range(&rng, 0, 3) ? tu_range(&rng, 0, 5000) : CTR_NO_LIMIT;
 			t = ctr_tree_new(a, &(struct ctr_params){ .nr_nodes = n, .parent = parent,
 								   .nr_cpus = nr_cpus, .limit = limit });
 			assert_non_null(t);
+			bound = ctr_read_error_bound(t);
 			for (int op = 0; op < OPS_PER_TREE; op++) {
 				int node = tu_range(&rng, 0, n - 1), cpu = tu_range(&rng, 0, nr_cpus - 1);
 				int64_t delta = tu_range(&rng, 1, 600);
@@ -52,29 +82,35 @@ static void test_charge_reference(void **state)
 				for (int m = node; m >= 0; m = parent[m])
 					if (limit[m] != CTR_NO_LIMIT && want[m] + delta > limit[m])
 						expect = 0;
-				for (int i = 0; i < n; i++)
-					before[i] = ctr_read_exact(t, i, 0);
 				got = ctr_try_charge(t, cpu, node, delta);
-				if (got != expect)
-					fail_msg("%s: tree %d op %d: try_charge(node %d, %lld) = %d, want %d",
-						 name, tree, op, node, (long long)delta, got, expect);
+				if (got != expect && !charge_near_limit(parent, limit, want, node, delta, got, bound))
+					fail_msg("%s: tree %d op %d: try_charge(node %d, %lld) = %d, want %d "
+						 "(error bound %lld)", name, tree, op, node, (long long)delta,
+						 got, expect, (long long)bound);
 				if (got) {
 					direct[node] += delta;
 					held[node] += delta;
 					admitted++;
 				} else {
 					refused++;
-					for (int i = 0; i < n; i++)
-						if (ctr_read_exact(t, i, 0) != before[i])
-							fail_msg("%s: refused charge changed node %d", name, i);
 				}
-				for (int i = 0; i < n; i++)
-					if (limit[i] != CTR_NO_LIMIT && ctr_read_exact(t, i, 0) > limit[i])
-						fail_msg("%s: node %d at %lld over its limit %lld", name, i,
-							 (long long)ctr_read_exact(t, i, 0), (long long)limit[i]);
+				/* Every 37 ops (exact reads flush, which would hide staleness if done every op). */
+				if (op % 37)
+					continue;
+				tu_hier_sums(parent, n, 1, direct, want);
+				for (int i = 0; i < n; i++) {
+					int64_t v = ctr_read_exact(t, i, 0);
+
+					if (v != want[i])
+						fail_msg("%s: node %d at %lld, want %lld: a charge was lost, or a "
+							 "refused one counted", name, i, (long long)v, (long long)want[i]);
+					if (bound >= 0 && limit[i] != CTR_NO_LIMIT && v > limit[i] + bound)
+						fail_msg("%s: node %d at %lld over its limit %lld by more than %lld",
+							 name, i, (long long)v, (long long)limit[i], (long long)bound);
+				}
 			}
 			ctr_tree_free(t);
-			free(parent), free(limit), free(direct), free(want), free(before), free(held);
+			free(parent), free(limit), free(direct), free(want), free(held);
 		}
 		/* The test means something only if both outcomes happened often. */
 		assert_true(admitted > TREES * 100);
@@ -94,6 +130,10 @@ static void test_charge_edges(void **state)
 									    .limit = limit });
 
 		assert_non_null(t);
+		if (ctr_read_error_bound(t) != 0) {	/* stale reads: test_charge_reference covers them */
+			ctr_tree_free(t);
+			continue;
+		}
 		assert_int_equal(ctr_try_charge(t, 0, 1, 10), 1);
 		assert_int_equal(ctr_try_charge(t, 0, 1, 1), 0);
 		assert_int_equal(ctr_try_charge(t, 0, 0, 1), 0);

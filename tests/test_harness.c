@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "testutil.h"
-#include "../bench/hist.h"
+#include "../counters/hist.h"
 #include "../bench/run.h"
 
 static int cmp_u64(const void *a, const void *b)
@@ -19,28 +19,28 @@ static void test_hist_quantiles(void **state)
 {
 	enum { N = 100000 };
 	uint64_t *v = malloc(sizeof(uint64_t) * N), rng = tu_seed("test_hist");
-	struct bench_hist *h = calloc(1, sizeof(*h)), *h2 = calloc(1, sizeof(*h2));
+	struct ctr_hist *h = calloc(1, sizeof(*h)), *h2 = calloc(1, sizeof(*h2));
 	const double qs[] = { 0.0, 0.01, 0.5, 0.9, 0.99, 0.999, 1.0 };
 
 	(void)state;
 	for (int dist = 0; dist < 3; dist++) {
-		bench_hist_reset(h);
-		bench_hist_reset(h2);
+		ctr_hist_reset(h);
+		ctr_hist_reset(h2);
 		for (int i = 0; i < N; i++) {
 			/* small exact values, a wide log-uniform spread, and a heavy tail */
 			uint64_t x = dist == 0 ? tu_rand(&rng) % 40 :
 				     dist == 1 ? tu_rand(&rng) >> (tu_rand(&rng) % 64) :
 						 (i % 1000 ? 100 + tu_rand(&rng) % 50 : 1000000 + tu_rand(&rng) % 9999);
 			v[i] = x;
-			bench_hist_add(i % 2 ? h : h2, x);
+			ctr_hist_add(i % 2 ? h : h2, x);
 		}
-		bench_hist_merge(h, h2);
+		ctr_hist_merge(h, h2);
 		qsort(v, N, sizeof(v[0]), cmp_u64);
 		assert_int_equal(h->count, N);
 		assert_int_equal(h->max, v[N - 1]);
 		for (size_t k = 0; k < sizeof(qs) / sizeof(qs[0]); k++) {
 			size_t rank = (size_t)ceil(qs[k] * N);
-			uint64_t exact = v[rank ? rank - 1 : 0], got = bench_hist_quantile(h, qs[k]);
+			uint64_t exact = v[rank ? rank - 1 : 0], got = ctr_hist_quantile(h, qs[k]);
 			double err = fabs((double)got - (double)exact);
 
 			if (err > (double)exact / 32.0 + 0.5)
@@ -48,8 +48,8 @@ static void test_hist_quantiles(void **state)
 					 (unsigned long long)got, (unsigned long long)exact);
 		}
 	}
-	bench_hist_reset(h);
-	assert_int_equal(bench_hist_quantile(h, 0.5), 0);
+	ctr_hist_reset(h);
+	assert_int_equal(ctr_hist_quantile(h, 0.5), 0);
 	free(v), free(h), free(h2);
 }
 
@@ -60,16 +60,16 @@ static void test_hist_index_monotonic(void **state)
 
 	(void)state;
 	for (uint64_t x = 0; x < UINT64_MAX / 2; x += 1 + (x >> 9)) {
-		unsigned i = bench_hist_index(x);
+		unsigned i = ctr_hist_index(x);
 
-		assert_true(i < BENCH_HIST_BUCKETS);
+		assert_true(i < CTR_HIST_BUCKETS);
 		assert_true(i >= prev);
 		assert_true(i <= prev + 1);	/* steps of at most x/512 never skip a bucket */
 		prev = i;
 	}
-	assert_int_equal(bench_hist_index(UINT64_MAX), BENCH_HIST_BUCKETS - 1);
+	assert_int_equal(ctr_hist_index(UINT64_MAX), CTR_HIST_BUCKETS - 1);
 	for (uint64_t x = 0; x < 32; x++)
-		assert_int_equal(bench_hist_index(x), x);
+		assert_int_equal(ctr_hist_index(x), x);
 }
 
 static void test_shapes(void **state)

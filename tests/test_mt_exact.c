@@ -86,7 +86,9 @@ static void run_tree(const struct ctr_algo *a, uint64_t *rng)
 	int64_t bound;
 
 	sh.t = ctr_tree_new(a, &(struct ctr_params){ .nr_nodes = n, .parent = parent,
-						      .nr_cpus = THREADS, .nr_stats = NR_STATS });
+						      .nr_cpus = THREADS, .nr_stats = NR_STATS,
+						      /* periodic flushers, where there are, run all along */
+						      .flush_period_ms = 1 });
 	assert_non_null(sh.t);
 	sh.parent = parent;
 	sh.n = n;

@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rstat.c - create/free, linking, detaching, flushing and the policies'
+ * reads.  See rstat.h for the mechanism and the ordering argument.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rstat.h"
+
+static uint64_t ctr_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- the global flush lock, instrumented ---- */
+
+static void ctr_rstat_lock(struct ctr_rstat *r)
+{
+	struct ctr_rstat_lock *l = &r->lock;
+	uint64_t t0 = 0;
+	int waited = 0;
+
+	if (pthread_mutex_trylock(&l->mutex)) {
+		t0 = ctr_now_ns();
+		atomic_fetch_add_explicit(&l->waiters, 1, memory_order_relaxed);
+		pthread_mutex_lock(&l->mutex);
+		atomic_fetch_sub_explicit(&l->waiters, 1, memory_order_relaxed);
+		waited = 1;
+	}
+	l->t_acquired = ctr_now_ns();
+	l->acquisitions++;
+	if (waited) {
+		l->contended++;
+		l->wait_ns += l->t_acquired - t0;
+	}
+}
+
+static void ctr_rstat_unlock(struct ctr_rstat *r)
+{
+	struct ctr_rstat_lock *l = &r->lock;
+
+	l->hold_ns += ctr_now_ns() - l->t_acquired;
+	pthread_mutex_unlock(&l->mutex);
+}
+
+/* ---- the updated trees ---- */
+
+void __ctr_rstat_link(struct ctr_rstat *r, int cpu, int node)
+{
+	struct ctr_rstat_cpu *c = r->cpu[cpu];
+	struct ctr_rstat_link *l = c->link;
+	const int *parent = r->base.parent;
+
+	pthread_mutex_lock(&c->lock);
+	/* Up to the first ancestor already linked; the root links to itself. */
+	for (int x = node; ; ) {
+		int p = parent[x];
+
+		if (atomic_load_explicit(&l[x].updated_next, memory_order_relaxed) != CTR_RSTAT_OFF)
+			break;
+		if (p < 0) {
+			atomic_store_explicit(&l[x].updated_next, x, memory_order_relaxed);
+			break;
+		}
+		atomic_store_explicit(&l[x].updated_next, l[p].updated_children, memory_order_relaxed);
+		l[p].updated_children = x;
+		x = p;
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+/*
+ * Detach the updated subtree under n from cpu's tree and return it as a list
+ * through flush_next, every child before its parent (the reverse of a
+ * pre-order walk); -1 if n is not linked there.  n's parent stays linked: it
+ * gets n's delta as pending and is folded when it is flushed.  Under the
+ * flush lock (the walk's stack is shared scratch).
+ */
+static int ctr_rstat_detach(struct ctr_rstat *r, int cpu, int n)
+{
+	struct ctr_rstat_cpu *c = r->cpu[cpu];
+	struct ctr_rstat_link *l = c->link;
+	int head = -1, sp = 0;
+
+	pthread_mutex_lock(&c->lock);
+	if (atomic_load_explicit(&l[n].updated_next, memory_order_relaxed) == CTR_RSTAT_OFF) {
+		pthread_mutex_unlock(&c->lock);
+		return -1;
+	}
+	if (n) {
+		int p = r->base.parent[n], prev = -1, x = l[p].updated_children;
+		int after = atomic_load_explicit(&l[n].updated_next, memory_order_relaxed);
+
+		/* n is on its parent's list (linking always reaches a linked ancestor) */
+		while (x != n) {
+			prev = x;
+			x = atomic_load_explicit(&l[x].updated_next, memory_order_relaxed);
+		}
+		if (prev < 0)
+			l[p].updated_children = after;
+		else
+			atomic_store_explicit(&l[prev].updated_next, after, memory_order_relaxed);
+	}
+	r->stack[sp++] = n;
+	while (sp) {
+		int x = r->stack[--sp];
+
+		l[x].flush_next = head;
+		head = x;
+		for (int ch = l[x].updated_children; ch != x; ) {
+			int next = atomic_load_explicit(&l[ch].updated_next, memory_order_relaxed);
+
+			r->stack[sp++] = ch;
+			atomic_store_explicit(&l[ch].updated_next, CTR_RSTAT_OFF, memory_order_seq_cst);
+			ch = next;
+		}
+		l[x].updated_children = x;
+	}
+	atomic_store_explicit(&l[n].updated_next, CTR_RSTAT_OFF, memory_order_seq_cst);
+	pthread_mutex_unlock(&c->lock);
+	return head;
+}
+
+/* Fold one CPU's detached list, children first, into aggregated values and parents' pending. */
+static void ctr_rstat_fold(struct ctr_rstat *r, int cpu, int head)
+{
+	struct ctr_rstat_cpu *c = r->cpu[cpu];
+	const int ns = r->base.nr_stats;
+
+	for (int x = head; x >= 0; x = c->link[x].flush_next) {
+		int p = r->base.parent[x];
+
+		for (int s = 0; s < ns; s++) {
+			size_t i = (size_t)x * ns + s;
+			/* seq_cst, after the seq_cst unlinks: see rstat.h on store buffering */
+			int64_t v = atomic_load_explicit(&c->slot[i], memory_order_seq_cst);
+			int64_t d = v - c->last[i] + r->pending[i];
+
+			c->last[i] = v;
+			r->pending[i] = 0;
+			if (!d)
+				continue;
+			atomic_store_explicit(&r->aggr[i],
+					      atomic_load_explicit(&r->aggr[i], memory_order_relaxed) + d,
+					      memory_order_relaxed);
+			if (p >= 0)
+				r->pending[(size_t)p * ns + s] += d;
+		}
+	}
+}
+
+/* Flush n's subtree: after it, with no update in progress, every node under n is exact. */
+static void ctr_rstat_flush(struct ctr_rstat *r, int n)
+{
+	uint64_t t0;
+
+	ctr_rstat_lock(r);
+	t0 = r->lock.t_acquired;
+	if (!n)	/* everything will be folded: restart the threshold count (memcg resets it per flush) */
+		atomic_store_explicit(&r->total, 0, memory_order_relaxed);
+	for (int cpu = 0; cpu < r->base.nr_cpus; cpu++) {
+		int head = ctr_rstat_detach(r, cpu, n);
+
+		if (head < 0)
+			continue;
+		ctr_rstat_fold(r, cpu, head);
+		/* As the kernel does: do not make a waiter sit through every CPU. */
+		if (cpu + 1 < r->base.nr_cpus &&
+		    atomic_load_explicit(&r->lock.waiters, memory_order_relaxed) > 0) {
+			r->lock_breaks++;
+			ctr_rstat_unlock(r);
+			ctr_rstat_lock(r);
+		}
+	}
+	r->flushes++;
+	ctr_hist_add(&r->flush_ns, ctr_now_ns() - t0);
+	if (!n)
+		atomic_store_explicit(&r->last_flush_ns, ctr_now_ns(), memory_order_relaxed);
+	ctr_rstat_unlock(r);
+}
+
+/* rstat_unified: one reader flushes from the root; readers that find it flushing wait and share. */
+static void ctr_rstat_unified_flush(struct ctr_rstat *r)
+{
+	uint64_t seq = atomic_load_explicit(&r->flush_seq, memory_order_acquire);
+	int idle = 0;
+
+	if (atomic_compare_exchange_strong_explicit(&r->ongoing, &idle, 1, memory_order_acquire,
+						    memory_order_relaxed)) {
+		ctr_rstat_flush(r, 0);
+		atomic_fetch_add_explicit(&r->flush_seq, 1, memory_order_release);
+		atomic_store_explicit(&r->ongoing, 0, memory_order_release);
+		return;
+	}
+	/* Not queueing on the lock: wait for the flush in progress to end. */
+	while (atomic_load_explicit(&r->ongoing, memory_order_acquire) &&
+	       atomic_load_explicit(&r->flush_seq, memory_order_acquire) == seq)
+		sched_yield();
+}
+
+int64_t __ctr_rstat_read(struct ctr_tree *t, int node, int stat)
+{
+	struct ctr_rstat *r = ctr_rstat_of(t);
+	int flushed = 1;
+
+	switch (r->policy) {
+	case CTR_RSTAT_FORCE:
+		ctr_rstat_flush(r, node);
+		break;
+	case CTR_RSTAT_RATELIMIT:
+		/* Only when the periodic flush is more than one full period late. */
+		if (ctr_now_ns() - atomic_load_explicit(&r->last_flush_ns, memory_order_relaxed) >
+		    2 * (uint64_t)r->period_ms * 1000000u)
+			ctr_rstat_flush(r, 0);
+		else
+			flushed = 0;
+		break;
+	case CTR_RSTAT_THRESHOLD:
+		if (atomic_load_explicit(&r->total, memory_order_acquire) > r->threshold)
+			ctr_rstat_flush(r, 0);
+		else
+			flushed = 0;
+		break;
+	case CTR_RSTAT_UNIFIED:
+		ctr_rstat_unified_flush(r);
+		break;
+	}
+	atomic_fetch_add_explicit(&r->reads, 1, memory_order_relaxed);
+	if (flushed)
+		atomic_fetch_add_explicit(&r->read_flushes, 1, memory_order_relaxed);
+	return atomic_load_explicit(&r->aggr[(size_t)node * t->nr_stats + stat], memory_order_relaxed);
+}
+
+static int64_t ctr_rstat_read_exact(struct ctr_tree *t, int node, int stat)
+{
+	struct ctr_rstat *r = ctr_rstat_of(t);
+
+	ctr_rstat_flush(r, 0);
+	return atomic_load_explicit(&r->aggr[(size_t)node * t->nr_stats + stat], memory_order_relaxed);
+}
+
+/* ---- the periodic flusher ---- */
+
+static void *ctr_rstat_flusher_main(void *arg)
+{
+	struct ctr_rstat *r = arg;
+	struct timespec due;
+
+	pthread_mutex_lock(&r->stop_mutex);
+	clock_gettime(CLOCK_MONOTONIC, &due);
+	while (!r->stop) {
+		due.tv_sec += r->period_ms / 1000;
+		due.tv_nsec += (long)(r->period_ms % 1000) * 1000000L;
+		if (due.tv_nsec >= 1000000000L) {
+			due.tv_sec++;
+			due.tv_nsec -= 1000000000L;
+		}
+		while (!r->stop && pthread_cond_timedwait(&r->stop_cond, &r->stop_mutex, &due) != ETIMEDOUT)
+			;
+		if (r->stop)
+			break;
+		pthread_mutex_unlock(&r->stop_mutex);
+		ctr_rstat_flush(r, 0);
+		pthread_mutex_lock(&r->stop_mutex);
+	}
+	pthread_mutex_unlock(&r->stop_mutex);
+	return NULL;
+}
+
+static int ctr_rstat_start_flusher(struct ctr_rstat *r)
+{
+	pthread_condattr_t ca;
+	int err;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	err = pthread_cond_init(&r->stop_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	if (err)
+		return -err;
+	pthread_mutex_init(&r->stop_mutex, NULL);
+	err = pthread_create(&r->flusher, NULL, ctr_rstat_flusher_main, r);
+	if (err) {
+		pthread_cond_destroy(&r->stop_cond);
+		pthread_mutex_destroy(&r->stop_mutex);
+		return -err;
+	}
+	r->flusher_running = 1;
+	return 0;
+}
+
+static void ctr_rstat_stop_flusher(struct ctr_rstat *r)
+{
+	if (!r->flusher_running)
+		return;
+	pthread_mutex_lock(&r->stop_mutex);
+	r->stop = 1;
+	pthread_cond_signal(&r->stop_cond);
+	pthread_mutex_unlock(&r->stop_mutex);
+	pthread_join(r->flusher, NULL);
+	pthread_cond_destroy(&r->stop_cond);
+	pthread_mutex_destroy(&r->stop_mutex);
+	r->flusher_running = 0;
+}
+
+/* ---- create / free ---- */
+
+static int ctr_rstat_set_option(struct ctr_tree *t, const char *key, const char *value)
+{
+	struct ctr_rstat *r = ctr_rstat_of(t);
+
+	if (strcmp(key, "fence"))
+		return -EINVAL;
+	if (!strcmp(value, "update"))
+		r->fence = CTR_RSTAT_FENCE_UPDATE;
+	else if (!strcmp(value, "none"))
+		r->fence = CTR_RSTAT_FENCE_NONE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* One block per slot: header, slots, last values, links; each part on its own lines. */
+static struct ctr_rstat_cpu *ctr_rstat_cpu_new(const struct ctr_tree *t)
+{
+	size_t words = (size_t)t->nr_nodes * t->nr_stats;
+	size_t hdr = CTR_ROUND_UP(sizeof(struct ctr_rstat_cpu), CTR_CACHELINE);
+	size_t vals = CTR_ROUND_UP(words * sizeof(int64_t), CTR_CACHELINE);
+	size_t links = CTR_ROUND_UP(t->nr_nodes * sizeof(struct ctr_rstat_link), CTR_CACHELINE);
+	struct ctr_rstat_cpu *c = ctr_zalloc_aligned(hdr + 2 * vals + links);
+
+	if (!c)
+		return NULL;
+	c->slot = (_Atomic int64_t *)((char *)c + hdr);
+	c->last = (int64_t *)((char *)c + hdr + vals);
+	c->link = (struct ctr_rstat_link *)((char *)c + hdr + 2 * vals);
+	for (int n = 0; n < t->nr_nodes; n++) {
+		atomic_init(&c->link[n].updated_next, CTR_RSTAT_OFF);
+		c->link[n].updated_children = n;
+	}
+	pthread_mutex_init(&c->lock, NULL);
+	return c;
+}
+
+static void ctr_rstat_fini(struct ctr_tree *t)
+{
+	struct ctr_rstat *r = ctr_rstat_of(t);
+
+	ctr_rstat_stop_flusher(r);
+	for (int cpu = 0; r->cpu && cpu < t->nr_cpus; cpu++) {
+		if (!r->cpu[cpu])
+			continue;
+		pthread_mutex_destroy(&r->cpu[cpu]->lock);
+		free(r->cpu[cpu]);
+	}
+	free(r->cpu);
+	free(r->aggr);
+	free(r->pending);
+	free(r->stack);
+	pthread_mutex_destroy(&r->lock.mutex);
+}
+
+static int ctr_rstat_init(struct ctr_tree *t, enum ctr_rstat_policy policy)
+{
+	struct ctr_rstat *r = ctr_rstat_of(t);
+	size_t words = (size_t)t->nr_nodes * t->nr_stats;
+	pthread_mutexattr_t ma;
+	int err = -ENOMEM;
+
+	r->policy = policy;
+	r->batch = t->batch ? t->batch : CTR_RSTAT_DEFAULT_BATCH;
+	r->threshold = r->batch * t->nr_cpus;
+	r->period_ms = t->flush_period_ms ? t->flush_period_ms : CTR_RSTAT_DEFAULT_PERIOD_MS;
+	atomic_init(&r->last_flush_ns, ctr_now_ns());
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ADAPTIVE_NP);
+	pthread_mutex_init(&r->lock.mutex, &ma);
+	pthread_mutexattr_destroy(&ma);
+
+	r->cpu = calloc(t->nr_cpus, sizeof(*r->cpu));
+	r->aggr = ctr_zalloc_aligned(words * sizeof(*r->aggr));
+	r->pending = calloc(words, sizeof(*r->pending));
+	r->stack = malloc(sizeof(int) * t->nr_nodes);
+	if (!r->cpu || !r->aggr || !r->pending || !r->stack)
+		goto fail;
+	for (int cpu = 0; cpu < t->nr_cpus; cpu++) {
+		r->cpu[cpu] = ctr_rstat_cpu_new(t);
+		if (!r->cpu[cpu])
+			goto fail;
+	}
+	if (policy == CTR_RSTAT_RATELIMIT || policy == CTR_RSTAT_THRESHOLD) {
+		err = ctr_rstat_start_flusher(r);
+		if (err)
+			goto fail;
+	}
+	return 0;
+fail:
+	ctr_rstat_fini(t);
+	return err;
+}
+
+static int64_t ctr_rstat_error_bound(const struct ctr_tree *t)
+{
+	const struct ctr_rstat *r = ctr_container_of(t, struct ctr_rstat, base);
+
+	if (r->fence == CTR_RSTAT_FENCE_NONE)
+		return -1;	/* a stranded delta waits for its node's next update */
+	switch (r->policy) {
+	case CTR_RSTAT_FORCE:
+		return 0;
+	case CTR_RSTAT_THRESHOLD:
+		/*
+		 * A read that does not flush found total <= batch x nr_cpus, and
+		 * every CPU holds back less than batch of |delta|: what is not
+		 * folded is less than 2 x batch x nr_cpus in absolute value.
+		 */
+		return 2 * r->batch * t->nr_cpus;
+	default:
+		/* ratelimit: until the next periodic flush; unified: a shared flush may predate the read */
+		return -1;
+	}
+}
+
+static void ctr_rstat_flush_stats(struct ctr_tree *t, struct ctr_flush_stats *out, int reset)
+{
+	struct ctr_rstat *r = ctr_rstat_of(t);
+
+	ctr_rstat_lock(r);
+	out->flushes = r->flushes;
+	out->lock_breaks = r->lock_breaks;
+	out->lock_acquisitions = r->lock.acquisitions;
+	out->lock_contended = r->lock.contended;
+	out->lock_wait_ns = r->lock.wait_ns;
+	out->lock_hold_ns = r->lock.hold_ns;
+	out->flush_ns = r->flush_ns;
+	out->reads = atomic_load(&r->reads);
+	out->read_flushes = atomic_load(&r->read_flushes);
+	if (reset) {
+		r->flushes = r->lock_breaks = 0;
+		r->lock.acquisitions = r->lock.contended = 0;
+		r->lock.wait_ns = r->lock.hold_ns = 0;
+		ctr_hist_reset(&r->flush_ns);
+		atomic_store(&r->reads, 0);
+		atomic_store(&r->read_flushes, 0);
+	}
+	ctr_rstat_unlock(r);
+}
+
+#define CTR_RSTAT_ALGO(algo, policy, text)					\
+static int ctr_##algo##_init(struct ctr_tree *t)				\
+{										\
+	return ctr_rstat_init(t, policy);					\
+}										\
+const struct ctr_algo ctr_algo_##algo = {					\
+	.name = #algo,								\
+	.summary = text,							\
+	.flags = CTR_CHARGE_RACY,						\
+	.size = sizeof(struct ctr_rstat),					\
+	.set_option = ctr_rstat_set_option,					\
+	.init = ctr_##algo##_init,						\
+	.fini = ctr_rstat_fini,							\
+	.add = ctr_##algo##_add,						\
+	.read = __ctr_rstat_read,						\
+	.read_exact = ctr_rstat_read_exact,					\
+	.try_charge = ctr_##algo##_try_charge,					\
+	.error_bound = ctr_rstat_error_bound,					\
+	.flush_stats = ctr_rstat_flush_stats,					\
+};
+
+CTR_RSTAT_ALGO(rstat_force, CTR_RSTAT_FORCE,
+	       "rstat (a): per-CPU deltas + updated trees; every read flushes its subtree under the global lock")
+CTR_RSTAT_ALGO(rstat_ratelimit, CTR_RSTAT_RATELIMIT,
+	       "rstat (b): periodic flusher (2 s); reads flush only if it is a full period late; stale by time")
+CTR_RSTAT_ALGO(rstat_threshold, CTR_RSTAT_THRESHOLD,
+	       "rstat: reads flush only when pending |delta| exceeds batch x CPUs (+ periodic); bounded error")
+CTR_RSTAT_ALGO(rstat_unified, CTR_RSTAT_UNIFIED,
+	       "rstat: reads flush from the root; a read finding a flush in progress waits and shares it")

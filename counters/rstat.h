@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rstat - the kernel's cgroup rstat machinery (kernel/cgroup/rstat.c) with
+ * memcg's flushing policies (mm/memcontrol.c), designs (a) and (b) of the
+ * seed thread, in user space.  One mechanism, four registered algorithms:
+ *
+ *   rstat_force      every read flushes the node's subtree (design (a))
+ *   rstat_ratelimit  a periodic flusher; reads flush only when it is more than
+ *                    one period late (design (b), ..._flush_stats_ratelimited)
+ *   rstat_threshold  reads flush only when enough |delta| is pending
+ *                    (memcg_vmstats_needs_flush), plus the periodic flusher
+ *   rstat_unified    reads flush from the root; one finding a flush in
+ *                    progress waits for it and shares its result
+ *
+ * Update: add the delta to the caller's slot of that node only (load and
+ * store, no RMW, no ancestor walk), then, unless the node is already on this
+ * CPU's "updated" tree, link it and its ancestors up to the first linked one
+ * (updated_children / updated_next, under a per-CPU lock that only the owner
+ * and a flusher take).  Flush of n: under the global flush lock, for every
+ * CPU detach the updated subtree under n, then children before parents fold
+ * each node's per-CPU delta (slot minus the value seen at the last fold) and
+ * its pending delta from flushed children into its aggregated value and into
+ * its parent's pending delta.  Read: the aggregated value.
+ *
+ * Why a per-CPU mutex and not a lock-free list: the owner takes it only on
+ * the first update of a node after a flush detached it, which is rare in a
+ * steady state; a lock keeps the detach of a whole subtree (unlink from the
+ * parent, walk, reset) one critical section, which a lock-free list (the
+ * kernel's newer llist) can only approximate by re-walking.
+ *
+ * The one ordering hazard: the owner stores the slot and then loads its
+ * node's updated_next to see whether it is linked; a flusher unlinks and then
+ * loads the slot.  That is the store-buffering pattern: without a StoreLoad
+ * barrier on both sides, both loads can see the old values, the flusher
+ * folds a stale slot and the owner skips relinking, stranding the delta until
+ * the node's next update.  The kernel accepts that ("temporary
+ * inaccuracies"); an exact ctr_read_exact cannot.  options=fence=...:
+ *   update  (default) the slot store and the linked check are seq_cst, as
+ *           are the flusher's unlink and slot load (an xchg in the update
+ *           on x86-64, where a fence would be an mfence).  The asymmetric
+ *           alternative, membarrier(PRIVATE_EXPEDITED) once per flush and no
+ *           fence in the update, was measured at 35 us a call here (IPIs in
+ *           a 2-vCPU KVM guest): it would turn every forced read into a
+ *           syscall and charge rstat_force for an artifact of user space.
+ *   none    the kernel's behaviour: a delta can be stranded until the next
+ *           update of that node on that CPU, so reads are not exact (error
+ *           bound -1) and the exactness tests do not apply.
+ */
+#ifndef CTR_RSTAT_H
+#define CTR_RSTAT_H
+
+#include <pthread.h>
+
+#include "ctr_internal.h"
+#include "hist.h"
+
+enum ctr_rstat_policy { CTR_RSTAT_FORCE, CTR_RSTAT_RATELIMIT, CTR_RSTAT_THRESHOLD, CTR_RSTAT_UNIFIED };
+enum ctr_rstat_fence { CTR_RSTAT_FENCE_UPDATE, CTR_RSTAT_FENCE_NONE };
+
+#define CTR_RSTAT_OFF (-1)		/* updated_next of a node not on the CPU's updated tree */
+#define CTR_RSTAT_DEFAULT_PERIOD_MS 2000	/* the kernel's FLUSH_TIME, 2 s */
+#define CTR_RSTAT_DEFAULT_BATCH 64	/* MEMCG_CHARGE_BATCH */
+
+/* Per (CPU, node): that CPU's updated tree. */
+struct ctr_rstat_link {
+	_Atomic int updated_next;	/* next sibling on the parent's list, the parent's own index ends it;
+					 * CTR_RSTAT_OFF: not linked.  Owner reads it locklessly; written under cpu lock */
+	int updated_children;		/* first linked child, or this node's own index if none; under cpu lock */
+	int flush_next;			/* next node of a detached list, children first; flusher's, under flush lock */
+};
+
+/* One slot's area: allocated on its own, every part starting a fresh line. */
+struct ctr_rstat_cpu {
+	pthread_mutex_t lock;		/* guards link[]: the owner to link, a flusher to detach */
+	int64_t pending_abs;		/* rstat_threshold: |delta| not yet added to the total; owner only */
+	_Atomic int64_t *slot;		/* [node * nr_stats + stat]; only the owner writes (own lines) */
+	int64_t *last;			/* slot as of the last fold; under flush lock */
+	struct ctr_rstat_link *link;	/* [node] */
+};
+
+/* The global flush lock and what it costs (the figures of 001_1254a0fcae606091.txt). */
+struct ctr_rstat_lock {
+	pthread_mutex_t mutex;		/* adaptive: spins briefly, then sleeps, like a kernel mutex */
+	_Atomic int waiters;		/* threads blocked on it: a flusher drops it between CPUs if > 0 */
+	/* The rest is written by the holder only. */
+	uint64_t acquisitions;		/* times taken */
+	uint64_t contended;		/* times taken after waiting */
+	uint64_t wait_ns;		/* total time spent waiting for it */
+	uint64_t hold_ns;		/* total time it was held */
+	uint64_t t_acquired;		/* when the current holder took it */
+};
+
+struct ctr_rstat {
+	struct ctr_tree base;		/* common part, read-only */
+	enum ctr_rstat_policy policy;	/* which algorithm this is */
+	enum ctr_rstat_fence fence;	/* options=fence=... */
+	int64_t batch;			/* rstat_threshold: per-CPU |delta| before it reaches the total */
+	int64_t threshold;		/* rstat_threshold: total above which a read flushes (batch x nr_cpus) */
+	int period_ms;			/* periodic flusher period (ratelimit, threshold) */
+	struct ctr_rstat_cpu **cpu;	/* [nr_cpus] */
+	_Atomic int64_t *aggr;		/* [node * nr_stats + stat] flushed value; written under flush lock */
+	int64_t *pending;		/* [node * nr_stats + stat] from flushed children; under flush lock */
+	int *stack;			/* [nr_nodes] scratch of the detach walk; under flush lock */
+
+	struct ctr_rstat_lock lock __ctr_aligned;	/* the global flush lock */
+	uint64_t flushes;		/* flushes done; under flush lock */
+	uint64_t lock_breaks;		/* times a flush dropped the lock between CPUs for a waiter; under it */
+	struct ctr_hist flush_ns;	/* duration of each flush; under flush lock */
+
+	_Atomic int64_t total __ctr_aligned;	/* rstat_threshold: |delta| handed in by CPUs since the last flush */
+	_Atomic int ongoing __ctr_aligned;	/* rstat_unified: a reader is flushing */
+	_Atomic uint64_t flush_seq;		/* rstat_unified: completed reader flushes */
+	_Atomic uint64_t last_flush_ns;		/* ratelimit/threshold: CLOCK_MONOTONIC of the last periodic flush */
+	_Atomic uint64_t reads;			/* ctr_read calls (not on the update path) */
+	_Atomic uint64_t read_flushes;		/* ... that flushed (or waited for a flush) */
+
+	/* The periodic flusher (ratelimit, threshold); created with the tree, joined by free. */
+	pthread_t flusher;		/* its thread */
+	int flusher_running;		/* created and not yet joined */
+	pthread_mutex_t stop_mutex;	/* guards stop, with stop_cond */
+	pthread_cond_t stop_cond;	/* signalled by ctr_tree_free */
+	int stop;			/* set once, under stop_mutex */
+};
+
+extern const struct ctr_algo ctr_algo_rstat_force;
+extern const struct ctr_algo ctr_algo_rstat_ratelimit;
+extern const struct ctr_algo ctr_algo_rstat_threshold;
+extern const struct ctr_algo ctr_algo_rstat_unified;
+
+/* Out of line: link node and its unlinked ancestors on cpu's updated tree. */
+void __ctr_rstat_link(struct ctr_rstat *r, int cpu, int node);
+/* Out of line: the policy's read, flushing as it decides. */
+int64_t __ctr_rstat_read(struct ctr_tree *t, int node, int stat);
+
+static inline struct ctr_rstat *ctr_rstat_of(struct ctr_tree *t)
+{
+	return ctr_container_of(t, struct ctr_rstat, base);
+}
+
+static inline void __ctr_rstat_add(struct ctr_tree *t, int cpu, int node, int stat, int64_t delta,
+				   enum ctr_rstat_policy policy)
+{
+	struct ctr_rstat *r = ctr_rstat_of(t);
+	struct ctr_rstat_cpu *c = r->cpu[cpu];
+	_Atomic int64_t *s = &c->slot[(size_t)node * t->nr_stats + stat];
+
+	int64_t v = atomic_load_explicit(s, memory_order_relaxed) + delta;
+
+	/*
+	 * One writer per slot: load and store, no RMW.  With fence=update the
+	 * store is seq_cst (an xchg on x86-64) and so is the linked check below
+	 * (a plain mov): with the flusher's seq_cst unlink and slot load, C11
+	 * forbids both sides reading the old values (see the top).  With
+	 * fence=none, plain movs, as the kernel.
+	 */
+	if (r->fence == CTR_RSTAT_FENCE_UPDATE)
+		atomic_store_explicit(s, v, memory_order_seq_cst);
+	else
+		atomic_store_explicit(s, v, memory_order_relaxed);
+	/* Speculative already-on-the-tree test, as css_rstat_updated(). */
+	if (atomic_load_explicit(&c->link[node].updated_next, memory_order_seq_cst) == CTR_RSTAT_OFF)
+		__ctr_rstat_link(r, cpu, node);
+	if (policy == CTR_RSTAT_THRESHOLD) {
+		/* memcg_rstat_updated(): a per-CPU count, handed to the shared total in batches. */
+		c->pending_abs += delta < 0 ? -delta : delta;
+		if (c->pending_abs >= r->batch) {
+			atomic_fetch_add_explicit(&r->total, c->pending_abs, memory_order_release);
+			c->pending_abs = 0;
+		}
+	}
+}
+
+/*
+ * Check-then-act through the policy's own read, as obj_cgroup_may_zswap()
+ * does (read each level, flushing as the policy decides, then charge).
+ * Racy like percpu_hier's (CTR_CHARGE_RACY), and as stale as the read.
+ */
+static inline int __ctr_rstat_try_charge(struct ctr_tree *t, int cpu, int node, int64_t delta,
+					 enum ctr_rstat_policy policy)
+{
+	ctr_for_each_ancestor(t, n, node)
+		if (!ctr_within_limit(__ctr_rstat_read(t, n, 0), delta, ctr_limit(t, n)))
+			return 0;
+	__ctr_rstat_add(t, cpu, node, 0, delta, policy);
+	return 1;
+}
+
+#define CTR_RSTAT_POLICY_OPS(name, policy)						\
+static inline void ctr_##name##_add(struct ctr_tree *t, int cpu, int node, int stat,	\
+				    int64_t delta)					\
+{											\
+	__ctr_rstat_add(t, cpu, node, stat, delta, policy);				\
+}											\
+static inline int ctr_##name##_try_charge(struct ctr_tree *t, int cpu, int node,	\
+					  int64_t delta)				\
+{											\
+	return __ctr_rstat_try_charge(t, cpu, node, delta, policy);			\
+}
+
+CTR_RSTAT_POLICY_OPS(rstat_force, CTR_RSTAT_FORCE)
+CTR_RSTAT_POLICY_OPS(rstat_ratelimit, CTR_RSTAT_RATELIMIT)
+CTR_RSTAT_POLICY_OPS(rstat_threshold, CTR_RSTAT_THRESHOLD)
+CTR_RSTAT_POLICY_OPS(rstat_unified, CTR_RSTAT_UNIFIED)
+
+#endif /* CTR_RSTAT_H */
