@@ -12,20 +12,6 @@ static void bench_nothing_fini(struct ctr_tree *t)
 	(void)t;
 }
 
-static int64_t bench_empty_read(struct ctr_tree *t, int node, int stat)
-{
-	(void)t, (void)node, (void)stat;
-	return 0;
-}
-
-static int64_t bench_shared_atomic_read(struct ctr_tree *t, int node, int stat)
-{
-	struct bench_shared_atomic *s = ctr_container_of(t, struct bench_shared_atomic, base);
-
-	(void)node, (void)stat;
-	return atomic_load_explicit(&s->word, memory_order_relaxed);
-}
-
 /* Nothing is counted: its reads say nothing, so its bound is "unbounded" (-1). */
 static int64_t bench_empty_error_bound(const struct ctr_tree *t)
 {

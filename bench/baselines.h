@@ -41,6 +41,20 @@ static inline void bench_shared_atomic_add(struct ctr_tree *t, int cpu, int node
 	atomic_fetch_add_explicit(&s->word, delta, memory_order_relaxed);
 }
 
+static inline int64_t bench_empty_read(struct ctr_tree *t, int node, int stat)
+{
+	__asm__ volatile("" : : "r"(t), "r"(node), "r"(stat) : "memory");
+	return 0;
+}
+
+static inline int64_t bench_shared_atomic_read(struct ctr_tree *t, int node, int stat)
+{
+	struct bench_shared_atomic *s = ctr_container_of(t, struct bench_shared_atomic, base);
+
+	(void)node, (void)stat;
+	return atomic_load_explicit(&s->word, memory_order_relaxed);
+}
+
 /* Speculative charge against the root's limit, one level. */
 static inline int bench_shared_atomic_try_charge(struct ctr_tree *t, int cpu, int node, int64_t delta)
 {

@@ -18,7 +18,17 @@
 enum bench_workload {
 	BENCH_UPDATE,	/* +1/-1 pairs on the worker's leaf */
 	BENCH_CHARGE,	/* try_charge(+BENCH_CHARGE_UNIT), uncharge the oldest past a window */
+	BENCH_READERS,	/* updaters swinging their leaf up and down, plus reader threads */
+	BENCH_NR_WORKLOADS
 };
+
+/*
+ * readers: an updater adds +1 this many times, then -1 as many, so values
+ * swing and staleness shows.  Its value after c operations is then a
+ * triangle wave of c, so it publishes only c, and a reader knows every value
+ * the updater's leaf held between two looks (bench_swing_range()).
+ */
+#define BENCH_SWING 1024
 
 /* Bytes per charge: one 4 KiB page, as zswap stores. */
 #define BENCH_CHARGE_UNIT 4096
@@ -30,29 +40,53 @@ enum bench_workload {
 
 enum bench_phase { BENCH_WAIT, BENCH_WARMUP, BENCH_MEASURE, BENCH_STOP };
 
-/* State shared by the workers of one run; only the main thread writes it while they run. */
+struct bench_worker;
+
+/* State shared by the threads of one run; only the main thread writes it while they run. */
 struct bench_gate {
 	_Atomic int phase __ctr_aligned;	/* enum bench_phase; read every BENCH_SAMPLE_EVERY ops */
-	_Atomic int ready;			/* workers pinned and waiting at the gate */
+	_Atomic int ready;			/* threads pinned and waiting at the gate */
+	/* read-only while running: what readers and the admission audit need to know the truth */
+	struct bench_worker *updaters;		/* all updating workers, for their published tallies */
+	const int *parent;			/* the shape */
+	const int64_t *limit;			/* charge: per-node limits; NULL otherwise */
+	int **under;				/* under[n]: indices of the updaters whose leaf is in n's subtree */
+	int *nr_under;				/* their number */
+	int nr_nodes;				/* nodes, for readers picking one */
+	int nr_updaters;			/* updating workers (readers pin after them) */
+	const int *leaves;			/* readers with BENCH_READ_LEAF pick among these */
+	int nr_leaves;				/* their number */
+	int read_node;				/* readers: -1 random, else that node */
+	int read_interval_us;			/* readers: pause between reads */
 };
 
 struct bench_worker {
 	/* set up by the main thread before start */
 	struct ctr_tree *tree;		/* the instance under test */
-	struct bench_gate *gate;	/* start/stop */
-	int index;			/* worker i owns slot i */
+	struct bench_gate *gate;	/* start/stop and the shared truth */
+	int index;			/* updater i owns slot i; readers count from 0 too */
+	int reader;			/* a reader thread, not an updater */
 	int node;			/* the leaf it updates */
 	enum bench_workload workload;	/* what its loop does */
 	int cpu_requested;		/* PU it pinned to, -errno if pinning failed */
-	/* written by the worker only, read after join */
+	/* written by the thread only, read after join */
 	int cpu_observed;		/* sched_getcpu() at the end */
 	int64_t tally;			/* net delta it left in its leaf (what verify expects) */
-	uint64_t ops;			/* operations in the measured window */
+	uint64_t ops;			/* operations (reads, for readers) in the measured window */
 	uint64_t charge_fail;		/* try_charge calls that were refused, measured window */
+	uint64_t audited;		/* charge: sampled attempts checked against the exact values */
+	uint64_t audit_rejected;	/* ... of which refused */
+	uint64_t false_rejects;		/* ... refused although the exact values had room */
+	int64_t overshoot_max;		/* ... worst exact value - limit right after an admission */
+	int64_t err_max;		/* reader: worst |read - exact| outside the exact window */
+	double err_sum;			/* reader: sum of those distances */
 	uint64_t t_start, t_end;	/* its own CLOCK_MONOTONIC at measure start and stop */
 	uint64_t cpu_ns;		/* task-clock over the measured window */
 	struct pmu_task_clock clk;	/* its task-clock counter */
-	struct ctr_hist hist;		/* sampled operation latencies, TSC ticks */
+	struct ctr_hist hist;		/* sampled operation latencies (every read for readers), TSC ticks */
+	int64_t *seen;			/* reader: scratch, one per updater */
+	/* Operations done so far (readers) or charges held (charge), for readers and the audit. */
+	_Atomic int64_t published __ctr_aligned;
 } __ctr_aligned;
 
 typedef void (*bench_loop_fn)(struct bench_worker *w);
@@ -67,7 +101,8 @@ enum bench_verify {
 struct bench_algo {
 	const char *name;		/* as typed */
 	const struct ctr_algo *algo;	/* its ops, for create/read/verify */
-	bench_loop_fn loop[2];		/* timed loop per enum bench_workload, update inlined */
+	bench_loop_fn loop[BENCH_NR_WORKLOADS];	/* updaters' timed loop per workload, update inlined */
+	bench_loop_fn read_loop;	/* readers' timed loop, read inlined */
 	enum bench_verify verify;	/* how the result is checked */
 	int baseline;			/* a harness floor, not a counter */
 };
@@ -82,5 +117,36 @@ const struct bench_algo *bench_algo_find(const char *name);
  * Returns 1 when the loop must stop.
  */
 int bench_worker_phase(struct bench_worker *w, int phase, uint64_t ops, uint64_t fails);
+
+/* An updater's value in the readers workload after c operations. */
+static inline int64_t bench_swing_value(int64_t c)
+{
+	int64_t phase = c % (2 * BENCH_SWING);
+
+	return phase <= BENCH_SWING ? phase : 2 * BENCH_SWING - phase;
+}
+
+/* Lowest and highest value an updater held while its count went from cb to ca. */
+static inline void bench_swing_range(int64_t cb, int64_t ca, int64_t *lo, int64_t *hi)
+{
+	int64_t vb = bench_swing_value(cb), va = bench_swing_value(ca);
+	/* the first peak (odd multiple of BENCH_SWING) and trough (even multiple) at or after cb */
+	int64_t peak = (cb + BENCH_SWING) / (2 * BENCH_SWING) * (2 * BENCH_SWING) + BENCH_SWING;
+	int64_t trough = (cb + 2 * BENCH_SWING - 1) / (2 * BENCH_SWING) * (2 * BENCH_SWING);
+
+	*lo = trough <= ca ? 0 : vb < va ? vb : va;
+	*hi = peak - 2 * BENCH_SWING >= cb || peak <= ca ? BENCH_SWING : vb > va ? vb : va;
+}
+
+/* The exact value of node now, from the updaters' published tallies (each within one op). */
+static inline int64_t bench_exact_now(const struct bench_gate *g, int node)
+{
+	int64_t v = 0;
+
+	for (int k = 0; k < g->nr_under[node]; k++)
+		v += atomic_load_explicit(&g->updaters[g->under[node][k]].published,
+					  memory_order_relaxed);
+	return v;
+}
 
 #endif /* BENCH_H */

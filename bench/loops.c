@@ -6,10 +6,18 @@
  * pair per BENCH_SAMPLE_EVERY operations.
  */
 #include <string.h>
+#include <time.h>
 
 #include "../counters/list.h"
 #include "baselines.h"
 #include "bench.h"
+
+static void bench_pause_us(int us)
+{
+	struct timespec ts = { us / 1000000, (long)(us % 1000000) * 1000 };
+
+	nanosleep(&ts, NULL);
+}
 
 #define BENCH_PHASE_CHECK(w, seen, ops, fails)					\
 	({									\
@@ -48,11 +56,46 @@ static void bench_update_##name(struct bench_worker *w)			\
 }
 
 /*
+ * Admission audit, on the sampled charge attempt only (1 in 64, after its
+ * timing): the exact value of every level from the updaters' published
+ * holdings.  A refusal where every level had room is a false reject (the
+ * stale-high case); an admission that left a level over its limit is an
+ * overshoot (stale-low, or racing check-then-act).  Another updater's
+ * published holding can be one charge or uncharge away from its real one, so
+ * both figures leave that much slack per other updater under the level: they
+ * count what certainly happened, never what a race in the audit made up.
+ */
+static void bench_audit_charge(struct bench_worker *w, int admitted)
+{
+	const struct bench_gate *g = w->gate;
+	int fits = 1;
+
+	for (int m = w->node; m >= 0; m = g->parent[m]) {
+		int64_t v, slack;
+
+		if (g->limit[m] == CTR_NO_LIMIT)
+			continue;
+		v = bench_exact_now(g, m) * BENCH_CHARGE_UNIT;
+		slack = (int64_t)(g->nr_under[m] - 1) * BENCH_CHARGE_UNIT;
+		if (admitted && v - slack - g->limit[m] > w->overshoot_max)
+			w->overshoot_max = v - slack - g->limit[m];
+		if (!admitted && v + slack + BENCH_CHARGE_UNIT > g->limit[m])
+			fits = 0;
+	}
+	w->audited++;
+	if (!admitted) {
+		w->audit_rejected++;
+		w->false_rejects += fits;
+	}
+}
+
+/*
  * charge: try_charge(+unit); past a window of BENCH_CHARGE_WINDOW held
  * charges, uncharge one first, and after a refusal uncharge one (what
  * reclaim would free), so that a worker at its limit keeps both paths busy.
  * One op is one charge attempt, its later uncharge included (the seed's
- * "cost per zswap store").  The first attempt of each block is sampled.
+ * "cost per zswap store").  The first attempt of each block is sampled and
+ * audited.  Holdings are published (a store to the worker's own line).
  */
 #define BENCH_CHARGE_LOOP(name, add, try_charge)				\
 static void bench_charge_##name(struct bench_worker *w)			\
@@ -70,17 +113,21 @@ static void bench_charge_##name(struct bench_worker *w)			\
 			if (held == BENCH_CHARGE_WINDOW) {			\
 				add(t, cpu, node, 0, -BENCH_CHARGE_UNIT);	\
 				held--;						\
+				atomic_store_explicit(&w->published, held, memory_order_relaxed); \
 			}							\
 			if (i == 0)						\
 				t0 = bench_tsc();				\
 			ok = try_charge(t, cpu, node, BENCH_CHARGE_UNIT);	\
 			if (i == 0)						\
 				ctr_hist_add(&w->hist, bench_tsc() - t0);	\
-			if (ok) {						\
-				held++;						\
-			} else if (held) {	/* refused: free one, as reclaim would */ \
+			held += ok;						\
+			atomic_store_explicit(&w->published, held, memory_order_relaxed); \
+			if (i == 0)						\
+				bench_audit_charge(w, ok);			\
+			if (!ok && held) {	/* refused: free one, as reclaim would */ \
 				add(t, cpu, node, 0, -BENCH_CHARGE_UNIT);	\
 				held--;						\
+				atomic_store_explicit(&w->published, held, memory_order_relaxed); \
 			}							\
 			fails += !ok;						\
 		}								\
@@ -89,18 +136,126 @@ static void bench_charge_##name(struct bench_worker *w)			\
 	w->tally = (int64_t)held * BENCH_CHARGE_UNIT;				\
 }
 
-#define BENCH_LOOPS(name, add, try_charge)					\
+/*
+ * readers, the updaters' side: +1 BENCH_SWING times, then -1 as many, so a
+ * node's value swings by BENCH_SWING per updater below it and a stale read
+ * is visibly off.  The count of operations is published after each (a store
+ * to the worker's own line).  The last op of each block is timed.
+ */
+#define BENCH_SWING_LOOP(name, add)						\
+static void bench_swing_##name(struct bench_worker *w)				\
+{										\
+	struct ctr_tree *t = w->tree;						\
+	const int cpu = w->index, node = w->node;				\
+	uint64_t ops = 0;							\
+	int64_t tally = 0;							\
+	int seen = BENCH_WARMUP;						\
+										\
+	while (!BENCH_PHASE_CHECK(w, seen, ops, 0)) {				\
+		const int64_t dir = (ops / BENCH_SWING) & 1 ? -1 : 1;		\
+		uint64_t t0;							\
+										\
+		for (unsigned i = 0; i < BENCH_SAMPLE_EVERY - 1; i++) {		\
+			add(t, cpu, node, 0, dir);				\
+			atomic_store_explicit(&w->published, (int64_t)(ops + i + 1), \
+					      memory_order_relaxed);		\
+		}								\
+		t0 = bench_tsc();						\
+		add(t, cpu, node, 0, dir);					\
+		ctr_hist_add(&w->hist, bench_tsc() - t0);			\
+		tally += dir * BENCH_SAMPLE_EVERY;				\
+		ops += BENCH_SAMPLE_EVERY;					\
+		atomic_store_explicit(&w->published, (int64_t)ops, memory_order_relaxed); \
+	}									\
+	w->tally = tally;							\
+}
+
+/* Every value node's exact count could have held between the reader's two looks. */
+static void bench_read_window(struct bench_worker *w, int node, int64_t *lo, int64_t *hi)
+{
+	const struct bench_gate *g = w->gate;
+
+	*lo = *hi = 0;
+	for (int k = 0; k < g->nr_under[node]; k++) {
+		int u = g->under[node][k];
+		/* +1: an update can be visible in the counter just before its count is published */
+		int64_t ca = atomic_load_explicit(&g->updaters[u].published, memory_order_relaxed) + 1;
+		int64_t l, h;
+
+		bench_swing_range(w->seen[u], ca, &l, &h);
+		*lo += l;
+		*hi += h;
+	}
+}
+
+static void bench_read_look(struct bench_worker *w, int node)
+{
+	const struct bench_gate *g = w->gate;
+
+	for (int k = 0; k < g->nr_under[node]; k++) {
+		int u = g->under[node][k];
+
+		w->seen[u] = atomic_load_explicit(&g->updaters[u].published, memory_order_relaxed);
+	}
+}
+
+/*
+ * readers, the readers' side: every read is timed (reads are what this
+ * workload measures).  Before it the reader notes each updater's count, after
+ * it derives every value the node could have held in between: the read's
+ * error is its distance outside that range, 0 inside it, so a reader
+ * preempted mid-read widens the range instead of inventing an error.  The
+ * phase is checked every read.
+ */
+#define BENCH_READ_LOOP(name, read)						\
+static void bench_read_##name(struct bench_worker *w)				\
+{										\
+	const struct bench_gate *g = w->gate;					\
+	struct ctr_tree *t = w->tree;						\
+	uint64_t ops = 0, rng = 0x9e3779b97f4a7c15ULL * (w->index + 1);	\
+	int seen = BENCH_WARMUP;						\
+										\
+	while (!BENCH_PHASE_CHECK(w, seen, ops, 0)) {				\
+		int pick = (int)((rng = rng * 6364136223846793005ULL + 1) >> 33);	\
+		int node = g->read_node >= 0 ? g->read_node :			\
+			   g->read_node == -2 ? g->leaves[pick % g->nr_leaves] :	\
+			   pick % g->nr_nodes;					\
+		int64_t lo, hi, v, err;						\
+		uint64_t t0, t1;						\
+										\
+		bench_read_look(w, node);					\
+		t0 = bench_tsc();						\
+		v = read(t, node, 0);						\
+		t1 = bench_tsc();						\
+		bench_read_window(w, node, &lo, &hi);				\
+		ctr_hist_add(&w->hist, t1 - t0);				\
+		err = v < lo ? lo - v : v > hi ? v - hi : 0;			\
+		if (err > w->err_max)						\
+			w->err_max = err;					\
+		w->err_sum += (double)err;					\
+		ops++;								\
+		if (g->read_interval_us)					\
+			bench_pause_us(g->read_interval_us);			\
+	}									\
+}
+
+#define BENCH_LOOPS(name, add, try_charge, read)				\
 	BENCH_UPDATE_LOOP(name, add)						\
-	BENCH_CHARGE_LOOP(name, add, try_charge)
+	BENCH_CHARGE_LOOP(name, add, try_charge)				\
+	BENCH_SWING_LOOP(name, add)						\
+	BENCH_READ_LOOP(name, read)
 
-#define BENCH_CTR_LOOPS(name) BENCH_LOOPS(name, ctr_##name##_add, ctr_##name##_try_charge)
+#define BENCH_CTR_LOOPS(name) \
+	BENCH_LOOPS(name, ctr_##name##_add, ctr_##name##_try_charge, ctr_##name##_read)
 
-BENCH_LOOPS(empty, bench_empty_add, bench_empty_try_charge)
-BENCH_LOOPS(shared_atomic, bench_shared_atomic_add, bench_shared_atomic_try_charge)
+BENCH_LOOPS(empty, bench_empty_add, bench_empty_try_charge, bench_empty_read)
+BENCH_LOOPS(shared_atomic, bench_shared_atomic_add, bench_shared_atomic_try_charge,
+	    bench_shared_atomic_read)
 CTR_ALGO_LIST(BENCH_CTR_LOOPS)
 
 #define BENCH_ENTRY(name, table, verify, baseline) \
-	{ #name, &table, { bench_update_##name, bench_charge_##name }, verify, baseline },
+	{ #name, &table, { bench_update_##name, bench_charge_##name, bench_swing_##name }, \
+	  bench_read_##name, verify, baseline },
 #define BENCH_CTR_ENTRY(name) BENCH_ENTRY(name, ctr_algo_##name, BENCH_VERIFY_NODES, 0)
 
 const struct bench_algo bench_algos[] = {

@@ -3,8 +3,10 @@
  * ctrbench - measure concurrent counter algorithms.
  *
  *   ctrbench list
- *   ctrbench run --algo A[,B...]|all --workload update|charge --shape chain:D|tree:AxB[xC...]
- *                --threads N [--duration-ms MS] [--warmup-ms MS] [--format table|csv|json]
+ *   ctrbench run --algo A[,B...]|all --workload update|charge|readers
+ *                --shape chain:D|tree:AxB[xC...] --threads N [--readers R]
+ *                [--read-interval-us US] [--read-node random|root|leaf|N]
+ *                [--duration-ms MS] [--warmup-ms MS] [--format table|csv|json]
  *
  * Every bad input ends in die(): one line naming the bad value, exit 2.
  * A run that fails verification exits 1 after printing every result.
@@ -27,8 +29,9 @@
 
 static const char *bench_usage =
 	"usage: ctrbench list\n"
-	"       ctrbench run --algo A[,B...]|all --workload update|charge\n"
+	"       ctrbench run --algo A[,B...]|all --workload update|charge|readers\n"
 	"                    --shape chain:D|tree:AxB[xC...] --threads N\n"
+	"                    [--readers R] [--read-interval-us US] [--read-node random|root|leaf|N]\n"
 	"                    [--duration-ms MS] [--warmup-ms MS] [--format table|csv|json]\n";
 
 static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
@@ -61,6 +64,20 @@ static int bench_cmd_list(void)
 	for (int i = 0; i < bench_nr_algos; i++)
 		printf("%-16s %s\n", bench_algos[i].name, ctr_algo_summary(bench_algos[i].algo));
 	return 0;
+}
+
+/* --read-node: random (default), root, leaf (any leaf), or a node index of the shape. */
+static int bench_parse_read_node(const char *s, int nr_nodes)
+{
+	if (!s || !strcmp(s, "random"))
+		return BENCH_READ_RANDOM;
+	if (!strcmp(s, "root"))
+		return 0;
+	if (!strcmp(s, "leaf"))
+		return BENCH_READ_LEAF;
+	if (*s < '0' || *s > '9')
+		die("bad value '%s' for --read-node (want random, root, leaf or a node index)", s);
+	return bench_parse_int("read-node", s, 0, nr_nodes - 1);
 }
 
 /* "a,b" or "all" into algos[]; dies on an unknown or repeated name. */
@@ -102,10 +119,15 @@ static int bench_cmd_run(int argc, char **argv)
 		{ "duration-ms", required_argument, NULL, 'd' },
 		{ "warmup-ms", required_argument, NULL, 'W' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "readers", required_argument, NULL, 'r' },
+		{ "read-interval-us", required_argument, NULL, 'i' },
+		{ "read-node", required_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct bench_algo *algos[BENCH_MAX_ALGOS];
-	struct bench_config cfg = { .duration_ms = 1000, .warmup_ms = 200 };
+	struct bench_config cfg = { .duration_ms = 1000, .warmup_ms = 200, .readers = -1,
+				    .read_node = BENCH_READ_RANDOM };
+	const char *read_node = NULL;
 	struct bench_output out = { .format = BENCH_FMT_TABLE };
 	char *algo_list = NULL;
 	const char *shape = NULL, *why;
@@ -123,8 +145,10 @@ static int bench_cmd_run(int argc, char **argv)
 				cfg.workload = BENCH_UPDATE;
 			else if (!strcmp(optarg, "charge"))
 				cfg.workload = BENCH_CHARGE;
+			else if (!strcmp(optarg, "readers"))
+				cfg.workload = BENCH_READERS;
 			else
-				die("unknown workload '%s' (want update or charge)", optarg);
+				die("unknown workload '%s' (want update, charge or readers)", optarg);
 			break;
 		case 's':
 			shape = optarg;
@@ -137,6 +161,15 @@ static int bench_cmd_run(int argc, char **argv)
 			break;
 		case 'W':
 			cfg.warmup_ms = bench_parse_int("warmup-ms", optarg, 0, 3600 * 1000);
+			break;
+		case 'r':
+			cfg.readers = bench_parse_int("readers", optarg, 1, BENCH_MAX_THREADS);
+			break;
+		case 'i':
+			cfg.read_interval_us = bench_parse_int("read-interval-us", optarg, 0, 60 * 1000000);
+			break;
+		case 'n':
+			read_node = optarg;
 			break;
 		case 'f':
 			if (bench_output_parse_format(optarg, &out.format))
@@ -162,6 +195,17 @@ static int bench_cmd_run(int argc, char **argv)
 	nr_algos = bench_parse_algos(algo_list, algos);
 	if (bench_shape_parse(shape, &cfg.shape, &why))
 		die("bad shape '%s' (%s)", shape, why);
+	if (cfg.workload != BENCH_READERS) {
+		if (cfg.readers >= 0 || read_node || cfg.read_interval_us)
+			die("--readers, --read-node and --read-interval-us need --workload readers");
+		cfg.readers = 0;
+	} else {
+		if (cfg.readers < 0)
+			cfg.readers = 1;
+		if (cfg.threads + cfg.readers > BENCH_MAX_THREADS)
+			die("too many threads: --threads %d plus --readers %d", cfg.threads, cfg.readers);
+		cfg.read_node = bench_parse_read_node(read_node, cfg.shape.nr_nodes);
+	}
 
 	pmu_init();
 	bench_tsc_calibrate(&cfg.tsc);

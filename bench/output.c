@@ -6,7 +6,7 @@
 
 #include "output.h"
 
-static const char *const bench_workload_names[] = { "update", "charge" };
+static const char *const bench_workload_names[] = { "update", "charge", "readers" };
 
 int bench_output_parse_format(const char *name, enum bench_format *f)
 {
@@ -34,11 +34,13 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 		       "ns_per_op,cpu_ns_per_op,lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_max_ns,"
 		       "lat_samples,charge_fail,limit_max_over,task_clock_ns,verify\n");
 	} else if (o->format == BENCH_FMT_TABLE) {
-		printf("# %s on %s (%d nodes, depth %d), %d thread%s on %d CPU%s%s; %d ms measured after %d ms warm-up\n",
+		printf("# %s on %s (%d nodes, depth %d), %d updater%s + %d reader%s on %d CPU%s%s;"
+		       " %d ms measured after %d ms warm-up\n",
 		       bench_workload_names[cfg->workload], cfg->shape.spec, cfg->shape.nr_nodes,
-		       cfg->shape.depth, cfg->threads, cfg->threads == 1 ? "" : "s", nr_cpus,
-		       nr_cpus == 1 ? "" : "s",
-		       cfg->threads > nr_cpus ? " (more threads than CPUs: workers preempt each other)" : "",
+		       cfg->shape.depth, cfg->threads, cfg->threads == 1 ? "" : "s", cfg->readers,
+		       cfg->readers == 1 ? "" : "s", nr_cpus, nr_cpus == 1 ? "" : "s",
+		       cfg->threads + cfg->readers > nr_cpus ?
+		       " (more threads than CPUs: they preempt each other)" : "",
 		       cfg->duration_ms, cfg->warmup_ms);
 		printf("# latency: 1 %s in %u timed with %s (%.3f ticks/ns%s), %.1f ns timer overhead subtracted,"
 		       " resolution %.1f ns\n",
@@ -47,8 +49,10 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 		       cfg->tsc.invariant ? ", invariant TSC" : ", TSC NOT invariant",
 		       (double)cfg->tsc.overhead / cfg->tsc.ghz,
 		       (double)cfg->tsc.resolution / cfg->tsc.ghz);
-		printf("# ns/op = threads x wall time / ops; cpu ns/op = task-clock / ops%s\n",
-		       cfg->workload == BENCH_CHARGE ? "; an op is one charge attempt (its uncharge included)" : "");
+		printf("# ns/op = updaters x wall time / ops; cpu ns/op = task-clock / ops%s\n",
+		       cfg->workload == BENCH_CHARGE ? "; an op is one charge attempt (its uncharge included)" :
+		       cfg->workload == BENCH_READERS ? " (n/a with readers); read errors are distances outside"
+		       " every value the node held during the read" : "");
 		printf("%-14s %12s %9s %9s %8s %8s %8s %8s %10s %s%s\n", "algo", "ops/s", "ns/op",
 		       "cpu ns/op", "mean", "p50", "p90", "p99", "max", "verify",
 		       cfg->workload == BENCH_CHARGE ? "    refused" : "");
@@ -58,8 +62,31 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 
 static json_t *bench_lat_json(const struct bench_lat *l)
 {
-	return json_pack("{s:f,s:f,s:f,s:f,s:f,s:I}", "mean", l->mean, "p50", l->p50, "p90", l->p90,
-			 "p99", l->p99, "max", l->max, "samples", (json_int_t)l->samples);
+	return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:I}", "mean", l->mean, "p50", l->p50, "p90", l->p90,
+			 "p99", l->p99, "p999", l->p999, "max", l->max, "samples", (json_int_t)l->samples);
+}
+
+/* Flush and lock figures over the window, with rates per second; null where there are none. */
+static json_t *bench_flush_json(const struct bench_result *r)
+{
+	const struct ctr_flush_stats *f = &r->flush;
+	double s = r->seconds > 0 ? r->seconds : 1;
+	const struct ctr_hist *h = &f->flush_ns;
+
+	if (!r->has_flush)
+		return json_null();
+	return json_pack("{s:I,s:f,s:{s:f,s:f,s:f,s:I},s:I,s:f,s:I,s:f,s:I,s:f,s:I}",
+			 "flushes", (json_int_t)f->flushes, "flushes_per_sec", (double)f->flushes / s,
+			 "flush_ns", "mean", h->count ? (double)h->sum / (double)h->count : 0.0,
+			 "p50", (double)ctr_hist_quantile(h, 0.5), "p99", (double)ctr_hist_quantile(h, 0.99),
+			 "max", (json_int_t)h->max,
+			 "lock_contended", (json_int_t)f->lock_contended,
+			 "lock_contended_per_sec", (double)f->lock_contended / s,
+			 "lock_wait_ns", (json_int_t)f->lock_wait_ns,
+			 "lock_wait_s_per_s", (double)f->lock_wait_ns / 1e9 / s,
+			 "lock_hold_ns", (json_int_t)f->lock_hold_ns,
+			 "lock_hold_s_per_s", (double)f->lock_hold_ns / 1e9 / s,
+			 "lock_breaks", (json_int_t)f->lock_breaks);
 }
 
 static json_t *bench_int_array(const int *v, int n)
@@ -83,6 +110,10 @@ static void bench_output_json(const struct bench_config *cfg, const struct bench
 			      "elapsed_s", r->seconds, "ops", (json_int_t)r->ops,
 			      "ops_per_sec", r->ops_per_sec, "ns_per_op", r->ns_per_op,
 			      "cpu_ns_per_op", r->cpu_ns_per_op);
+
+	/* With readers the task-clock covers them too: no per-update CPU figure. */
+	if (cfg->readers)
+		json_object_set_new(j, "cpu_ns_per_op", json_null());
 	json_t *events = json_pack("{s:I}", "task_clock_ns", (json_int_t)r->task_clock_ns);
 
 	/* The sampled operation: an update, or in the charge workload a charge attempt. */
@@ -99,7 +130,28 @@ static void bench_output_json(const struct bench_config *cfg, const struct bench
 	if (cfg->workload == BENCH_CHARGE) {
 		json_object_set_new(j, "charge_fail", json_integer((json_int_t)r->charge_fail));
 		json_object_set_new(j, "limit_max_over", json_integer(r->limit_max_over));
+		/* attempts and rejected are every attempt; the rest from the audited 1 in 64 */
+		json_object_set_new(j, "admission", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}",
+				    "attempts", (json_int_t)r->ops, "rejected", (json_int_t)r->charge_fail,
+				    "audited", (json_int_t)r->audited,
+				    "audited_rejected", (json_int_t)r->audit_rejected,
+				    "false_rejects", (json_int_t)r->false_rejects,
+				    "overshoot_max", (json_int_t)(r->audited ? r->overshoot_max : 0)));
+	} else {
+		json_object_set_new(j, "admission", json_null());
 	}
+	if (cfg->workload == BENCH_READERS) {
+		json_object_set_new(j, "readers", json_integer(cfg->readers));
+		json_object_set_new(j, "reads", json_integer((json_int_t)r->reads));
+		json_object_set_new(j, "reads_per_sec", json_real(r->reads_per_sec));
+		json_object_set_new(j, "read_ns", bench_lat_json(&r->read_lat));
+		json_object_set_new(j, "read_error", json_pack("{s:I,s:f}", "max_abs",
+				    (json_int_t)r->read_err_max, "mean_abs", r->read_err_mean));
+	} else {
+		json_object_set_new(j, "read_ns", json_null());
+		json_object_set_new(j, "read_error", json_null());
+	}
+	json_object_set_new(j, "flush", bench_flush_json(r));
 	json_object_set_new(j, "events", events);
 	json_object_set_new(j, "events_source",
 			    json_string(pmu_source_name(r->clock_source)));
@@ -112,11 +164,42 @@ static void bench_output_json(const struct bench_config *cfg, const struct bench
 			    "overhead_ns", (double)cfg->tsc.overhead / cfg->tsc.ghz,
 			    "resolution_ns", (double)cfg->tsc.resolution / cfg->tsc.ghz,
 			    "sample_every", BENCH_SAMPLE_EVERY));
-	json_object_set_new(j, "cpu_requested", bench_int_array(r->cpu_requested, cfg->threads));
-	json_object_set_new(j, "cpu_observed", bench_int_array(r->cpu_observed, cfg->threads));
+	/* updaters first, then readers */
+	json_object_set_new(j, "cpu_requested", bench_int_array(r->cpu_requested, cfg->threads + cfg->readers));
+	json_object_set_new(j, "cpu_observed", bench_int_array(r->cpu_observed, cfg->threads + cfg->readers));
 	json_dumpf(j, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	putchar('\n');
 	json_decref(j);
+}
+
+/* The table's indented lines under a row: readers, admission audit, flushes. */
+static void bench_table_details(const struct bench_config *cfg, const struct bench_result *r)
+{
+	double s = r->seconds > 0 ? r->seconds : 1;
+
+	if (cfg->workload == BENCH_READERS) {
+		const struct bench_lat *l = &r->read_lat;
+
+		printf("  %-12s %12.4g reads/s; read ns mean %.1f p50 %.1f p99 %.1f p99.9 %.1f max %.1f;"
+		       " error max %lld mean %.2f\n", "reads", r->reads_per_sec, l->mean, l->p50, l->p99,
+		       l->p999, l->max, (long long)r->read_err_max, r->read_err_mean);
+	}
+	if (cfg->workload == BENCH_CHARGE && r->audited)
+		printf("  %-12s %llu of %llu audited refusals had room (false rejects); worst overshoot %lld\n",
+		       "admission", (unsigned long long)r->false_rejects,
+		       (unsigned long long)r->audit_rejected, (long long)r->overshoot_max);
+	if (r->has_flush) {
+		const struct ctr_flush_stats *f = &r->flush;
+
+		printf("  %-12s %llu (%.0f/s), ns mean %.0f p99 %llu; lock contended %llu (%.1f/s),"
+		       " wait %.3f s/s, hold %.3f s/s, breaks %llu\n", "flushes",
+		       (unsigned long long)f->flushes, (double)f->flushes / s,
+		       f->flush_ns.count ? (double)f->flush_ns.sum / (double)f->flush_ns.count : 0.0,
+		       (unsigned long long)ctr_hist_quantile(&f->flush_ns, 0.99),
+		       (unsigned long long)f->lock_contended, (double)f->lock_contended / s,
+		       (double)f->lock_wait_ns / 1e9 / s, (double)f->lock_hold_ns / 1e9 / s,
+		       (unsigned long long)f->lock_breaks);
+	}
 }
 
 void bench_output_result(struct bench_output *o, const struct bench_config *cfg,
@@ -139,9 +222,13 @@ void bench_output_result(struct bench_output *o, const struct bench_config *cfg,
 		       (unsigned long long)r->task_clock_ns, bench_verify_name(r->verify));
 		break;
 	case BENCH_FMT_TABLE:
-		printf("%-14s %12.4g %9.2f %9.2f %8.1f %8.1f %8.1f %8.1f %10.1f %s",
-		       r->ba->name, r->ops_per_sec, r->ns_per_op, r->cpu_ns_per_op, l->mean, l->p50,
-		       l->p90, l->p99, l->max, bench_verify_name(r->verify));
+		printf("%-14s %12.4g %9.2f ", r->ba->name, r->ops_per_sec, r->ns_per_op);
+		if (cfg->readers)
+			printf("%9s", "n/a");
+		else
+			printf("%9.2f", r->cpu_ns_per_op);
+		printf(" %8.1f %8.1f %8.1f %8.1f %10.1f %s", l->mean, l->p50, l->p90, l->p99, l->max,
+		       bench_verify_name(r->verify));
 		if (cfg->workload == BENCH_CHARGE)
 			printf("%*s%5.1f%%", r->verify == 1 ? 5 : 0, "",
 			       r->ops ? 100.0 * (double)r->charge_fail / (double)r->ops : 0.0);
@@ -149,6 +236,7 @@ void bench_output_result(struct bench_output *o, const struct bench_config *cfg,
 			printf(" (node %d: %lld, want %lld)", r->bad_node, (long long)r->got,
 			       (long long)r->want);
 		putchar('\n');
+		bench_table_details(cfg, r);
 		break;
 	}
 	fflush(stdout);

@@ -22,6 +22,10 @@ int bench_worker_phase(struct bench_worker *w, int phase, uint64_t ops, uint64_t
 {
 	if (phase == BENCH_MEASURE) {
 		ctr_hist_reset(&w->hist);
+		w->audited = w->audit_rejected = w->false_rejects = 0;
+		w->overshoot_max = INT64_MIN;
+		w->err_max = 0;
+		w->err_sum = 0;
 		w->ops = ops;
 		w->charge_fail = fails;
 		w->cpu_ns = pmu_task_clock_read(&w->clk);
@@ -35,6 +39,10 @@ int bench_worker_phase(struct bench_worker *w, int phase, uint64_t ops, uint64_t
 		/* Preempted through the whole window: it measured nothing. */
 		ctr_hist_reset(&w->hist);
 		w->ops = w->charge_fail = w->cpu_ns = 0;
+		w->audited = w->audit_rejected = w->false_rejects = 0;
+		w->err_max = 0;
+		w->err_sum = 0;
+		w->overshoot_max = INT64_MIN;
 		return 1;
 	}
 	w->ops = ops - w->ops;
@@ -53,7 +61,7 @@ static void *bench_worker_main(void *arg)
 	struct bench_thread *th = arg;
 	struct bench_worker *w = th->w;
 
-	w->cpu_requested = topo_pin_self(w->index);
+	w->cpu_requested = topo_pin_self(w->reader ? w->gate->nr_updaters + w->index : w->index);
 	pmu_task_clock_open(&w->clk);
 	atomic_fetch_add_explicit(&w->gate->ready, 1, memory_order_release);
 	/* Yield, not spin: there are usually more workers than CPUs here. */
@@ -103,6 +111,7 @@ static void bench_summarize_latency(const struct bench_config *cfg, const struct
 	lat->p50 = bench_ticks_to_ns(cfg, (double)ctr_hist_quantile(h, 0.50));
 	lat->p90 = bench_ticks_to_ns(cfg, (double)ctr_hist_quantile(h, 0.90));
 	lat->p99 = bench_ticks_to_ns(cfg, (double)ctr_hist_quantile(h, 0.99));
+	lat->p999 = bench_ticks_to_ns(cfg, (double)ctr_hist_quantile(h, 0.999));
 	lat->max = bench_ticks_to_ns(cfg, (double)h->max);
 }
 
@@ -151,21 +160,107 @@ static void bench_verify(const struct bench_config *cfg, const struct bench_algo
 	free(want);
 }
 
+/* under[n]: the updaters whose leaf lies in n's subtree (what the exact value of n sums). */
+static int bench_build_under(const struct bench_config *cfg, const struct bench_worker *ws,
+			     struct bench_gate *g)
+{
+	const struct bench_shape *s = &cfg->shape;
+
+	g->under = calloc(s->nr_nodes, sizeof(*g->under));
+	g->nr_under = calloc(s->nr_nodes, sizeof(*g->nr_under));
+	if (!g->under || !g->nr_under)
+		return -ENOMEM;
+	for (int i = 0; i < cfg->threads; i++)
+		for (int n = ws[i].node; n >= 0; n = s->parent[n])
+			g->nr_under[n]++;
+	for (int n = 0; n < s->nr_nodes; n++) {
+		g->under[n] = malloc(sizeof(int) * (g->nr_under[n] ? g->nr_under[n] : 1));
+		if (!g->under[n])
+			return -ENOMEM;
+		g->nr_under[n] = 0;
+	}
+	for (int i = 0; i < cfg->threads; i++)
+		for (int n = ws[i].node; n >= 0; n = s->parent[n])
+			g->under[n][g->nr_under[n]++] = i;
+	return 0;
+}
+
+static void bench_free_under(const struct bench_config *cfg, struct bench_gate *g)
+{
+	for (int n = 0; g->under && n < cfg->shape.nr_nodes; n++)
+		free(g->under[n]);
+	free(g->under);
+	free(g->nr_under);
+}
+
+/* Sum what the threads measured into r. */
+static void bench_collect(const struct bench_config *cfg, const struct bench_worker *ws,
+			  struct bench_result *r)
+{
+	const int nthr = cfg->threads, total = nthr + cfg->readers;
+	struct ctr_hist *upd = calloc(1, sizeof(*upd)), *rd = calloc(1, sizeof(*rd));
+	double err_sum = 0;
+
+	r->clock_source = PMU_SRC_PERF;
+	r->overshoot_max = INT64_MIN;
+	for (int i = 0; i < total; i++) {
+		const struct bench_worker *w = &ws[i];
+
+		r->task_clock_ns += w->cpu_ns;
+		if (w->clk.source != PMU_SRC_PERF) {
+			r->clock_source = w->clk.source;
+			r->clock_errno = w->clk.open_errno;
+		}
+		r->cpu_requested[i] = w->cpu_requested;
+		r->cpu_observed[i] = w->cpu_observed;
+		if (w->reader) {
+			r->reads += w->ops;
+			err_sum += w->err_sum;
+			if (w->err_max > r->read_err_max)
+				r->read_err_max = w->err_max;
+			if (rd)
+				ctr_hist_merge(rd, &w->hist);
+			continue;
+		}
+		r->ops += w->ops;
+		r->charge_fail += w->charge_fail;
+		r->audited += w->audited;
+		r->audit_rejected += w->audit_rejected;
+		r->false_rejects += w->false_rejects;
+		if (w->audited && w->overshoot_max > r->overshoot_max)
+			r->overshoot_max = w->overshoot_max;
+		if (upd)
+			ctr_hist_merge(upd, &w->hist);
+	}
+	r->ops_per_sec = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
+	r->ns_per_op = r->ops ? r->seconds * 1e9 * nthr / (double)r->ops : 0;
+	/* CPU time of the updaters only would need per-role clocks; readers' share is in reads. */
+	r->cpu_ns_per_op = r->ops && !cfg->readers ? (double)r->task_clock_ns / (double)r->ops : 0;
+	r->reads_per_sec = r->seconds > 0 ? (double)r->reads / r->seconds : 0;
+	r->read_err_mean = r->reads ? err_sum / (double)r->reads : 0;
+	if (upd)
+		bench_summarize_latency(cfg, upd, &r->lat);
+	if (rd)
+		bench_summarize_latency(cfg, rd, &r->read_lat);
+	free(upd);
+	free(rd);
+}
+
 int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 		  struct bench_result *r)
 {
-	const int nthr = cfg->threads;
+	const int nthr = cfg->threads, total = nthr + cfg->readers;
 	struct bench_gate gate __ctr_aligned = { 0 };
 	struct bench_worker *ws = NULL;
 	struct bench_thread *th = NULL;
 	pthread_t *tids = NULL;
-	struct ctr_hist *all = NULL;
 	struct ctr_params p = {
 		.nr_nodes = cfg->shape.nr_nodes,
 		.parent = cfg->shape.parent,
 		.nr_cpus = nthr,
 		.nr_stats = 1,
 	};
+	struct ctr_flush_stats *fs = NULL;
 	struct ctr_tree *t = NULL;
 	int64_t *limit = NULL;
 	uint64_t t0 = 0, t1 = 0;
@@ -173,84 +268,97 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 
 	memset(r, 0, sizeof(*r));
 	r->ba = ba;
-	ws = ctr_zalloc_aligned(sizeof(*ws) * nthr);
-	th = calloc(nthr, sizeof(*th));
-	tids = calloc(nthr, sizeof(*tids));
-	all = calloc(1, sizeof(*all));
-	r->cpu_requested = calloc(nthr, sizeof(int));
-	r->cpu_observed = calloc(nthr, sizeof(int));
-	if (!ws || !th || !tids || !all || !r->cpu_requested || !r->cpu_observed)
+	ws = ctr_zalloc_aligned(sizeof(*ws) * total);
+	th = calloc(total, sizeof(*th));
+	tids = calloc(total, sizeof(*tids));
+	fs = calloc(1, sizeof(*fs));
+	r->cpu_requested = calloc(total, sizeof(int));
+	r->cpu_observed = calloc(total, sizeof(int));
+	if (!ws || !th || !tids || !fs || !r->cpu_requested || !r->cpu_observed)
 		goto out;
-	for (int i = 0; i < nthr; i++) {
+	for (int i = 0; i < total; i++) {
 		ws[i].gate = &gate;
-		ws[i].index = i;
+		ws[i].reader = i >= nthr;
+		ws[i].index = ws[i].reader ? i - nthr : i;
 		ws[i].node = cfg->shape.leaves[i % cfg->shape.nr_leaves];
 		ws[i].workload = cfg->workload;
 		th[i].w = &ws[i];
-		th[i].loop = ba->loop[cfg->workload];
+		th[i].loop = ws[i].reader ? ba->read_loop : ba->loop[cfg->workload];
 	}
+	for (int i = nthr; i < total; i++) {
+		ws[i].seen = calloc(nthr, sizeof(int64_t));
+		if (!ws[i].seen)
+			goto out;
+	}
+	gate.updaters = ws;
+	gate.parent = cfg->shape.parent;
+	gate.nr_nodes = cfg->shape.nr_nodes;
+	gate.nr_updaters = nthr;
+	gate.leaves = cfg->shape.leaves;
+	gate.nr_leaves = cfg->shape.nr_leaves;
+	gate.read_node = cfg->read_node;
+	gate.read_interval_us = cfg->read_interval_us;
+	err = bench_build_under(cfg, ws, &gate);
+	if (err)
+		goto out;
+	err = -ENOMEM;
 	if (cfg->workload == BENCH_CHARGE) {
 		limit = bench_charge_limits(cfg, ws);
 		if (!limit)
 			goto out;
 		p.limit = limit;
+		gate.limit = limit;
 	}
 	t = ctr_tree_new(ba->algo, &p);
 	if (!t) {
 		err = -errno;
 		goto out;
 	}
-	for (int i = 0; i < nthr; i++) {
+	r->has_flush = ba->algo->flush_stats != NULL;
+	for (int i = 0; i < total; i++) {
 		ws[i].tree = t;
 		err = -pthread_create(&tids[i], NULL, bench_worker_main, &th[i]);
 		if (err)
 			goto stop;
 		started++;
 	}
-	while (atomic_load_explicit(&gate.ready, memory_order_acquire) < nthr)
+	while (atomic_load_explicit(&gate.ready, memory_order_acquire) < total)
 		bench_sleep_ms(1);
 	atomic_store_explicit(&gate.phase, BENCH_WARMUP, memory_order_release);
 	bench_sleep_ms(cfg->warmup_ms);
 	t0 = bench_time_ns();
 	atomic_store_explicit(&gate.phase, BENCH_MEASURE, memory_order_release);
+	if (r->has_flush)	/* the window's flushes only */
+		ba->algo->flush_stats(t, fs, 1);
 	bench_sleep_ms(cfg->duration_ms);
 	atomic_store_explicit(&gate.phase, BENCH_STOP, memory_order_release);
 	t1 = bench_time_ns();
 	err = 0;
 stop:
-	/* On a failed start the gate goes straight to STOP, so started workers exit. */
+	/* On a failed start the gate goes straight to STOP, so started threads exit. */
 	atomic_store_explicit(&gate.phase, BENCH_STOP, memory_order_release);
 	for (int i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
 	if (err)
 		goto out;
-
-	r->seconds = (double)(t1 - t0) / 1e9;
-	r->clock_source = PMU_SRC_PERF;
-	for (int i = 0; i < nthr; i++) {
-		r->ops += ws[i].ops;
-		r->charge_fail += ws[i].charge_fail;
-		r->task_clock_ns += ws[i].cpu_ns;
-		if (ws[i].clk.source != PMU_SRC_PERF) {
-			r->clock_source = ws[i].clk.source;
-			r->clock_errno = ws[i].clk.open_errno;
-		}
-		r->cpu_requested[i] = ws[i].cpu_requested;
-		r->cpu_observed[i] = ws[i].cpu_observed;
-		ctr_hist_merge(all, &ws[i].hist);
+	/* Before verification, whose exact reads flush. */
+	if (r->has_flush) {
+		ba->algo->flush_stats(t, fs, 0);
+		r->flush = *fs;
 	}
-	r->ops_per_sec = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
-	r->ns_per_op = r->ops ? r->seconds * 1e9 * nthr / (double)r->ops : 0;
-	r->cpu_ns_per_op = r->ops ? (double)r->task_clock_ns / (double)r->ops : 0;
-	bench_summarize_latency(cfg, all, &r->lat);
+	r->seconds = (double)(t1 - t0) / 1e9;
+	bench_collect(cfg, ws, r);
 	r->error_bound = ctr_read_error_bound(t);
 	bench_verify(cfg, ba, t, ws, limit, r);
 out:
 	ctr_tree_free(t);
+	bench_free_under(cfg, &gate);
 	free(limit);
-	free(all);
+	free(fs);
 	free(tids);
 	free(th);
+	for (int i = nthr; ws && i < total; i++)
+		free(ws[i].seen);
 	free(ws);
 	return err;
 }

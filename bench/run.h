@@ -24,17 +24,23 @@ struct bench_shape {
 int bench_shape_parse(const char *spec, struct bench_shape *s, const char **why);
 void bench_shape_free(struct bench_shape *s);
 
+#define BENCH_READ_RANDOM (-1)	/* each read picks any node */
+#define BENCH_READ_LEAF (-2)	/* each read picks one of the leaves */
+
 struct bench_config {
 	enum bench_workload workload;	/* what the workers do */
 	struct bench_shape shape;	/* the tree */
 	int threads;			/* workers, worker i owns slot i */
 	int duration_ms;		/* measured window */
 	int warmup_ms;			/* untimed run before it */
+	int readers;			/* readers workload: reader threads */
+	int read_interval_us;		/* readers: pause between reads, 0 = back to back */
+	int read_node;			/* readers: BENCH_READ_RANDOM, BENCH_READ_LEAF, or a node */
 	struct bench_tsc_info tsc;	/* calibrated once per process */
 };
 
 struct bench_lat {
-	double mean, p50, p90, p99, max;	/* ns, timer overhead subtracted */
+	double mean, p50, p90, p99, p999, max;	/* ns, timer overhead subtracted */
 	uint64_t samples;			/* timed operations */
 };
 
@@ -56,8 +62,19 @@ struct bench_result {
 	int64_t read_error;		/* max |ctr_read - ctr_read_exact| over nodes at rest */
 	uint64_t charge_fail;		/* refused charges in the window */
 	int64_t limit_max_over;		/* worst value - limit over nodes at rest (<= 0 is within) */
-	int *cpu_requested;		/* per worker: PU it pinned to (-errno on failure) */
-	int *cpu_observed;		/* per worker: PU it was on at the end */
+	uint64_t audited;		/* charge: sampled attempts checked against exact values */
+	uint64_t audit_rejected;	/* ... refused */
+	uint64_t false_rejects;		/* ... refused although every level had room */
+	int64_t overshoot_max;		/* ... worst exact value - limit after an admission */
+	uint64_t reads;			/* readers: reads in the window */
+	double reads_per_sec;		/* reads / seconds */
+	struct bench_lat read_lat;	/* readers: every read timed */
+	int64_t read_err_max;		/* readers: worst distance of a read outside the exact window */
+	double read_err_mean;		/* readers: mean of those distances */
+	int has_flush;			/* the algorithm reports flush figures */
+	struct ctr_flush_stats flush;	/* its flushes and flush lock over the window */
+	int *cpu_requested;		/* per thread (updaters, then readers): PU it pinned to (-errno) */
+	int *cpu_observed;		/* per thread: PU it was on at the end */
 };
 
 /* Run one algorithm; 0 or -errno (the tree could not be created). */

@@ -19,13 +19,6 @@ static void atomic_tree_fini(struct ctr_tree *t)
 	free(ctr_container_of(t, struct ctr_atomic_tree, base)->val);
 }
 
-static int64_t atomic_tree_read(struct ctr_tree *t, int node, int stat)
-{
-	struct ctr_atomic_tree *a = ctr_container_of(t, struct ctr_atomic_tree, base);
-
-	return atomic_load_explicit(__ctr_atomic_tree_word(a, node, stat), memory_order_relaxed);
-}
-
 const struct ctr_algo ctr_algo_atomic_tree = {
 	.name = "atomic_tree",
 	.summary = "page counters (d): an atomic per node, updates walk ancestors; exact reads, limit never exceeded at rest",
@@ -33,7 +26,7 @@ const struct ctr_algo ctr_algo_atomic_tree = {
 	.init = atomic_tree_init,
 	.fini = atomic_tree_fini,
 	.add = ctr_atomic_tree_add,
-	.read = atomic_tree_read,
-	.read_exact = atomic_tree_read,
+	.read = ctr_atomic_tree_read,
+	.read_exact = ctr_atomic_tree_read,
 	.try_charge = ctr_atomic_tree_try_charge,
 };

@@ -33,6 +33,14 @@ static inline void ctr_atomic_tree_add(struct ctr_tree *t, int cpu, int node, in
 		atomic_fetch_add_explicit(__ctr_atomic_tree_word(a, n, stat), delta, memory_order_relaxed);
 }
 
+/* One load: exact at all times. */
+static inline int64_t ctr_atomic_tree_read(struct ctr_tree *t, int node, int stat)
+{
+	struct ctr_atomic_tree *a = ctr_container_of(t, struct ctr_atomic_tree, base);
+
+	return atomic_load_explicit(__ctr_atomic_tree_word(a, node, stat), memory_order_relaxed);
+}
+
 /*
  * The kernel's speculative charge (page_counter_try_charge): add at each
  * level going up, and at the first level that went over its limit take the

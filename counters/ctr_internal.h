@@ -71,8 +71,6 @@ struct ctr_tree {
 /* Flush and lock figures of algorithms that flush (rstat); see ctr_algo.flush_stats. */
 struct ctr_flush_stats {
 	uint64_t flushes;		/* flushes done, any cause */
-	uint64_t reads;			/* ctr_read calls */
-	uint64_t read_flushes;		/* ... that flushed or waited for a flush */
 	uint64_t lock_acquisitions;	/* global flush lock taken */
 	uint64_t lock_contended;	/* ... after waiting */
 	uint64_t lock_wait_ns;		/* time spent waiting for it */

@@ -5,10 +5,13 @@
  *
  * To add an algorithm `foo`:
  *  1. counters/foo.h: `struct ctr_foo` with `struct ctr_tree base` as its
- *     first member, `extern const struct ctr_algo ctr_algo_foo;`, and the hot
- *     path as static inline functions with exactly these signatures:
+ *     first member, `extern const struct ctr_algo ctr_algo_foo;`, and the
+ *     timed paths as static inline functions with exactly these signatures:
  *       void ctr_foo_add(struct ctr_tree *t, int cpu, int node, int stat, int64_t delta);
  *       int ctr_foo_try_charge(struct ctr_tree *t, int cpu, int node, int64_t delta);
+ *       int64_t ctr_foo_read(struct ctr_tree *t, int node, int stat);
+ *     (an inline wrapper around an out-of-line slow path is fine: the rule
+ *     is no indirect call in a timed loop).
  *  2. counters/foo.c: init/fini/read/read_exact (and error_bound if not
  *     exact) and the `const struct ctr_algo ctr_algo_foo` table.  The
  *     Makefile finds the file by wildcard.

@@ -28,17 +28,6 @@ static void locked_tree_fini(struct ctr_tree *t)
 	free(l->val);
 }
 
-static int64_t locked_tree_read(struct ctr_tree *t, int node, int stat)
-{
-	struct ctr_locked_tree *l = ctr_container_of(t, struct ctr_locked_tree, base);
-	int64_t v;
-
-	pthread_mutex_lock(&l->lock);
-	v = l->val[(size_t)node * t->nr_stats + stat];
-	pthread_mutex_unlock(&l->lock);
-	return v;
-}
-
 const struct ctr_algo ctr_algo_locked_tree = {
 	.name = "locked_tree",
 	.summary = "baseline: one mutex around a plain tree of sums; exact, every operation serializes",
@@ -46,7 +35,7 @@ const struct ctr_algo ctr_algo_locked_tree = {
 	.init = locked_tree_init,
 	.fini = locked_tree_fini,
 	.add = ctr_locked_tree_add,
-	.read = locked_tree_read,
-	.read_exact = locked_tree_read,
+	.read = ctr_locked_tree_read,
+	.read_exact = ctr_locked_tree_read,
 	.try_charge = ctr_locked_tree_try_charge,
 };

@@ -36,6 +36,17 @@ static inline void ctr_locked_tree_add(struct ctr_tree *t, int cpu, int node, in
 	pthread_mutex_unlock(&l->lock);
 }
 
+static inline int64_t ctr_locked_tree_read(struct ctr_tree *t, int node, int stat)
+{
+	struct ctr_locked_tree *l = ctr_container_of(t, struct ctr_locked_tree, base);
+	int64_t v;
+
+	pthread_mutex_lock(&l->lock);
+	v = l->val[(size_t)node * t->nr_stats + stat];
+	pthread_mutex_unlock(&l->lock);
+	return v;
+}
+
 /* Check and charge under the lock: exact, a level never exceeds its limit. */
 static inline int ctr_locked_tree_try_charge(struct ctr_tree *t, int cpu, int node, int64_t delta)
 {

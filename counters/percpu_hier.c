@@ -43,7 +43,7 @@ const struct ctr_algo ctr_algo_percpu_hier = {
 	.init = percpu_hier_init,
 	.fini = percpu_hier_fini,
 	.add = ctr_percpu_hier_add,
-	.read = __ctr_percpu_hier_sum,
-	.read_exact = __ctr_percpu_hier_sum,
+	.read = ctr_percpu_hier_read,
+	.read_exact = ctr_percpu_hier_read,
 	.try_charge = ctr_percpu_hier_try_charge,
 };

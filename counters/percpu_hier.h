@@ -45,7 +45,7 @@ static inline void ctr_percpu_hier_add(struct ctr_tree *t, int cpu, int node, in
 }
 
 /* Sum of (node, stat) over all CPUs: not a snapshot while updates run. */
-static inline int64_t __ctr_percpu_hier_sum(struct ctr_tree *t, int node, int stat)
+static inline int64_t ctr_percpu_hier_read(struct ctr_tree *t, int node, int stat)
 {
 	struct ctr_percpu_hier *p = ctr_container_of(t, struct ctr_percpu_hier, base);
 	size_t off = (size_t)node * t->nr_stats + stat;
@@ -70,7 +70,7 @@ static inline int64_t __ctr_percpu_hier_sum(struct ctr_tree *t, int node, int st
 static inline int ctr_percpu_hier_try_charge(struct ctr_tree *t, int cpu, int node, int64_t delta)
 {
 	ctr_for_each_ancestor(t, n, node)
-		if (!ctr_within_limit(__ctr_percpu_hier_sum(t, n, 0), delta, ctr_limit(t, n)))
+		if (!ctr_within_limit(ctr_percpu_hier_read(t, n, 0), delta, ctr_limit(t, n)))
 			return 0;
 	ctr_percpu_hier_add(t, cpu, node, 0, delta);
 	return 1;

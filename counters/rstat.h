@@ -110,9 +110,7 @@ struct ctr_rstat {
 	_Atomic int64_t total __ctr_aligned;	/* rstat_threshold: |delta| handed in by CPUs since the last flush */
 	_Atomic int ongoing __ctr_aligned;	/* rstat_unified: a reader is flushing */
 	_Atomic uint64_t flush_seq;		/* rstat_unified: completed reader flushes */
-	_Atomic uint64_t last_flush_ns;		/* ratelimit/threshold: CLOCK_MONOTONIC of the last periodic flush */
-	_Atomic uint64_t reads;			/* ctr_read calls (not on the update path) */
-	_Atomic uint64_t read_flushes;		/* ... that flushed (or waited for a flush) */
+	_Atomic uint64_t last_flush_ns;		/* CLOCK_MONOTONIC_COARSE of the last flush from the root */
 
 	/* The periodic flusher (ratelimit, threshold); created with the tree, joined by free. */
 	pthread_t flusher;		/* its thread */
@@ -195,6 +193,10 @@ static inline int ctr_##name##_try_charge(struct ctr_tree *t, int cpu, int node,
 					  int64_t delta)				\
 {											\
 	return __ctr_rstat_try_charge(t, cpu, node, delta, policy);			\
+}											\
+static inline int64_t ctr_##name##_read(struct ctr_tree *t, int node, int stat)	\
+{											\
+	return __ctr_rstat_read(t, node, stat);						\
 }
 
 CTR_RSTAT_POLICY_OPS(rstat_force, CTR_RSTAT_FORCE)

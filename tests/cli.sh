@@ -41,6 +41,11 @@ BADVAL="--bogus" bad run --algo atomic_tree --workload update --shape chain:2 --
 BADVAL="extra" bad run --algo atomic_tree --workload update --shape chain:2 --threads 1 extra
 BADVAL="xml" bad "${R[@]}" --algo atomic_tree --format xml
 BADVAL="read" bad run --algo atomic_tree --workload read --shape chain:2 --threads 1
+BADVAL="--workload readers" bad run --algo atomic_tree --workload update --shape chain:2 --threads 1 --readers 2
+BADVAL="'0'" bad run --algo atomic_tree --workload readers --shape chain:2 --threads 1 --readers 0
+BADVAL="'top'" bad run --algo atomic_tree --workload readers --shape chain:2 --threads 1 --read-node top
+BADVAL="'2'" bad run --algo atomic_tree --workload readers --shape chain:2 --threads 1 --read-node 2
+BADVAL="'-1'" bad run --algo atomic_tree --workload readers --shape chain:2 --threads 1 --read-interval-us -1
 BADVAL="--threads" bad run --algo atomic_tree --workload update --shape chain:2 --threads
 BADVAL="frobnicate" bad frobnicate
 BADVAL="'-x'" bad run -xy --algo atomic_tree --shape chain:2 --threads 1
@@ -81,8 +86,24 @@ for l, algo in zip(lines, ["atomic_tree", "percpu_hier"]):
 PY
 then ok "run --format json: two verified lines with the promised fields"; else nok "run --format json (exit $rc)"; cat "$tmp/json" | sed 's/^/#   /'; fi
 
+# readers: rstat_ratelimit reads are visibly stale under updates, rstat_force's are exact at rest,
+# and the flush figures are there for the rstat algorithms only.
+"$B" run --algo rstat_force,rstat_ratelimit,atomic_tree --workload readers --readers 2 --shape chain:4 \
+	--threads 2 --duration-ms 300 --warmup-ms 50 --format json >"$tmp/readers"
+rc=$?
+if [ $rc -eq 0 ] && python3 - "$tmp/readers" <<'PY'
+import json, sys
+j = {r["algo"]: r for r in map(json.loads, open(sys.argv[1]))}
+assert j["rstat_ratelimit"]["read_error"]["max_abs"] > 0, j["rstat_ratelimit"]["read_error"]
+assert j["rstat_force"]["read_error_at_rest"] == 0 and j["rstat_force"]["read_error"]["max_abs"] == 0
+assert j["atomic_tree"]["flush"] is None and j["rstat_force"]["flush"]["flushes"] > 0
+for r in j.values():
+    assert r["verify"] == "ok" and r["reads"] > 0 and set(r["read_ns"]) >= {"p50", "p999", "max"}
+PY
+then ok "readers: ratelimit stale under updates, force exact, flush figures"; else nok "readers workload (exit $rc)"; sed 's/^/#   /' "$tmp/readers"; fi
+
 # Every algorithm and baseline runs both workloads on a bushy tree, more threads than CPUs.
-for w in update charge; do
+for w in update charge readers; do
 	"$B" run --algo all --workload $w --shape tree:3x2x2 --threads 5 --duration-ms 50 \
 		--warmup-ms 10 --format csv >"$tmp/csv"
 	rc=$?
