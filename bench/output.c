@@ -184,6 +184,19 @@ static void bench_table_details(const struct bench_config *cfg, const struct ben
 		       " error max %lld mean %.2f\n", "reads", r->reads_per_sec, l->mean, l->p50, l->p99,
 		       l->p999, l->max, (long long)r->read_err_max, r->read_err_mean);
 	}
+	/* The stated bound beside what was observed, for every algorithm that is not exact. */
+	if (r->error_bound != 0 || r->read_error != 0) {
+		char bound[32];
+
+		if (r->error_bound < 0)
+			snprintf(bound, sizeof(bound), "by time only");
+		else
+			snprintf(bound, sizeof(bound), "%lld", (long long)r->error_bound);
+		printf("  %-12s ctr_read off by %lld at rest", "read error", (long long)r->read_error);
+		if (cfg->workload == BENCH_READERS)
+			printf(", %lld at most under updates", (long long)r->read_err_max);
+		printf("; stated bound %s\n", bound);
+	}
 	if (cfg->workload == BENCH_CHARGE && r->audited)
 		printf("  %-12s %llu of %llu audited refusals had room (false rejects); worst overshoot %lld\n",
 		       "admission", (unsigned long long)r->false_rejects,
