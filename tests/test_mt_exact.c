@@ -145,21 +145,7 @@ static void test_concurrent_exact(void **state)
 		run_tree(a, &rng);
 }
 
-static int setup_algo(void **state)
-{
-	static int next;
-
-	*state = (void *)ctr_algo_at(next++);
-	return *state ? 0 : -1;
-}
-
 int main(void)
 {
-	struct CMUnitTest tests[64];
-	int n = ctr_algo_count();
-
-	for (int i = 0; i < n; i++)
-		tests[i] = (struct CMUnitTest){ ctr_algo_name(ctr_algo_at(i)), test_concurrent_exact,
-						setup_algo, NULL, NULL };
-	return _cmocka_run_group_tests("test_mt_exact", tests, n, NULL, NULL);
+	return tu_run_per_algo("test_mt_exact", test_concurrent_exact);
 }

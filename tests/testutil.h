@@ -89,4 +89,25 @@ static inline void tu_hier_sums(const int *parent, int n, int nr_stats, const in
 #define TU_FOR_EACH_ALGO(a) \
 	for (int __i = 0; __i < ctr_algo_count() && ((a) = ctr_algo_at(__i)); __i++)
 
+/* Hands the next registered algorithm to each test of a tu_run_per_algo() group, in order. */
+static inline int tu_setup_next_algo(void **state)
+{
+	static int next;
+
+	*state = (void *)ctr_algo_at(next++);
+	return *state ? 0 : -1;
+}
+
+/* Run fn once per registered algorithm, each a test named after it (so a failure names it). */
+static inline int tu_run_per_algo(const char *group, CMUnitTestFunction fn)
+{
+	struct CMUnitTest tests[256];
+	int n = ctr_algo_count() < 256 ? ctr_algo_count() : 256;
+
+	for (int i = 0; i < n; i++)
+		tests[i] = (struct CMUnitTest){ ctr_algo_name(ctr_algo_at(i)), fn, tu_setup_next_algo,
+						NULL, NULL };
+	return _cmocka_run_group_tests(group, tests, n, NULL, NULL);
+}
+
 #endif /* CTR_TESTUTIL_H */
