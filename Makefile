@@ -41,8 +41,8 @@ TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 MT_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(MT_TEST_SRC))
 ST_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(ST_TEST_SRC))
 
-BENCH_CFLAGS := $(call pc,--cflags libperf jansson)
-BENCH_LIBS := $(call pc,--libs --static libperf) $(call pc,--libs jansson) -lm
+BENCH_CFLAGS := $(call pc,--cflags libperf jansson hwloc)
+BENCH_LIBS := $(call pc,--libs --static libperf) $(call pc,--libs jansson hwloc) -lnuma -lm
 TEST_CFLAGS := $(call pc,--cflags cmocka)
 TEST_LIBS := $(call pc,--libs cmocka)
 
