@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/mempolicy.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 
 #include "list.h"
 
@@ -53,6 +56,53 @@ void *ctr_zalloc_aligned(size_t size)
 	if (p)
 		memset(p, 0, size);
 	return p;
+}
+
+static size_t ctr_page_round(size_t size)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	return CTR_ROUND_UP(size ? size : 1, page);
+}
+
+void *ctr_alloc_slot_area(const struct ctr_tree *t, int cpu, size_t size)
+{
+	unsigned long mask[16] = { 0 };	/* nodes 0..1023 */
+	int node = t->slot_node ? t->slot_node[cpu] : -1;
+	size_t len;
+	void *p;
+
+	if (node < 0)
+		return ctr_zalloc_aligned(size);
+	if (node >= (int)(sizeof(mask) * 8)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	len = ctr_page_round(size);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	mask[node / (8 * sizeof(long))] = 1UL << (node % (8 * sizeof(long)));
+	/* Bind before the first touch, so the pages are allocated there and nowhere else. */
+	if (syscall(SYS_mbind, p, len, MPOL_BIND, mask, sizeof(mask) * 8, 0)) {
+		int err = errno;
+
+		munmap(p, len);
+		errno = err;
+		return NULL;
+	}
+	memset(p, 0, len);
+	return p;
+}
+
+void ctr_free_slot_area(const struct ctr_tree *t, void *p, size_t size)
+{
+	if (!p)
+		return;
+	if (t->slot_node)
+		munmap(p, ctr_page_round(size));
+	else
+		free(p);
 }
 
 #ifdef CTR_DEBUG
@@ -111,6 +161,16 @@ static int ctr_init_shape(struct ctr_tree *t, const struct ctr_params *p)
 			return -ENOMEM;
 		memcpy(t->limit, p->limit, sizeof(int64_t) * p->nr_nodes);
 	}
+	if (p->slot_node) {
+		t->slot_node = malloc(sizeof(int) * t->nr_cpus);
+		if (!t->slot_node)
+			return -ENOMEM;
+		for (int i = 0; i < t->nr_cpus; i++) {
+			if (p->slot_node[i] < 0)
+				return -EINVAL;
+			t->slot_node[i] = p->slot_node[i];
+		}
+	}
 	return 0;
 }
 
@@ -136,6 +196,7 @@ static void ctr_free_base(struct ctr_tree *t)
 	free(t->parent);
 	free(t->depth);
 	free(t->limit);
+	free(t->slot_node);
 	free(t);
 }
 

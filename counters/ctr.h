@@ -51,6 +51,8 @@ struct ctr_params {		/* zero = default for every field but nr_nodes */
 	int64_t batch;		/* batching threshold, where the algorithm has one; 0 = its default */
 	int flush_period_ms;	/* periodic flusher period, where the algorithm has one; 0 = its default */
 	const char *options;	/* "key=value,..." algorithm-specific; unknown key -> EINVAL */
+	const int *slot_node;	/* NUMA node of each slot's owner, [nr_cpus]; NULL: memory goes where it
+				 * is first touched.  Given, every per-slot region is bound to its node. */
 };
 
 /* The registry of algorithms, in the order of counters/list.h. */

@@ -54,6 +54,7 @@ struct ctr_tree {
 	int64_t *limit;			/* per-node limit on stat 0, CTR_NO_LIMIT = none; NULL if no limits */
 	int64_t batch;			/* params.batch as given (0 = the algorithm's default) */
 	int flush_period_ms;		/* params.flush_period_ms as given */
+	int *slot_node;			/* NUMA node per slot, or NULL (params.slot_node, copied) */
 };
 
 /* Walk node and its ancestors up to the root. */
@@ -120,5 +121,15 @@ static inline int ctr_within_limit(int64_t value, int64_t delta, int64_t limit)
 
 /* Cache-line-aligned zeroed allocation of at least size bytes; NULL on ENOMEM. */
 void *ctr_zalloc_aligned(size_t size);
+
+/*
+ * The region a slot owns (its per-CPU area), zeroed: on the slot's NUMA node
+ * when the tree has a slot-to-node map (whole pages, bound with mbind, as the
+ * kernel's per-CPU allocator places each CPU's chunk), else as
+ * ctr_zalloc_aligned.  NULL with errno set (EINVAL for a node that does not
+ * exist).  Free with ctr_free_slot_area and the same size.
+ */
+void *ctr_alloc_slot_area(const struct ctr_tree *t, int cpu, size_t size);
+void ctr_free_slot_area(const struct ctr_tree *t, void *p, size_t size);
 
 #endif /* CTR_INTERNAL_H */

@@ -336,14 +336,21 @@ static int ctr_rstat_set_option(struct ctr_tree *t, const char *key, const char 
 	return 0;
 }
 
-/* One block per slot: header, slots, last values, links; each part on its own lines. */
-static struct ctr_rstat_cpu *ctr_rstat_cpu_new(const struct ctr_tree *t)
+/* One block per slot (on the slot's node if mapped): header, slots, last values, links; each part on its own lines. */
+static size_t ctr_rstat_cpu_size(const struct ctr_tree *t, size_t *hdr, size_t *vals)
 {
 	size_t words = (size_t)t->nr_nodes * t->nr_stats;
-	size_t hdr = CTR_ROUND_UP(sizeof(struct ctr_rstat_cpu), CTR_CACHELINE);
-	size_t vals = CTR_ROUND_UP(words * sizeof(int64_t), CTR_CACHELINE);
 	size_t links = CTR_ROUND_UP(t->nr_nodes * sizeof(struct ctr_rstat_link), CTR_CACHELINE);
-	struct ctr_rstat_cpu *c = ctr_zalloc_aligned(hdr + 2 * vals + links);
+
+	*hdr = CTR_ROUND_UP(sizeof(struct ctr_rstat_cpu), CTR_CACHELINE);
+	*vals = CTR_ROUND_UP(words * sizeof(int64_t), CTR_CACHELINE);
+	return *hdr + 2 * *vals + links;
+}
+
+static struct ctr_rstat_cpu *ctr_rstat_cpu_new(const struct ctr_tree *t, int cpu)
+{
+	size_t hdr, vals;
+	struct ctr_rstat_cpu *c = ctr_alloc_slot_area(t, cpu, ctr_rstat_cpu_size(t, &hdr, &vals));
 
 	if (!c)
 		return NULL;
@@ -366,8 +373,10 @@ static void ctr_rstat_fini(struct ctr_tree *t)
 	for (int cpu = 0; r->cpu && cpu < t->nr_cpus; cpu++) {
 		if (!r->cpu[cpu])
 			continue;
+		size_t hdr, vals;
+
 		pthread_mutex_destroy(&r->cpu[cpu]->lock);
-		free(r->cpu[cpu]);
+		ctr_free_slot_area(t, r->cpu[cpu], ctr_rstat_cpu_size(t, &hdr, &vals));
 	}
 	free(r->cpu);
 	free(r->aggr);
@@ -400,9 +409,11 @@ static int ctr_rstat_init(struct ctr_tree *t, enum ctr_rstat_policy policy)
 	if (!r->cpu || !r->aggr || !r->pending || !r->stack)
 		goto fail;
 	for (int cpu = 0; cpu < t->nr_cpus; cpu++) {
-		r->cpu[cpu] = ctr_rstat_cpu_new(t);
-		if (!r->cpu[cpu])
+		r->cpu[cpu] = ctr_rstat_cpu_new(t, cpu);
+		if (!r->cpu[cpu]) {
+			err = errno ? -errno : -ENOMEM;
 			goto fail;
+		}
 	}
 	if (policy == CTR_RSTAT_RATELIMIT || policy == CTR_RSTAT_THRESHOLD) {
 		err = ctr_rstat_start_flusher(r);
