@@ -42,7 +42,7 @@ MT_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(MT_TEST_SRC))
 ST_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(ST_TEST_SRC))
 
 BENCH_CFLAGS := $(call pc,--cflags libperf jansson hwloc)
-BENCH_LIBS := $(call pc,--libs --static libperf) $(call pc,--libs jansson hwloc) -lnuma -lm
+BENCH_LIBS := $(call pc,--libs --static libperf) $(call pc,--libs jansson hwloc) -lpfm -lnuma -lm
 TEST_CFLAGS := $(call pc,--cflags cmocka)
 TEST_LIBS := $(call pc,--libs cmocka)
 
