@@ -147,8 +147,10 @@ static void bench_verify(const struct bench_config *cfg, const struct bench_algo
 	for (int n = 0; r->verify >= 0 && n < s->nr_nodes; n++) {
 		int64_t expect = ba->verify == BENCH_VERIFY_TOTAL ? total : want[n];
 
-		if (bench_abs64(ctr_read(t, n, 0) - expect) > r->read_error)
-			r->read_error = bench_abs64(ctr_read(t, n, 0) - expect);
+		int64_t off = bench_abs64(ctr_read(t, n, 0) - expect);	/* once: a read may flush */
+
+		if (off > r->read_error)
+			r->read_error = off;
 	}
 	for (int n = 0; n < s->nr_nodes; n++) {
 		int64_t exact = ctr_read_exact(t, n, 0);

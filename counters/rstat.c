@@ -105,6 +105,13 @@ static int ctr_rstat_detach(struct ctr_rstat *r, int cpu, int n)
 	struct ctr_rstat_link *l = c->link;
 	int head = -1, sp = 0;
 
+	/*
+	 * Not linked here: nothing to detach, and no need to take (and dirty)
+	 * this CPU's lock.  A link racing with this check is an update in
+	 * progress, which the flush does not promise to see.
+	 */
+	if (atomic_load_explicit(&l[n].updated_next, memory_order_seq_cst) == CTR_RSTAT_OFF)
+		return -1;
 	pthread_mutex_lock(&c->lock);
 	if (atomic_load_explicit(&l[n].updated_next, memory_order_relaxed) == CTR_RSTAT_OFF) {
 		pthread_mutex_unlock(&c->lock);
@@ -172,15 +179,43 @@ static void ctr_rstat_fold(struct ctr_rstat *r, int cpu, int head)
 	}
 }
 
-/* Flush n's subtree: after it, with no update in progress, every node under n is exact. */
+/*
+ * Let a waiter in between two CPUs, as the kernel does.  A glibc mutex is not
+ * fair: the flusher would usually take it back before the woken waiter runs,
+ * so it yields until a waiter got in (or a few rounds pass).
+ */
+static void ctr_rstat_lock_break(struct ctr_rstat *r)
+{
+	int waiting = atomic_load_explicit(&r->lock.waiters, memory_order_relaxed);
+
+	r->lock_breaks++;
+	ctr_rstat_unlock(r);
+	for (int i = 0; i < 16 && atomic_load_explicit(&r->lock.waiters, memory_order_relaxed) >= waiting; i++)
+		sched_yield();
+	ctr_rstat_lock(r);
+}
+
+/*
+ * Flush n's subtree: after it, with no update in progress, every node under
+ * n is exact.  Its duration, from taking the lock to releasing it, includes
+ * any time spent getting the lock back after a lock break.
+ */
 static void ctr_rstat_flush(struct ctr_rstat *r, int n)
 {
 	uint64_t t0;
 
 	ctr_rstat_lock(r);
 	t0 = r->lock.t_acquired;
-	if (!n)	/* everything will be folded: restart the threshold count (memcg resets it per flush) */
-		atomic_store_explicit(&r->total, 0, memory_order_relaxed);
+	if (!n) {
+		/*
+		 * Everything will be folded: restart the threshold count (memcg
+		 * resets it per flush).  From the reset until the last CPU is
+		 * folded the total understates what is pending, so the flag tells
+		 * threshold readers to flush (and so wait for this one) meanwhile.
+		 */
+		atomic_fetch_add_explicit(&r->root_flushing, 1, memory_order_seq_cst);
+		atomic_store_explicit(&r->total, 0, memory_order_seq_cst);
+	}
 	for (int cpu = 0; cpu < r->base.nr_cpus; cpu++) {
 		int head = ctr_rstat_detach(r, cpu, n);
 
@@ -189,12 +224,11 @@ static void ctr_rstat_flush(struct ctr_rstat *r, int n)
 		ctr_rstat_fold(r, cpu, head);
 		/* As the kernel does: do not make a waiter sit through every CPU. */
 		if (cpu + 1 < r->base.nr_cpus &&
-		    atomic_load_explicit(&r->lock.waiters, memory_order_relaxed) > 0) {
-			r->lock_breaks++;
-			ctr_rstat_unlock(r);
-			ctr_rstat_lock(r);
-		}
+		    atomic_load_explicit(&r->lock.waiters, memory_order_relaxed) > 0)
+			ctr_rstat_lock_break(r);
 	}
+	if (!n)
+		atomic_fetch_sub_explicit(&r->root_flushing, 1, memory_order_seq_cst);
 	r->flushes++;
 	ctr_hist_add(&r->flush_ns, ctr_now_ns() - t0);
 	if (!n)
@@ -230,14 +264,19 @@ int64_t __ctr_rstat_read(struct ctr_tree *t, int node, int stat)
 	case CTR_RSTAT_FORCE:
 		ctr_rstat_flush(r, node);
 		break;
-	case CTR_RSTAT_RATELIMIT:
+	case CTR_RSTAT_RATELIMIT: {
 		/* Only when the periodic flush is more than one full period late. */
-		if (ctr_jiffies_ns() - atomic_load_explicit(&r->last_flush_ns, memory_order_relaxed) >
-		    2 * (uint64_t)r->period_ms * 1000000u)
+		uint64_t last = atomic_load_explicit(&r->last_flush_ns, memory_order_relaxed);
+
+		/* signed: a flush may store a later time than the clock read after the load */
+		if ((int64_t)(ctr_jiffies_ns() - last) > 2 * (int64_t)r->period_ms * 1000000)
 			ctr_rstat_flush(r, 0);
 		break;
+	}
 	case CTR_RSTAT_THRESHOLD:
-		if (atomic_load_explicit(&r->total, memory_order_acquire) > r->threshold)
+		/* total first, then the flag: a reset this load missed was flagged before it */
+		if (atomic_load_explicit(&r->total, memory_order_seq_cst) > r->threshold ||
+		    atomic_load_explicit(&r->root_flushing, memory_order_seq_cst))
 			ctr_rstat_flush(r, 0);
 		break;
 	case CTR_RSTAT_UNIFIED:
@@ -402,7 +441,8 @@ static int ctr_rstat_init(struct ctr_tree *t, enum ctr_rstat_policy policy)
 	pthread_mutex_init(&r->lock.mutex, &ma);
 	pthread_mutexattr_destroy(&ma);
 
-	r->cpu = calloc(t->nr_cpus, sizeof(*r->cpu));
+	/* read on every update: on lines of its own, shared with no written heap neighbour */
+	r->cpu = ctr_zalloc_aligned(t->nr_cpus * sizeof(*r->cpu));
 	r->aggr = ctr_zalloc_aligned(words * sizeof(*r->aggr));
 	r->pending = calloc(words, sizeof(*r->pending));
 	r->stack = malloc(sizeof(int) * t->nr_nodes);
@@ -452,7 +492,8 @@ static void ctr_rstat_flush_stats(struct ctr_tree *t, struct ctr_flush_stats *ou
 {
 	struct ctr_rstat *r = ctr_rstat_of(t);
 
-	ctr_rstat_lock(r);
+	/* The raw mutex: reading the figures must not count in them. */
+	pthread_mutex_lock(&r->lock.mutex);
 	out->flushes = r->flushes;
 	out->lock_breaks = r->lock_breaks;
 	out->lock_acquisitions = r->lock.acquisitions;
@@ -466,7 +507,7 @@ static void ctr_rstat_flush_stats(struct ctr_tree *t, struct ctr_flush_stats *ou
 		r->lock.wait_ns = r->lock.hold_ns = 0;
 		ctr_hist_reset(&r->flush_ns);
 	}
-	ctr_rstat_unlock(r);
+	pthread_mutex_unlock(&r->lock.mutex);
 }
 
 #define CTR_RSTAT_ALGO(algo, policy, text)					\

@@ -69,13 +69,17 @@ struct ctr_rstat_link {
 	int flush_next;			/* next node of a detached list, children first; flusher's, under flush lock */
 };
 
-/* One slot's area: allocated on its own, every part starting a fresh line. */
+/*
+ * One slot's area: allocated on its own, every part starting a fresh line,
+ * so that a flusher taking the lock does not dirty the line the owner reads
+ * on every update, nor the owner's threshold count the line a flusher reads.
+ */
 struct ctr_rstat_cpu {
-	pthread_mutex_t lock;		/* guards link[]: the owner to link, a flusher to detach */
-	int64_t pending_abs;		/* rstat_threshold: |delta| not yet added to the total; owner only */
 	_Atomic int64_t *slot;		/* [node * nr_stats + stat]; only the owner writes (own lines) */
 	int64_t *last;			/* slot as of the last fold; under flush lock */
 	struct ctr_rstat_link *link;	/* [node] */
+	pthread_mutex_t lock __ctr_aligned;	/* guards link[]: the owner to link, a flusher to detach */
+	int64_t pending_abs __ctr_aligned;	/* rstat_threshold: |delta| not yet in the total; owner only */
 };
 
 /* The global flush lock and what it costs (the figures of 001_1254a0fcae606091.txt). */
@@ -108,6 +112,7 @@ struct ctr_rstat {
 	struct ctr_hist flush_ns;	/* duration of each flush; under flush lock */
 
 	_Atomic int64_t total __ctr_aligned;	/* rstat_threshold: |delta| handed in by CPUs since the last flush */
+	_Atomic int root_flushing;		/* rstat_threshold: flushes from the root under way (total reset) */
 	_Atomic int ongoing __ctr_aligned;	/* rstat_unified: a reader is flushing */
 	_Atomic uint64_t flush_seq;		/* rstat_unified: completed reader flushes */
 	_Atomic uint64_t last_flush_ns;		/* CLOCK_MONOTONIC_COARSE of the last flush from the root */

@@ -177,6 +177,65 @@ static void test_ratelimit_period(void **state)
 	ctr_tree_free(t);
 }
 
+/*
+ * rstat_threshold's bound with two readers at quiescence: one's read flushes
+ * from the root (resetting the total first), the other reads meanwhile; it
+ * must not trust the reset total while the flush is still folding.  Big
+ * trees make the flush long enough for the second read to land inside it.
+ */
+struct thr_reader {
+	struct ctr_tree *t;		/* under test */
+	pthread_barrier_t *go;		/* both read at once */
+	int64_t got;			/* what it read */
+};
+
+static void *thr_read_root(void *arg)
+{
+	struct thr_reader *rd = arg;
+
+	pthread_barrier_wait(rd->go);
+	rd->got = ctr_read(rd->t, 0, 0);
+	return NULL;
+}
+
+static void test_threshold_bound_racing_readers(void **state)
+{
+	enum { N = 8000, ROUNDS = 60 };
+	int *parent = malloc(sizeof(int) * N);
+	struct ctr_tree *t;
+	int64_t want = 0, bound, worst = 0;
+
+	(void)state;
+	for (int i = 0; i < N; i++)
+		parent[i] = i ? (i - 1) / 2 : -1;
+	t = ctr_tree_new(ctr_algo_find("rstat_threshold"), &(struct ctr_params){
+		.nr_nodes = N, .parent = parent, .nr_cpus = 2, .flush_period_ms = 600000 });
+	assert_non_null(t);
+	bound = ctr_read_error_bound(t);
+	for (int r = 0; r < ROUNDS; r++) {
+		pthread_barrier_t go;
+		struct thr_reader rd[2] = { { t, &go, 0 }, { t, &go, 0 } };
+		pthread_t tid[2];
+
+		for (int n = 0; n < N; n++, want++)
+			ctr_add(t, r & 1, n, 0, 1);
+		pthread_barrier_init(&go, NULL, 2);
+		for (int i = 0; i < 2; i++)
+			assert_int_equal(pthread_create(&tid[i], NULL, thr_read_root, &rd[i]), 0);
+		for (int i = 0; i < 2; i++) {
+			pthread_join(tid[i], NULL);
+			if (llabs(want - rd[i].got) > worst)
+				worst = llabs(want - rd[i].got);
+		}
+		pthread_barrier_destroy(&go);
+	}
+	printf("# rstat_threshold, two readers at rest: worst error %lld, bound %lld\n",
+	       (long long)worst, (long long)bound);
+	assert_true(worst <= bound);
+	ctr_tree_free(t);
+	free(parent);
+}
+
 static int count_threads(void)
 {
 	DIR *d = opendir("/proc/self/task");
@@ -239,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_ratelimit_period),
 		cmocka_unit_test(test_flusher_lifecycle),
 		cmocka_unit_test(test_flushing_readers),
+		cmocka_unit_test(test_threshold_bound_racing_readers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
