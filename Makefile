@@ -91,8 +91,10 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SAN=address,undefined $(ST_TESTS:build/%=build/asan/%) \
 		build/asan/api_demo build/asan/ctrbench
 	$(Q)$(RUN_TESTS) $(TESTS) $(BUILD)/api_demo tests/cli.sh@$(BUILD)/ctrbench \
+		tests/cli_topo.sh@$(BUILD)/ctrbench \
 		$(MT_TESTS:build/%=build/tsan/%) \
-		$(ST_TESTS:build/%=build/asan/%) build/asan/api_demo tests/cli.sh@build/asan/ctrbench
+		$(ST_TESTS:build/%=build/asan/%) build/asan/api_demo tests/cli.sh@build/asan/ctrbench \
+		tests/cli_topo.sh@build/asan/ctrbench
 
 run: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -41,6 +41,7 @@ enum bench_workload {
 enum bench_phase { BENCH_WAIT, BENCH_WARMUP, BENCH_MEASURE, BENCH_STOP };
 
 struct bench_worker;
+struct topo;
 
 /* State shared by the threads of one run; only the main thread writes it while they run. */
 struct bench_gate {
@@ -58,6 +59,10 @@ struct bench_gate {
 	int nr_leaves;				/* their number */
 	int read_node;				/* readers: -1 random, else that node */
 	int read_interval_us;			/* readers: pause between reads */
+	const struct topo *topo;		/* this machine, for binding */
+	const int *pus;				/* PU of each thread: updaters, then readers */
+	const struct pmu_event_spec *events;	/* --events */
+	int nr_events;				/* their number */
 };
 
 struct bench_worker {
@@ -68,7 +73,8 @@ struct bench_worker {
 	int reader;			/* a reader thread, not an updater */
 	int node;			/* the leaf it updates */
 	enum bench_workload workload;	/* what its loop does */
-	int cpu_requested;		/* PU it pinned to, -errno if pinning failed */
+	int cpu_requested;		/* PU the placement gave it */
+	int bind_err;			/* binding to it failed: -errno, else 0 */
 	/* written by the thread only, read after join */
 	int cpu_observed;		/* sched_getcpu() at the end */
 	int64_t tally;			/* net delta it left in its leaf (what verify expects) */
@@ -83,6 +89,12 @@ struct bench_worker {
 	uint64_t t_start, t_end;	/* its own CLOCK_MONOTONIC at measure start and stop */
 	uint64_t cpu_ns;		/* task-clock over the measured window */
 	struct pmu_task_clock clk;	/* its task-clock counter */
+	struct pmu_group pmu;		/* --events, opened on itself */
+	struct pmu_count pmu0[PMU_MAX_EVENTS];	/* their readings at the window's start */
+	struct pmu_count pmu1[PMU_MAX_EVENTS];	/* ... and end */
+	uint64_t ev_val[PMU_MAX_EVENTS];	/* their counts over the window, scaled */
+	const char *ev_why[PMU_MAX_EVENTS];	/* why one has no count (NULL: counted) */
+	const char *ev_tag[PMU_MAX_EVENTS];	/* the same in a word or two, for the table */
 	struct ctr_hist hist;		/* sampled operation latencies (every read for readers), TSC ticks */
 	int64_t *seen;			/* reader: scratch, one per updater */
 	/* Operations done so far (readers) or charges held (charge), for readers and the audit. */

@@ -21,17 +21,23 @@
 #include <string.h>
 
 #include "../topology/topo.h"
+#include "events_cmd.h"
 #include "output.h"
 #include "run.h"
+#include "topo_cmd.h"
 
 #define BENCH_MAX_THREADS 4096
 #define BENCH_MAX_ALGOS 64
 
 static const char *bench_usage =
 	"usage: ctrbench list\n"
+	"       ctrbench topo [--topology SPEC] [--placement P --threads N] [--format table|json]\n"
+	"       ctrbench events [--events LIST] [--format table|json]\n"
 	"       ctrbench run --algo A[,B...]|all --workload update|charge|readers\n"
 	"                    --shape chain:D|tree:AxB[xC...] --threads N\n"
 	"                    [--readers R] [--read-interval-us US] [--read-node random|root|leaf|N]\n"
+	"                    [--placement compact|scatter|ccx|numa|smt|list:0,2-5] [--topology SPEC]\n"
+	"                    [--shared-mem local|interleave|node:K] [--events LIST|bounce]\n"
 	"                    [--duration-ms MS] [--warmup-ms MS] [--format table|csv|json]\n";
 
 static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
@@ -64,6 +70,64 @@ static int bench_cmd_list(void)
 	for (int i = 0; i < bench_nr_algos; i++)
 		printf("%-16s %s\n", bench_algos[i].name, ctr_algo_summary(bench_algos[i].algo));
 	return 0;
+}
+
+/*
+ * This machine's topology (a synthetic or XML one is for planning with
+ * ctrbench topo: there is no such hardware to run on), the PU of every
+ * thread, the pair counts, and each updater's NUMA node for its slot.
+ */
+static void bench_setup_placement(struct bench_config *cfg, const char *topology)
+{
+	const int total = cfg->threads + cfg->readers;
+	char err[256];
+
+	if (topology) {
+		struct topo *t = topo_load(topology, err, sizeof(err));
+
+		if (!t)
+			die("%s", err);
+		if (topo_is_synthetic(t))
+			die("topology '%s' is not this machine: plan with ctrbench topo, run here without --topology",
+			    topology);
+		topo_free(t);
+	}
+	cfg->topo = topo_load(NULL, err, sizeof(err));
+	if (!cfg->topo)
+		die("%s", err);
+	if (!cfg->placement)
+		cfg->placement = "compact";
+	cfg->pus = calloc(total, sizeof(int));
+	cfg->slot_node = calloc(cfg->threads, sizeof(int));
+	if (!cfg->pus || !cfg->slot_node)
+		die("out of memory");
+	if (topo_place(cfg->topo, cfg->placement, total, cfg->pus, &cfg->wrapped, err, sizeof(err)))
+		die("%s", err);
+	topo_pair_counts(cfg->topo, cfg->pus, total, cfg->pairs);
+	for (int i = 0; i < cfg->threads; i++) {
+		cfg->slot_node[i] = topo_numa_node_of_pu(cfg->topo, cfg->pus[i]);
+		if (cfg->slot_node[i] < 0)
+			cfg->slot_node[i] = 0;	/* no NUMA information: one node */
+	}
+}
+
+/* --shared-mem local|interleave|node:K, K a NUMA node of this machine. */
+static void bench_check_shared_mem(const char *s, struct bench_config *cfg)
+{
+	struct topo_counts c;
+	char *end;
+	long node;
+
+	if (!s || !strcmp(s, "local") || !strcmp(s, "interleave"))
+		return;
+	topo_counts(cfg->topo, &c);
+	if (strncmp(s, "node:", 5) || s[5] < '0' || s[5] > '9')
+		die("bad value '%s' for --shared-mem (want local, interleave or node:K)", s);
+	errno = 0;
+	node = strtol(s + 5, &end, 10);
+	if (errno || *end || node >= (c.numa_nodes > 0 ? c.numa_nodes : 1))
+		die("bad value '%s' for --shared-mem (this machine has %d NUMA node%s)", s,
+		    c.numa_nodes > 0 ? c.numa_nodes : 1, c.numa_nodes == 1 ? "" : "s");
 }
 
 /* --read-node: random (default), root, leaf (any leaf), or a node index of the shape. */
@@ -122,12 +186,17 @@ static int bench_cmd_run(int argc, char **argv)
 		{ "readers", required_argument, NULL, 'r' },
 		{ "read-interval-us", required_argument, NULL, 'i' },
 		{ "read-node", required_argument, NULL, 'n' },
+		{ "placement", required_argument, NULL, 'p' },
+		{ "topology", required_argument, NULL, 'T' },
+		{ "shared-mem", required_argument, NULL, 'm' },
+		{ "events", required_argument, NULL, 'e' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct bench_algo *algos[BENCH_MAX_ALGOS];
 	struct bench_config cfg = { .duration_ms = 1000, .warmup_ms = 200, .readers = -1,
 				    .read_node = BENCH_READ_RANDOM };
-	const char *read_node = NULL;
+	const char *read_node = NULL, *topology = NULL, *events = NULL;
+	char err[256];
 	struct bench_output out = { .format = BENCH_FMT_TABLE };
 	char *algo_list = NULL;
 	const char *shape = NULL, *why;
@@ -171,6 +240,18 @@ static int bench_cmd_run(int argc, char **argv)
 		case 'n':
 			read_node = optarg;
 			break;
+		case 'p':
+			cfg.placement = optarg;
+			break;
+		case 'T':
+			topology = optarg;
+			break;
+		case 'm':
+			cfg.shared_mem = optarg;
+			break;
+		case 'e':
+			events = optarg;
+			break;
 		case 'f':
 			if (bench_output_parse_format(optarg, &out.format))
 				die("unknown format '%s' (want table, csv or json)", optarg);
@@ -207,9 +288,13 @@ static int bench_cmd_run(int argc, char **argv)
 		cfg.read_node = bench_parse_read_node(read_node, cfg.shape.nr_nodes);
 	}
 
+	bench_setup_placement(&cfg, topology);
+	bench_check_shared_mem(cfg.shared_mem, &cfg);
 	pmu_init();
+	if (events && pmu_events_parse(events, &cfg.events, &cfg.nr_events, err, sizeof(err)))
+		die("%s", err);
 	bench_tsc_calibrate(&cfg.tsc);
-	bench_output_begin(&out, &cfg, topo_nr_cpus());
+	bench_output_begin(&out, &cfg, topo_nr_pus(cfg.topo));
 	for (int i = 0; i < nr_algos; i++) {
 		struct bench_result r;
 		int err = bench_run_one(&cfg, algos[i], &r);
@@ -226,13 +311,17 @@ static int bench_cmd_run(int argc, char **argv)
 	}
 	bench_output_end(&out, &cfg);
 	bench_shape_free(&cfg.shape);
+	free(cfg.pus);
+	free(cfg.slot_node);
+	free(cfg.events);
+	topo_free(cfg.topo);
 	return failed ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		die("no command given (want list or run); try ctrbench --help");
+		die("no command given (want list, run, topo or events); try ctrbench --help");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		fputs(bench_usage, stdout);
 		return 0;
@@ -244,5 +333,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "run"))
 		return bench_cmd_run(argc - 1, argv + 1);
-	die("unknown command '%s' (want list or run)", argv[1]);
+	if (!strcmp(argv[1], "topo"))
+		return bench_cmd_topo(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "events"))
+		return bench_cmd_events(argc - 1, argv + 1);
+	die("unknown command '%s' (want list, run, topo or events)", argv[1]);
 }

@@ -49,6 +49,12 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 		       cfg->tsc.invariant ? ", invariant TSC" : ", TSC NOT invariant",
 		       (double)cfg->tsc.overhead / cfg->tsc.ghz,
 		       (double)cfg->tsc.resolution / cfg->tsc.ghz);
+		printf("# placement %s on this machine: pairs %ld smt, %ld ccx, %ld numa, %ld package, %ld remote"
+		       "%s%s; shared memory %s\n", cfg->placement, cfg->pairs[TOPO_CLASS_SMT],
+		       cfg->pairs[TOPO_CLASS_CCX], cfg->pairs[TOPO_CLASS_NUMA], cfg->pairs[TOPO_CLASS_PACKAGE],
+		       cfg->pairs[TOPO_CLASS_REMOTE], cfg->pairs[TOPO_CLASS_SAME] ? ", same PU " : "",
+		       cfg->wrapped ? "(wrapped: more threads than PUs)" : "",
+		       cfg->shared_mem ? cfg->shared_mem : "local");
 		printf("# ns/op = updaters x wall time / ops; cpu ns/op = task-clock / ops%s\n",
 		       cfg->workload == BENCH_CHARGE ? "; an op is one charge attempt (its uncharge included)" :
 		       cfg->workload == BENCH_READERS ? " (n/a with readers); read errors are distances outside"
@@ -155,9 +161,39 @@ static void bench_output_json(const struct bench_config *cfg, const struct bench
 	json_object_set_new(j, "events", events);
 	json_object_set_new(j, "events_source",
 			    json_string(pmu_source_name(r->clock_source)));
-	if (r->clock_source != PMU_SRC_PERF)
-		json_object_set_new(j, "events_unavailable",
-				    json_pack("{s:s}", "task_clock_perf", strerror(r->clock_errno)));
+	{
+		/* --events: totals and per op where counted, the reason where not */
+		json_t *per_op = json_object(), *why = json_object();
+
+		if (r->clock_source != PMU_SRC_PERF)
+			json_object_set_new(why, "task_clock_perf", json_string(strerror(r->clock_errno)));
+		for (int e = 0; e < cfg->nr_events; e++) {
+			const char *name = cfg->events[e].name;
+
+			if (r->ev_why[e]) {
+				json_object_set_new(events, name, json_null());
+				json_object_set_new(per_op, name, json_null());
+				json_object_set_new(why, name, json_string(r->ev_why[e]));
+				continue;
+			}
+			json_object_set_new(events, name, json_integer((json_int_t)r->ev_total[e]));
+			json_object_set_new(per_op, name, r->ops ? json_real((double)r->ev_total[e] /
+								     (double)r->ops) : json_null());
+		}
+		json_object_set_new(j, "events_per_op", per_op);
+		json_object_set_new(j, "events_unavailable", why);
+	}
+	json_object_set_new(j, "placement", json_string(cfg->placement));
+	json_object_set_new(j, "placement_wrapped", json_boolean(cfg->wrapped));
+	{
+		json_t *pairs = json_object();
+
+		for (int c = 0; c < TOPO_NR_CLASSES; c++)
+			json_object_set_new(pairs, topo_class_name(c), json_integer(cfg->pairs[c]));
+		json_object_set_new(j, "pairs", pairs);
+	}
+	json_object_set_new(j, "bind_failures", json_integer(r->bind_failures));
+	json_object_set_new(j, "shared_mem", json_string(cfg->shared_mem ? cfg->shared_mem : "local"));
 	json_object_set_new(j, "timer", json_pack("{s:s,s:f,s:b,s:f,s:f,s:i}",
 			    "source", BENCH_TSC_IS_CYCLES ? "rdtsc" : "clock_gettime",
 			    "ticks_per_ns", cfg->tsc.ghz, "invariant", cfg->tsc.invariant,
@@ -201,6 +237,21 @@ static void bench_table_details(const struct bench_config *cfg, const struct ben
 		printf("  %-12s %llu of %llu audited refusals had room (false rejects); worst overshoot %lld\n",
 		       "admission", (unsigned long long)r->false_rejects,
 		       (unsigned long long)r->audit_rejected, (long long)r->overshoot_max);
+	if (cfg->nr_events) {
+		printf("  %-12s", "events");
+		for (int e = 0; e < cfg->nr_events; e++) {
+			/* libpfm4 names are long: the table shows what follows the PMU name */
+			const char *name = strstr(cfg->events[e].name, "::") ?
+					   strrchr(cfg->events[e].name, ':') + 1 : cfg->events[e].name;
+
+			if (r->ev_why[e])
+				printf(" %s n/a (%s);", name, r->ev_tag[e]);
+			else
+				printf(" %s %.3g/op;", name,
+				       r->ops ? (double)r->ev_total[e] / (double)r->ops : 0.0);
+		}
+		putchar('\n');
+	}
 	if (r->has_flush) {
 		const struct ctr_flush_stats *f = &r->flush;
 

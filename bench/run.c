@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <numaif.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -29,6 +30,8 @@ int bench_worker_phase(struct bench_worker *w, int phase, uint64_t ops, uint64_t
 		w->ops = ops;
 		w->charge_fail = fails;
 		w->cpu_ns = pmu_task_clock_read(&w->clk);
+		if (w->gate->nr_events)
+			pmu_group_read(&w->pmu, NULL, w->pmu0);
 		w->t_start = bench_time_ns();
 		return 0;
 	}
@@ -48,6 +51,8 @@ int bench_worker_phase(struct bench_worker *w, int phase, uint64_t ops, uint64_t
 	w->ops = ops - w->ops;
 	w->charge_fail = fails - w->charge_fail;
 	w->cpu_ns = pmu_task_clock_read(&w->clk) - w->cpu_ns;
+	if (w->gate->nr_events)
+		pmu_group_read(&w->pmu, NULL, w->pmu1);
 	return 1;
 }
 
@@ -61,8 +66,13 @@ static void *bench_worker_main(void *arg)
 	struct bench_thread *th = arg;
 	struct bench_worker *w = th->w;
 
-	w->cpu_requested = topo_pin_self(w->reader ? w->gate->nr_updaters + w->index : w->index);
+	const struct bench_gate *g = w->gate;
+
+	w->cpu_requested = g->pus[w->reader ? g->nr_updaters + w->index : w->index];
+	w->bind_err = topo_bind_self(g->topo, w->cpu_requested);
 	pmu_task_clock_open(&w->clk);
+	if (g->nr_events)
+		pmu_group_open(&w->pmu, g->events, g->nr_events);
 	atomic_fetch_add_explicit(&w->gate->ready, 1, memory_order_release);
 	/* Yield, not spin: there are usually more workers than CPUs here. */
 	while (atomic_load_explicit(&w->gate->phase, memory_order_acquire) == BENCH_WAIT)
@@ -70,7 +80,42 @@ static void *bench_worker_main(void *arg)
 	th->loop(w);
 	w->cpu_observed = topo_current_cpu();
 	pmu_task_clock_close(&w->clk);
+	/* The counts and reasons before closing: close forgets why an event was not counted. */
+	for (int e = 0; w->t_start && e < g->nr_events; e++) {
+		const struct pmu_event *ev = &w->pmu.ev[e];
+
+		w->ev_why[e] = pmu_group_delta(&w->pmu, e, &w->pmu0[e], &w->pmu1[e], &w->ev_val[e]);
+		if (w->ev_why[e])
+			w->ev_tag[e] = ev->source == PMU_SRC_NONE ? pmu_reason_tag(ev->err, ev->phase) :
+				       pmu_reason_tag(0, PMU_PHASE_READ);
+	}
+	if (g->nr_events)
+		pmu_group_close(&w->pmu);
 	return NULL;
+}
+
+/*
+ * --shared-mem: the memory policy of the creating thread while ctr_tree_new
+ * allocates and first-touches the shared parts (per-slot regions are bound to
+ * their owners' nodes on their own): local (the default: the main thread's
+ * node), interleave (all nodes), node:K.
+ */
+static int bench_shared_mem_policy(const char *spec)
+{
+	unsigned long mask[16] = { 0 };
+	char *end;
+	long node;
+
+	if (!spec || !strcmp(spec, "local"))
+		return set_mempolicy(MPOL_LOCAL, NULL, 0) ? -errno : 0;
+	if (!strcmp(spec, "interleave")) {
+		memset(mask, 0xff, sizeof(mask));
+		/* all allowed nodes: the kernel intersects the mask with what exists */
+		return set_mempolicy(MPOL_INTERLEAVE, mask, sizeof(mask) * 8) ? -errno : 0;
+	}
+	node = strtol(spec + 5, &end, 10);
+	mask[node / 64] = 1UL << (node % 64);
+	return set_mempolicy(MPOL_BIND, mask, sizeof(mask) * 8) ? -errno : 0;
 }
 
 /* Charge workload limits: 3/4 of what the workers below a node can hold, so some charges fail. */
@@ -223,6 +268,15 @@ static void bench_collect(const struct bench_config *cfg, const struct bench_wor
 		}
 		r->cpu_requested[i] = w->cpu_requested;
 		r->cpu_observed[i] = w->cpu_observed;
+		r->bind_failures += w->bind_err != 0;
+		/* An event missing on any thread has no total: a partial sum would mislead. */
+		for (int e = 0; w->t_start && e < cfg->nr_events; e++) {
+			if (w->ev_why[e] && !r->ev_why[e]) {
+				r->ev_why[e] = w->ev_why[e];
+				r->ev_tag[e] = w->ev_tag[e];
+			}
+			r->ev_total[e] += w->ev_val[e];
+		}
 		if (w->reader) {
 			r->reads += w->ops;
 			err_sum += w->err_sum;
@@ -308,6 +362,11 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 	gate.nr_leaves = cfg->shape.nr_leaves;
 	gate.read_node = cfg->read_node;
 	gate.read_interval_us = cfg->read_interval_us;
+	gate.topo = cfg->topo;
+	gate.pus = cfg->pus;
+	gate.events = cfg->events;
+	gate.nr_events = cfg->nr_events;
+	p.slot_node = cfg->slot_node;
 	err = bench_build_under(cfg, ws, &gate);
 	if (err)
 		goto out;
@@ -319,11 +378,14 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 		p.limit = limit;
 		gate.limit = limit;
 	}
-	t = ctr_tree_new(ba->algo, &p);
-	if (!t) {
-		err = -errno;
+	err = bench_shared_mem_policy(cfg->shared_mem);
+	if (err)
 		goto out;
-	}
+	t = ctr_tree_new(ba->algo, &p);
+	err = t ? 0 : -errno;
+	set_mempolicy(MPOL_DEFAULT, NULL, 0);
+	if (err)
+		goto out;
 	r->has_flush = ba->algo->flush_stats != NULL;
 	for (int i = 0; i < total; i++) {
 		ws[i].tree = t;

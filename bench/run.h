@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "../topology/topo.h"
 #include "bench.h"
 
 /* A tree shape as given on the command line. */
@@ -36,6 +37,15 @@ struct bench_config {
 	int readers;			/* readers workload: reader threads */
 	int read_interval_us;		/* readers: pause between reads, 0 = back to back */
 	int read_node;			/* readers: BENCH_READ_RANDOM, BENCH_READ_LEAF, or a node */
+	struct topo *topo;		/* this machine */
+	const char *placement;		/* --placement as given */
+	int *pus;			/* PU of each thread: updaters, then readers */
+	int wrapped;			/* more threads than PUs: the placement wrapped around */
+	long pairs[TOPO_NR_CLASSES];	/* pairs of threads per distance class */
+	int *slot_node;			/* NUMA node of each updater's PU: where its slot's memory goes */
+	const char *shared_mem;		/* --shared-mem as given: local, interleave or node:K */
+	struct pmu_event_spec *events;	/* --events, parsed */
+	int nr_events;			/* their number */
 	struct bench_tsc_info tsc;	/* calibrated once per process */
 };
 
@@ -71,6 +81,10 @@ struct bench_result {
 	struct bench_lat read_lat;	/* readers: every read timed */
 	int64_t read_err_max;		/* readers: worst distance of a read outside the exact window */
 	double read_err_mean;		/* readers: mean of those distances */
+	uint64_t ev_total[PMU_MAX_EVENTS];	/* --events summed over threads, scaled for multiplexing */
+	const char *ev_why[PMU_MAX_EVENTS];	/* why an event has no figure, NULL if counted */
+	const char *ev_tag[PMU_MAX_EVENTS];	/* the same in a word or two */
+	int bind_failures;		/* threads that could not be bound to their PU */
 	int has_flush;			/* the algorithm reports flush figures */
 	struct ctr_flush_stats flush;	/* its flushes and flush lock over the window */
 	int *cpu_requested;		/* per thread (updaters, then readers): PU it pinned to (-errno) */

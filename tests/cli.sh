@@ -48,6 +48,15 @@ BADVAL="'2'" bad run --algo atomic_tree --workload readers --shape chain:2 --thr
 BADVAL="'-1'" bad run --algo atomic_tree --workload readers --shape chain:2 --threads 1 --read-interval-us -1
 BADVAL="--threads" bad run --algo atomic_tree --workload update --shape chain:2 --threads
 BADVAL="frobnicate" bad frobnicate
+BADVAL="list:5-2" bad "${R[@]}" --algo atomic_tree --placement list:5-2
+BADVAL="list:x" bad "${R[@]}" --algo atomic_tree --placement list:x
+BADVAL="list:4096" bad "${R[@]}" --algo atomic_tree --placement list:4096
+BADVAL="spiral" bad "${R[@]}" --algo atomic_tree --placement spiral
+BADVAL="pack:2" bad "${R[@]}" --algo atomic_tree --topology "pack:2 l3:2 core:2 pu:1"
+BADVAL="node:9" bad "${R[@]}" --algo atomic_tree --shared-mem node:9
+BADVAL="far" bad "${R[@]}" --algo atomic_tree --shared-mem far
+BADVAL="a,,b" bad "${R[@]}" --algo atomic_tree --events a,,b
+BADVAL="xml" bad events --format xml
 BADVAL="'-x'" bad run -xy --algo atomic_tree --shape chain:2 --threads 1
 BADVAL=",atomic_tree" bad run --algo ,atomic_tree --workload update --shape chain:2 --threads 1
 BADVAL="atomic_tree,,locked_tree" bad run --algo atomic_tree,,locked_tree --workload update --shape chain:2 --threads 1
@@ -127,6 +136,26 @@ for l in open(sys.argv[1]):
     assert j["sampled_op"] == "try_charge" and j["update_ns"]["samples"] > 0, j
 PY
 then ok "charge: refusals happen, exact algorithms stay within limits"; else nok "charge workload"; fi
+
+# Placement and events in the JSON: requested and observed PUs, pair classes, no-PMU reasons.
+"$B" run --algo atomic_tree --workload update --shape chain:2 --threads 3 --duration-ms 50 \
+	--placement scatter --events bounce,task-clock --shared-mem interleave --format json >"$tmp/place"
+rc=$?
+if [ $rc -eq 0 ] && python3 - "$tmp/place" "$(nproc)" <<'PY'
+import json, sys
+j = json.loads(open(sys.argv[1]).read())
+n = int(sys.argv[2])
+assert j["placement"] == "scatter" and len(j["cpu_requested"]) == 3 and len(j["cpu_observed"]) == 3
+assert all(0 <= c < n for c in j["cpu_requested"] + j["cpu_observed"]), j
+assert j["placement_wrapped"] == (3 > n) and sum(j["pairs"].values()) == 3, j["pairs"]
+assert j["events"]["task-clock"] > 0 and j["events_per_op"]["task-clock"] > 0
+for e in ("cycles", "instructions"):
+    # counted where there is a PMU; here (a KVM guest without one) a reason instead
+    assert (j["events"][e] is None) == (e in j["events_unavailable"]), j
+    assert j["events"][e] is not None or "no PMU" in j["events_unavailable"][e], j
+assert j["shared_mem"] == "interleave" and j["bind_failures"] == 0
+PY
+then ok "run --placement scatter --events bounce: PUs, pairs and event reasons recorded"; else nok "placement/events JSON (exit $rc)"; sed 's/^/#   /' "$tmp/place"; fi
 
 # The table names its columns and verifies.
 "$B" run --algo percpu_hier --workload update --shape chain:32 --threads 1 --duration-ms 20 >"$tmp/table"

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/* ctrbench events: try each event on this thread and say what counts and why not the rest. */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "../pmu/pmu.h"
+#include "events_cmd.h"
+
+static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ctrbench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+/* Every generic event, then the preset's events not among them. */
+static char *bench_events_default(void)
+{
+	size_t len = 1;
+	char *s;
+
+	for (int i = 0; pmu_generic_names[i]; i++)
+		len += strlen(pmu_generic_names[i]) + 1;
+	for (int i = 0; pmu_preset_bounce[i]; i++)
+		len += strlen(pmu_preset_bounce[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		die("out of memory");
+	for (int i = 0; pmu_generic_names[i]; i++) {
+		strcat(s, pmu_generic_names[i]);
+		strcat(s, ",");
+	}
+	for (int i = 0; pmu_preset_bounce[i]; i++) {
+		int dup = 0;
+
+		for (int j = 0; pmu_generic_names[j]; j++)
+			dup |= !strcmp(pmu_generic_names[j], pmu_preset_bounce[i]);
+		if (!dup) {
+			strcat(s, pmu_preset_bounce[i]);
+			strcat(s, ",");
+		}
+	}
+	s[strlen(s) - 1] = 0;
+	return s;
+}
+
+/* Enough work for every counter to move: arithmetic, fresh pages, a yield. */
+static void bench_events_work(void)
+{
+	enum { PAGES = 64, PAGE = 4096 };
+	volatile uint64_t x = 1;
+	char *p = malloc((size_t)PAGES * PAGE);
+
+	for (int i = 0; i < 2000000; i++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	if (p) {
+		for (int i = 0; i < PAGES; i++)
+			((volatile char *)p)[(size_t)i * PAGE] = (char)i;
+		free(p);
+	}
+	sched_yield();
+}
+
+int bench_cmd_events(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "events", required_argument, NULL, 'e' },
+		{ "format", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pmu_count start[PMU_MAX_EVENTS], stop[PMU_MAX_EVENTS];
+	const char *list = NULL;
+	struct pmu_event_spec *ev;
+	struct pmu_group *g;
+	char *deflist = NULL, err[256];
+	int json = 0, n, c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			list = optarg;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "json"))
+				json = 1;
+			else if (!strcmp(optarg, "table"))
+				json = 0;
+			else
+				die("unknown format '%s' for events (want table or json)", optarg);
+			break;
+		case ':':
+			die("option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				die("unknown option '-%c'", optopt);
+			die("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		die("unexpected argument '%s'", argv[optind]);
+	pmu_init();
+	if (!list)
+		list = deflist = bench_events_default();
+	if (pmu_events_parse(list, &ev, &n, err, sizeof(err)))
+		die("%s", err);
+
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		die("out of memory");
+	pmu_group_open(g, ev, n);
+	pmu_group_read(g, NULL, start);
+	bench_events_work();
+	pmu_group_read(g, NULL, stop);
+
+	json_t *root = json_object(), *arr = json_array(), *unavail = json_object();
+
+	int w = (int)strlen("event");
+
+	for (int i = 0; i < n; i++)
+		if ((int)strlen(ev[i].name) > w)
+			w = (int)strlen(ev[i].name);
+	if (!json)
+		printf("%-*s  %-6s  %-14s  %s\n", w, "event", "status", "source", "reason");
+	for (int i = 0; i < n; i++) {
+		const struct pmu_event *e = &g->ev[i];
+		uint64_t val;
+		const char *why = pmu_group_delta(g, i, &start[i], &stop[i], &val);
+		/* A fallback counts, but say why perf did not. */
+		const char *note = why ? why : e->source != PMU_SRC_PERF ? pmu_reason(e->err, e->phase) : NULL;
+		const char *src = why ? "-" : pmu_source_name(e->source);
+
+		if (json) {
+			json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:o,s:o}", "name", e->name,
+							     "status", why ? "n/a" : "ok", "source", src,
+							     "count", why ? json_null() : json_integer((json_int_t)val),
+							     "reason", note ? json_string(note) : json_null()));
+			if (why)
+				json_object_set_new(unavail, e->name, json_string(why));
+		} else {
+			if (note)
+				printf("%-*s  %-6s  %-14s  %s%s\n", w, e->name, why ? "n/a" : "ok", src,
+				       why ? "" : "perf: ", note);
+			else
+				printf("%-*s  %-6s  %s\n", w, e->name, "ok", src);
+		}
+	}
+	if (json) {
+		json_object_set_new(root, "perf_event_paranoid",
+				    pmu_paranoid() == PMU_PARANOID_UNKNOWN ? json_null() : json_integer(pmu_paranoid()));
+		json_object_set_new(root, "events", arr);
+		json_object_set_new(root, "events_unavailable", unavail);
+		json_dumpf(root, stdout, JSON_COMPACT);
+		putchar('\n');
+	} else {
+		json_decref(arr);
+		json_decref(unavail);
+	}
+	json_decref(root);
+	pmu_group_close(g);
+	free(g);
+	free(ev);
+	free(deflist);
+	return 0;
+}

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * topo_cmd.c - `ctrbench topo`: the topology as a compact tree and a
+ * placement as a table with its distance-class pair counts, or both as one
+ * JSON object.  Everything is computed before anything is printed, so bad
+ * input leaves stdout empty and stderr with one line (as run does).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "../topology/topo.h"
+#include "topo_cmd.h"
+
+#define TOPO_CMD_MAX_THREADS 4096
+
+static void __attribute__((noreturn, format(printf, 1, 2))) topo_cmd_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ctrbench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static int topo_cmd_parse_threads(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > TOPO_CMD_MAX_THREADS)
+		topo_cmd_die("bad value '%s' for --threads (want an integer in [1, %d])", s,
+			     TOPO_CMD_MAX_THREADS);
+	return (int)v;
+}
+
+/* The element of array a whose member key equals v, or a new one appended with it. */
+static json_t *topo_cmd_child(json_t *a, const char *key, int v)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(a, i, e)
+		if (json_integer_value(json_object_get(e, key)) == v)
+			return e;
+	e = json_pack("{s:i}", key, v);
+	json_array_append_new(a, e);
+	return e;
+}
+
+/* Append v to the int array member key of o, unless it is already its last element. */
+static void topo_cmd_add(json_t *o, const char *key, int v)
+{
+	json_t *a = json_object_get(o, key);
+	size_t n;
+
+	if (!a) {
+		a = json_array();
+		json_object_set_new(o, key, a);
+	}
+	n = json_array_size(a);
+	if (!n || json_integer_value(json_array_get(a, n - 1)) != v)
+		json_array_append_new(a, json_integer(v));
+}
+
+/*
+ * The tree: packages -> NUMA nodes (OS index, memory) -> L3s -> core and PU
+ * lists.  Levels the machine lacks have index -1.
+ */
+static json_t *topo_cmd_tree_json(const struct topo *t)
+{
+	json_t *pkgs = json_array();
+
+	for (int i = 0; i < topo_nr_pus(t); i++) {
+		struct topo_pu_info in;
+		json_t *pkg, *numa, *l3;
+
+		topo_pu_at(t, i, &in);
+		pkg = topo_cmd_child(pkgs, "package", in.package);
+		if (!json_object_get(pkg, "numa_nodes"))
+			json_object_set_new(pkg, "numa_nodes", json_array());
+		numa = topo_cmd_child(json_object_get(pkg, "numa_nodes"), "numa", in.numa);
+		if (!json_object_get(numa, "l3s")) {
+			long long mem = topo_numa_memory(t, in.numa);
+
+			json_object_set_new(numa, "os", json_integer(in.numa_os));
+			json_object_set_new(numa, "memory_bytes", mem > 0 ? json_integer(mem) : json_null());
+			json_object_set_new(numa, "l3s", json_array());
+		}
+		l3 = topo_cmd_child(json_object_get(numa, "l3s"), "l3", in.l3);
+		if (in.core >= 0)
+			topo_cmd_add(l3, "cores", in.core);
+		topo_cmd_add(l3, "pus", in.pu);
+	}
+	return pkgs;
+}
+
+static json_t *topo_cmd_placement_json(const struct topo *t, const char *policy, const int *pus,
+				       int n, int wrapped)
+{
+	json_t *workers = json_array(), *pairs = json_object();
+	long counts[TOPO_NR_CLASSES];
+
+	for (int i = 0; i < n; i++) {
+		struct topo_pu_info in;
+
+		topo_pu_info(t, pus[i], &in);
+		json_array_append_new(workers, json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "thread", i,
+							 "pu", in.pu, "smt", in.smt, "core", in.core,
+							 "l3", in.l3, "numa", in.numa, "numa_os",
+							 in.numa_os, "package", in.package));
+	}
+	topo_pair_counts(t, pus, n, counts);
+	for (int c = 0; c < TOPO_NR_CLASSES; c++)
+		json_object_set_new(pairs, topo_class_name(c), json_integer(counts[c]));
+	return json_pack("{s:s,s:i,s:b,s:o,s:o}", "policy", policy, "threads", n, "wrapped", wrapped,
+			 "workers", workers, "pairs", pairs);
+}
+
+static void topo_cmd_json(const struct topo *t, const char *policy, const int *pus, int n,
+			  int wrapped)
+{
+	struct topo_counts c;
+	json_t *j;
+
+	topo_counts(t, &c);
+	j = json_pack("{s:s,s:b,s:i,s:i,s:i,s:i,s:i,s:i,s:o}", "topology", topo_spec(t),
+		      "synthetic", topo_is_synthetic(t), "packages", c.packages, "numa_nodes",
+		      c.numa_nodes, "l3s", c.l3s, "cores", c.cores, "pus", c.pus, "smt", c.max_smt,
+		      "tree", topo_cmd_tree_json(t));
+	json_object_set_new(j, "placement",
+			    policy ? topo_cmd_placement_json(t, policy, pus, n, wrapped) : json_null());
+	json_dumpf(j, stdout, JSON_COMPACT);
+	fputc('\n', stdout);
+	json_decref(j);
+}
+
+int bench_cmd_topo(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "topology", required_argument, NULL, 'T' },
+		{ "placement", required_argument, NULL, 'p' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "format", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *spec = NULL, *policy = NULL;
+	int threads = 0, json = 0, opt, wrapped = 0, *pus = NULL;
+	char err[512];
+	struct topo *t;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'T':
+			spec = optarg;
+			break;
+		case 'p':
+			policy = optarg;
+			break;
+		case 't':
+			threads = topo_cmd_parse_threads(optarg);
+			break;
+		case 'f':
+			if (!strcmp(optarg, "json"))
+				json = 1;
+			else if (!strcmp(optarg, "table"))
+				json = 0;
+			else
+				topo_cmd_die("unknown format '%s' for topo (want table or json)", optarg);
+			break;
+		case ':':
+			topo_cmd_die("option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				topo_cmd_die("unknown option '-%c'", optopt);
+			topo_cmd_die("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		topo_cmd_die("unexpected argument '%s'", argv[optind]);
+	if (policy && !threads)
+		topo_cmd_die("--placement '%s' needs --threads", policy);
+	if (threads && !policy)
+		policy = "compact";
+
+	t = topo_load(spec, err, sizeof(err));
+	if (!t) {
+		if (spec)
+			topo_cmd_die("%s", err);
+		/* Not bad input: this machine could not be read.  Exit 1, not 2. */
+		fprintf(stderr, "ctrbench: %s\n", err);
+		return 1;
+	}
+	if (policy) {
+		pus = malloc(sizeof(int) * threads);
+		if (!pus) {
+			fprintf(stderr, "ctrbench: out of memory\n");
+			topo_free(t);
+			return 1;
+		}
+		if (topo_place(t, policy, threads, pus, &wrapped, err, sizeof(err))) {
+			free(pus);
+			topo_free(t);
+			topo_cmd_die("%s", err);
+		}
+	}
+
+	if (json) {
+		topo_cmd_json(t, policy, pus, threads, wrapped);
+	} else {
+		topo_print_tree(t, stdout);
+		if (policy) {
+			printf("\nplacement %s: %d thread%s", policy, threads, threads == 1 ? "" : "s");
+			if (wrapped)
+				printf(" (wrapped around: more threads than %s, some PUs run several)",
+				       strncmp(policy, "list:", 5) ? "PUs" : "list entries");
+			printf("\n");
+			topo_print_placement(t, pus, threads, stdout);
+		}
+	}
+	free(pus);
+	topo_free(t);
+	return 0;
+}
