@@ -28,6 +28,10 @@
 #include "percpu_hier.h"
 #include "locked_tree.h"
 #include "rstat.h"
+#include "batched_percpu.h"
+#include "percpu_counter.h"
+#include "atomic_tree_stock.h"
+#include "striped.h"
 
 #define CTR_ALGO_LIST(CTR_ALGO)	\
 	CTR_ALGO(atomic_tree)	\
@@ -36,6 +40,10 @@
 	CTR_ALGO(rstat_force)	\
 	CTR_ALGO(rstat_ratelimit)	\
 	CTR_ALGO(rstat_threshold)	\
-	CTR_ALGO(rstat_unified)
+	CTR_ALGO(rstat_unified)	\
+	CTR_ALGO(batched_percpu)	\
+	CTR_ALGO(percpu_counter)	\
+	CTR_ALGO(atomic_tree_stock)	\
+	CTR_ALGO(striped)
 
 #endif /* CTR_LIST_H */

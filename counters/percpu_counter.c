@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+
+#include "percpu_counter.h"
+
+static size_t percpu_counter_area_size(const struct ctr_tree *t)
+{
+	return (size_t)t->nr_nodes * t->nr_stats * sizeof(int32_t);
+}
+
+/*
+ * percpu_counter_add_batch's slow path.  Only the owner writes *local, so
+ * the value re-read under the lock is the one the caller saw; zeroing it
+ * under the lock keeps count + locals constant for a concurrent sum, which
+ * therefore never counts a folding delta twice or misses it.
+ */
+void __ctr_percpu_counter_fold(struct ctr_percpu_counter *p, _Atomic int32_t *local, size_t i, int64_t delta)
+{
+	struct ctr_pcpu_count *c = &p->cnt[i];
+
+	pthread_mutex_lock(&c->lock);
+	atomic_store_explicit(&c->count, atomic_load_explicit(&c->count, memory_order_relaxed) +
+			      atomic_load_explicit(local, memory_order_relaxed) + delta, memory_order_relaxed);
+	atomic_store_explicit(local, 0, memory_order_relaxed);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* percpu_counter_sum: exact at rest; concurrent fast-path updates may or may not be seen. */
+int64_t __ctr_percpu_counter_sum(struct ctr_percpu_counter *p, size_t i)
+{
+	struct ctr_pcpu_count *c = &p->cnt[i];
+	int64_t sum;
+
+	pthread_mutex_lock(&c->lock);
+	sum = atomic_load_explicit(&c->count, memory_order_relaxed);
+	for (int cpu = 0; cpu < p->base.nr_cpus; cpu++)
+		sum += atomic_load_explicit(&p->local[cpu][i], memory_order_relaxed);
+	pthread_mutex_unlock(&c->lock);
+	return sum;
+}
+
+static void percpu_counter_fini(struct ctr_tree *t)
+{
+	struct ctr_percpu_counter *p = ctr_container_of(t, struct ctr_percpu_counter, base);
+	size_t nr = (size_t)t->nr_nodes * t->nr_stats;
+
+	if (p->local)
+		for (int cpu = 0; cpu < t->nr_cpus; cpu++)
+			ctr_free_slot_area(t, (void *)p->local[cpu], percpu_counter_area_size(t));
+	free(p->local);
+	if (p->cnt)
+		for (size_t i = 0; i < nr; i++)
+			pthread_mutex_destroy(&p->cnt[i].lock);
+	free(p->cnt);
+}
+
+static int percpu_counter_init(struct ctr_tree *t)
+{
+	struct ctr_percpu_counter *p = ctr_container_of(t, struct ctr_percpu_counter, base);
+	size_t nr = (size_t)t->nr_nodes * t->nr_stats;
+	pthread_mutexattr_t ma;
+	int64_t batch = t->batch;
+	int err = -ENOMEM;
+
+	if (!batch) {	/* the kernel's percpu_counter_batch: max(32, 2 x nr_cpus) */
+		batch = 2 * (int64_t)t->nr_cpus;
+		batch = batch < 32 ? 32 : batch > INT32_MAX ? INT32_MAX : batch;
+	}
+	if (batch > INT32_MAX)
+		return -EINVAL;	/* the local counts are s32 */
+	p->batch = (int32_t)batch;
+	p->cnt = ctr_zalloc_aligned(nr * sizeof(*p->cnt));
+	p->local = calloc(t->nr_cpus, sizeof(*p->local));
+	if (!p->cnt || !p->local) {
+		free(p->cnt);
+		free(p->local);
+		p->cnt = NULL;
+		p->local = NULL;
+		return -ENOMEM;
+	}
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ADAPTIVE_NP);
+	for (size_t i = 0; i < nr; i++)
+		pthread_mutex_init(&p->cnt[i].lock, &ma);
+	pthread_mutexattr_destroy(&ma);
+	for (int cpu = 0; cpu < t->nr_cpus; cpu++) {
+		p->local[cpu] = ctr_alloc_slot_area(t, cpu, percpu_counter_area_size(t));
+		if (!p->local[cpu]) {
+			err = errno ? -errno : -ENOMEM;
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	percpu_counter_fini(t);
+	return err;
+}
+
+static int64_t percpu_counter_read_exact(struct ctr_tree *t, int node, int stat)
+{
+	return __ctr_percpu_counter_sum(ctr_container_of(t, struct ctr_percpu_counter, base),
+					(size_t)node * t->nr_stats + stat);
+}
+
+/* nr_cpus x (batch - 1), proven and attained (percpu_counter.h); batch <= INT32_MAX, so no overflow. */
+static int64_t percpu_counter_error_bound(const struct ctr_tree *t)
+{
+	const struct ctr_percpu_counter *p = ctr_container_of(t, struct ctr_percpu_counter, base);
+
+	return (int64_t)t->nr_cpus * (p->batch - 1);
+}
+
+const struct ctr_algo ctr_algo_percpu_counter = {
+	.name = "percpu_counter",
+	.summary = "lib/percpu_counter.c per node, updates walk ancestors, locked fold past the batch; "
+		   "read off by <= cpus x (batch - 1)",
+	.flags = CTR_CHARGE_RACY,
+	.size = sizeof(struct ctr_percpu_counter),
+	.init = percpu_counter_init,
+	.fini = percpu_counter_fini,
+	.add = ctr_percpu_counter_add,
+	.read = ctr_percpu_counter_read,
+	.read_exact = percpu_counter_read_exact,
+	.try_charge = ctr_percpu_counter_try_charge,
+	.error_bound = percpu_counter_error_bound,
+};

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "striped.h"
+
+static int striped_first_cells(const struct ctr_striped *s)
+{
+	return s->max_cells < 2 ? s->max_cells : 2;	/* Striped64 starts with 2 */
+}
+
+static int striped_trylock(struct ctr_striped_adder *ad)
+{
+	return !atomic_load_explicit(&ad->busy, memory_order_relaxed) &&
+	       !atomic_exchange_explicit(&ad->busy, 1, memory_order_acquire);
+}
+
+static void striped_unlock(struct ctr_striped_adder *ad)
+{
+	atomic_store_explicit(&ad->busy, 0, memory_order_release);
+}
+
+/* Under busy, ncells == 0: a table of max_cells pointers and the first block of cells. */
+static void striped_create(struct ctr_striped *s, struct ctr_striped_adder *ad)
+{
+	int n = striped_first_cells(s);
+	struct ctr_striped_cell **table = calloc(s->max_cells, sizeof(*table));
+	struct ctr_striped_cell *block = ctr_zalloc_aligned(n * sizeof(*block));
+
+	if (!table || !block) {	/* no memory: stay on the base word, losing nothing */
+		free(table);
+		free(block);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		table[i] = &block[i];
+	ad->cells = table;
+	atomic_store_explicit(&ad->ncells, n, memory_order_release);
+}
+
+/* Under busy, ncells == n < max_cells: n new cells, then publish 2n.  Old cells stay where they are. */
+static void striped_grow(struct ctr_striped_adder *ad, int n)
+{
+	struct ctr_striped_cell *block = ctr_zalloc_aligned(n * sizeof(*block));
+
+	if (!block)
+		return;
+	for (int i = 0; i < n; i++)
+		ad->cells[n + i] = &block[i];
+	atomic_store_explicit(&ad->ncells, 2 * n, memory_order_release);
+}
+
+/*
+ * Striped64.longAccumulate for a slot whose probe is its index: retry the
+ * CAS on the word the slot maps to; a second failure on a cell means another
+ * slot shares it, so double the table (while under max_cells); with no
+ * table yet, whoever gets busy creates it and the others keep CASing the
+ * base, as Java's do.  Every exit is a successful CAS of the whole delta.
+ */
+void __ctr_striped_add_slow(struct ctr_striped *s, struct ctr_striped_adder *ad, int cpu, int64_t delta)
+{
+	for (;;) {
+		int n = atomic_load_explicit(&ad->ncells, memory_order_acquire);
+		_Atomic int64_t *w;
+		int64_t v;
+
+		if (!n && striped_trylock(ad)) {
+			if (!atomic_load_explicit(&ad->ncells, memory_order_relaxed))
+				striped_create(s, ad);
+			striped_unlock(ad);
+			n = atomic_load_explicit(&ad->ncells, memory_order_acquire);
+		}
+		w = n ? &ad->cells[cpu & (n - 1)]->value : &ad->base;
+		v = atomic_load_explicit(w, memory_order_relaxed);
+		if (atomic_compare_exchange_strong_explicit(w, &v, v + delta, memory_order_relaxed,
+							    memory_order_relaxed))
+			return;
+		if (n && n < s->max_cells && striped_trylock(ad)) {
+			if (atomic_load_explicit(&ad->ncells, memory_order_relaxed) == n)
+				striped_grow(ad, n);
+			striped_unlock(ad);
+		}
+	}
+}
+
+static void striped_fini(struct ctr_tree *t)
+{
+	struct ctr_striped *s = ctr_container_of(t, struct ctr_striped, base);
+	size_t nr = (size_t)t->nr_nodes * t->nr_stats;
+
+	if (!s->adder)
+		return;
+	for (size_t i = 0; i < nr; i++) {
+		struct ctr_striped_adder *ad = &s->adder[i];
+		int n = atomic_load_explicit(&ad->ncells, memory_order_relaxed);
+
+		/* Blocks start at cell 0, then at every doubling: first, 2 x first, ... */
+		if (n)
+			free(ad->cells[0]);
+		for (int k = striped_first_cells(s); k < n; k *= 2)
+			free(ad->cells[k]);
+		free(ad->cells);
+	}
+	free(s->adder);
+}
+
+static int striped_init(struct ctr_tree *t)
+{
+	struct ctr_striped *s = ctr_container_of(t, struct ctr_striped, base);
+
+	s->max_cells = 1;
+	while (s->max_cells < t->nr_cpus && s->max_cells < (1 << 30))
+		s->max_cells *= 2;
+	s->adder = ctr_zalloc_aligned((size_t)t->nr_nodes * t->nr_stats * sizeof(*s->adder));
+	return s->adder ? 0 : -ENOMEM;
+}
+
+const struct ctr_algo ctr_algo_striped = {
+	.name = "striped",
+	.summary = "LongAdder (Striped64) per node, updates walk ancestors: CAS on a base word, padded cells "
+		   "doubling on contention; exact at rest",
+	.flags = CTR_CHARGE_RACY,
+	.size = sizeof(struct ctr_striped),
+	.init = striped_init,
+	.fini = striped_fini,
+	.add = ctr_striped_add,
+	.read = ctr_striped_read,
+	.read_exact = ctr_striped_read,
+	.try_charge = ctr_striped_try_charge,
+};

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * striped - a contention-adaptive counter in the style of Java's LongAdder
+ * (java.util.concurrent.atomic.Striped64), one per (node, stat).  An adder
+ * starts as one base word updated by compare-and-swap; the first time a CAS
+ * fails (another slot updated it in between) the adder grows a table of
+ * cells, each on its own line, and from then on every update CASes its own
+ * cell; when two slots collide on a cell the table doubles, up to the first
+ * power of two >= nr_cpus.  A read sums the base and the cells.
+ *
+ * Hierarchy: every node has its own adders and an update walks the
+ * ancestors, adding the delta to each level's adder, as atomic_tree walks
+ * its atomics: so every ancestor's value includes the delta, each level
+ * adapts to its own contention (the root, which every update reaches,
+ * stripes first; a leaf one CPU owns never does), and a read is one adder,
+ * never a subtree.  The alternative, one adder per node with the ancestors
+ * summed at read time, would make a read walk the subtree.
+ *
+ * The probe: Java hashes a thread's random probe and rehashes it on a
+ * collision; a slot here is a CPU, a perfect hash, so the probe is the slot
+ * index and cell = slot & (cells - 1): once the table has >= nr_cpus cells
+ * no two slots share one, and growth stops there (Java's NCPU cap).
+ *
+ * Exact at rest: a delta lands whole in exactly one word (base or one cell)
+ * by a successful CAS, words are never moved or reset, and the cell table
+ * only grows (old cells stay), so the sum of base and cells is every delta
+ * added.  Concurrent reads are a sum, not a snapshot.  Error bound 0.
+ */
+#ifndef CTR_STRIPED_H
+#define CTR_STRIPED_H
+
+#include "ctr_internal.h"
+
+/* One stripe: Java's @Contended Cell. */
+struct ctr_striped_cell {
+	_Atomic int64_t value;		/* the deltas of the slots that hash here; CAS */
+} __ctr_aligned;
+
+/* One (node, stat): Java's LongAdder, alone on its line. */
+struct ctr_striped_adder {
+	_Atomic int64_t base;		/* CAS by every update until cells exist (and while they are being made) */
+	_Atomic int ncells;		/* cells in the table: 0, then min(2, max), doubling up to max_cells;
+					 * grows only, published with release after the cells are set up */
+	_Atomic int busy;		/* Striped64.cellsBusy: one thread at a time creates or grows the table */
+	struct ctr_striped_cell **cells;	/* [max_cells] once created; entries below ncells valid; set under busy
+						 * before ncells publishes them, never changed after */
+} __ctr_aligned;
+
+struct ctr_striped {
+	struct ctr_tree base;		/* common part, read-only */
+	int max_cells;			/* first power of two >= nr_cpus: no collisions at that size */
+	struct ctr_striped_adder *adder;	/* [node * nr_stats + stat] */
+};
+
+extern const struct ctr_algo ctr_algo_striped;
+
+/* Out of line: Striped64.longAccumulate, after a failed CAS. */
+void __ctr_striped_add_slow(struct ctr_striped *s, struct ctr_striped_adder *ad, int cpu, int64_t delta);
+
+static inline void __ctr_striped_adder_add(struct ctr_striped *s, struct ctr_striped_adder *ad, int cpu,
+					   int64_t delta)
+{
+	int n = atomic_load_explicit(&ad->ncells, memory_order_acquire);
+	_Atomic int64_t *w = n ? &ad->cells[cpu & (n - 1)]->value : &ad->base;
+	int64_t v = atomic_load_explicit(w, memory_order_relaxed);
+
+	/* Relaxed: a counter orders nothing; the acquire above is for the cells' publication. */
+	if (__builtin_expect(!atomic_compare_exchange_strong_explicit(w, &v, v + delta, memory_order_relaxed,
+								      memory_order_relaxed), 0))
+		__ctr_striped_add_slow(s, ad, cpu, delta);
+}
+
+static inline void ctr_striped_add(struct ctr_tree *t, int cpu, int node, int stat, int64_t delta)
+{
+	struct ctr_striped *s = ctr_container_of(t, struct ctr_striped, base);
+
+	ctr_for_each_ancestor(t, n, node)
+		__ctr_striped_adder_add(s, &s->adder[(size_t)n * t->nr_stats + stat], cpu, delta);
+}
+
+/* LongAdder.sum: base plus every published cell. */
+static inline int64_t ctr_striped_read(struct ctr_tree *t, int node, int stat)
+{
+	struct ctr_striped *s = ctr_container_of(t, struct ctr_striped, base);
+	struct ctr_striped_adder *ad = &s->adder[(size_t)node * t->nr_stats + stat];
+	int n = atomic_load_explicit(&ad->ncells, memory_order_acquire);
+	int64_t sum = atomic_load_explicit(&ad->base, memory_order_relaxed);
+
+	for (int i = 0; i < n; i++)
+		sum += atomic_load_explicit(&ad->cells[i]->value, memory_order_relaxed);
+	return sum;
+}
+
+/*
+ * Check-then-act, as percpu_hier: read every level, then add.  With charges
+ * only, words only grow, so an admitting check saw every charge completed
+ * before it began and missed at most one in flight per other thread: with T
+ * threads a level ends at most (T - 1) x max_delta over its limit.
+ */
+static inline int ctr_striped_try_charge(struct ctr_tree *t, int cpu, int node, int64_t delta)
+{
+	ctr_for_each_ancestor(t, n, node)
+		if (!ctr_within_limit(ctr_striped_read(t, n, 0), delta, ctr_limit(t, n)))
+			return 0;
+	ctr_striped_add(t, cpu, node, 0, delta);
+	return 1;
+}
+
+#endif /* CTR_STRIPED_H */
