@@ -3,7 +3,7 @@
  * loops.c - the timed loops, instantiated once per algorithm from
  * counters/list.h so that the compiler inlines each algorithm's update: no
  * indirect call, no shared write but the algorithm's own, and one timing
- * pair per BENCH_SAMPLE_EVERY operations.
+ * pair per BENCH_SAMPLE_EVERY operations, at a random place in the block.
  */
 #include <string.h>
 #include <time.h>
@@ -19,6 +19,21 @@ static void bench_pause_us(int us)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * Which operation of the next block is timed: a fresh position per block, so
+ * that an algorithm doing extra work every k operations (a fold past a batch
+ * of 32, say) is sampled in proportion, not always or never.
+ */
+static inline unsigned bench_sample_pos(uint64_t *rng, unsigned n)
+{
+	*rng ^= *rng << 13;
+	*rng ^= *rng >> 7;
+	*rng ^= *rng << 17;
+	return (unsigned)(*rng % n);
+}
+
+#define BENCH_RNG_SEED(w) (0x9e3779b97f4a7c15ULL * (uint64_t)((w)->index + 1) + (w)->reader)
+
 #define BENCH_PHASE_CHECK(w, seen, ops, fails)					\
 	({									\
 		int __p = atomic_load_explicit(&(w)->gate->phase, memory_order_relaxed); \
@@ -27,29 +42,31 @@ static void bench_pause_us(int us)
 
 /*
  * update: +1/-1 pairs on the worker's leaf, so values stay bounded and every
- * node returns to its start unless an update is lost.  The +1 of the last
- * pair of each block is the sampled operation.
+ * node returns to its start unless an update is lost.  The +1 of one pair
+ * per block, at a random position, is the sampled operation.
  */
 #define BENCH_UPDATE_LOOP(name, add)						\
 static void bench_update_##name(struct bench_worker *w)			\
 {										\
 	struct ctr_tree *t = w->tree;						\
 	const int cpu = w->index, node = w->node;				\
-	uint64_t ops = 0;							\
+	uint64_t ops = 0, rng = BENCH_RNG_SEED(w);				\
 	int seen = BENCH_WARMUP;						\
 										\
 	while (!BENCH_PHASE_CHECK(w, seen, ops, 0)) {				\
-		uint64_t t0, t1;						\
+		unsigned timed = bench_sample_pos(&rng, BENCH_SAMPLE_EVERY / 2);	\
 										\
-		for (unsigned i = 0; i < BENCH_SAMPLE_EVERY / 2 - 1; i++) {	\
-			add(t, cpu, node, 0, 1);				\
+		for (unsigned i = 0; i < BENCH_SAMPLE_EVERY / 2; i++) {		\
+			if (i == timed) {					\
+				uint64_t t0 = bench_tsc();			\
+										\
+				add(t, cpu, node, 0, 1);			\
+				ctr_hist_add(&w->hist, bench_tsc() - t0);	\
+			} else {						\
+				add(t, cpu, node, 0, 1);			\
+			}							\
 			add(t, cpu, node, 0, -1);				\
 		}								\
-		t0 = bench_tsc();						\
-		add(t, cpu, node, 0, 1);					\
-		t1 = bench_tsc();						\
-		add(t, cpu, node, 0, -1);					\
-		ctr_hist_add(&w->hist, t1 - t0);				\
 		ops += BENCH_SAMPLE_EVERY;					\
 	}									\
 	w->tally = 0;								\
@@ -94,18 +111,20 @@ static void bench_audit_charge(struct bench_worker *w, int admitted)
  * charges, uncharge one first, and after a refusal uncharge one (what
  * reclaim would free), so that a worker at its limit keeps both paths busy.
  * One op is one charge attempt, its later uncharge included (the seed's
- * "cost per zswap store").  The first attempt of each block is sampled and
- * audited.  Holdings are published (a store to the worker's own line).
+ * "cost per zswap store").  One attempt per block, at a random position, is
+ * sampled and audited.  Holdings are published (a store to the worker's own line).
  */
 #define BENCH_CHARGE_LOOP(name, add, try_charge)				\
 static void bench_charge_##name(struct bench_worker *w)			\
 {										\
 	struct ctr_tree *t = w->tree;						\
 	const int cpu = w->index, node = w->node;				\
-	uint64_t ops = 0, fails = 0;						\
+	uint64_t ops = 0, fails = 0, rng = BENCH_RNG_SEED(w);			\
 	int seen = BENCH_WARMUP, held = 0;					\
 										\
 	while (!BENCH_PHASE_CHECK(w, seen, ops, fails)) {			\
+		unsigned timed = bench_sample_pos(&rng, BENCH_SAMPLE_EVERY);	\
+										\
 		for (unsigned i = 0; i < BENCH_SAMPLE_EVERY; i++) {		\
 			uint64_t t0 = 0;					\
 			int ok;							\
@@ -115,14 +134,14 @@ static void bench_charge_##name(struct bench_worker *w)			\
 				held--;						\
 				atomic_store_explicit(&w->published, held, memory_order_relaxed); \
 			}							\
-			if (i == 0)						\
+			if (i == timed)						\
 				t0 = bench_tsc();				\
 			ok = try_charge(t, cpu, node, BENCH_CHARGE_UNIT);	\
-			if (i == 0)						\
+			if (i == timed)						\
 				ctr_hist_add(&w->hist, bench_tsc() - t0);	\
 			held += ok;						\
 			atomic_store_explicit(&w->published, held, memory_order_relaxed); \
-			if (i == 0)						\
+			if (i == timed)						\
 				bench_audit_charge(w, ok);			\
 			if (!ok && held) {	/* refused: free one, as reclaim would */ \
 				add(t, cpu, node, 0, -BENCH_CHARGE_UNIT);	\
@@ -140,32 +159,35 @@ static void bench_charge_##name(struct bench_worker *w)			\
  * readers, the updaters' side: +1 BENCH_SWING times, then -1 as many, so a
  * node's value swings by BENCH_SWING per updater below it and a stale read
  * is visibly off.  The count of operations is published after each (a store
- * to the worker's own line).  The last op of each block is timed.
+ * to the worker's own line).  One op per block, at a random position, is timed.
  */
 #define BENCH_SWING_LOOP(name, add)						\
 static void bench_swing_##name(struct bench_worker *w)				\
 {										\
 	struct ctr_tree *t = w->tree;						\
 	const int cpu = w->index, node = w->node;				\
-	uint64_t ops = 0;							\
+	uint64_t ops = 0, rng = BENCH_RNG_SEED(w);				\
 	int64_t tally = 0;							\
 	int seen = BENCH_WARMUP;						\
 										\
 	while (!BENCH_PHASE_CHECK(w, seen, ops, 0)) {				\
 		const int64_t dir = (ops / BENCH_SWING) & 1 ? -1 : 1;		\
-		uint64_t t0;							\
+		unsigned timed = bench_sample_pos(&rng, BENCH_SAMPLE_EVERY);	\
 										\
-		for (unsigned i = 0; i < BENCH_SAMPLE_EVERY - 1; i++) {		\
-			add(t, cpu, node, 0, dir);				\
+		for (unsigned i = 0; i < BENCH_SAMPLE_EVERY; i++) {		\
+			if (i == timed) {					\
+				uint64_t t0 = bench_tsc();			\
+										\
+				add(t, cpu, node, 0, dir);			\
+				ctr_hist_add(&w->hist, bench_tsc() - t0);	\
+			} else {						\
+				add(t, cpu, node, 0, dir);			\
+			}							\
 			atomic_store_explicit(&w->published, (int64_t)(ops + i + 1), \
 					      memory_order_relaxed);		\
 		}								\
-		t0 = bench_tsc();						\
-		add(t, cpu, node, 0, dir);					\
-		ctr_hist_add(&w->hist, bench_tsc() - t0);			\
 		tally += dir * BENCH_SAMPLE_EVERY;				\
 		ops += BENCH_SAMPLE_EVERY;					\
-		atomic_store_explicit(&w->published, (int64_t)ops, memory_order_relaxed); \
 	}									\
 	w->tally = tally;							\
 }

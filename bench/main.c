@@ -68,7 +68,7 @@ static int bench_parse_int(const char *opt, const char *s, long min, long max)
 static int bench_cmd_list(void)
 {
 	for (int i = 0; i < bench_nr_algos; i++)
-		printf("%-16s %s\n", bench_algos[i].name, ctr_algo_summary(bench_algos[i].algo));
+		printf("%-18s %s\n", bench_algos[i].name, ctr_algo_summary(bench_algos[i].algo));
 	return 0;
 }
 

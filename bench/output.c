@@ -221,7 +221,7 @@ static void bench_table_details(const struct bench_config *cfg, const struct ben
 		       l->p999, l->max, (long long)r->read_err_max, r->read_err_mean);
 	}
 	/* The stated bound beside what was observed, for every algorithm that is not exact. */
-	if (r->error_bound != 0 || r->read_error != 0) {
+	if ((r->error_bound != 0 || r->read_error != 0) && r->ba->verify != BENCH_VERIFY_NONE) {
 		char bound[32];
 
 		if (r->error_bound < 0)
