@@ -54,7 +54,17 @@ tests: $(TESTS) $(BUILD)/api_demo
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(call say,CC,$@)$(CC) $(CFLAGS) $(if $(filter counters/%,$<),,$(BENCH_CFLAGS) $(TEST_CFLAGS)) -c -o $@ $<
+	$(call say,CC,$@)$(CC) $(CFLAGS) $(EXTRA_DEFS) $(if $(filter counters/%,$<),,$(BENCH_CFLAGS) $(TEST_CFLAGS)) -c -o $@ $<
+
+# Every result records the build: commit and flags, compiled into env.o, rebuilt when they change.
+CTRBENCH_COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+BUILD_ID := $(CTRBENCH_COMMIT) $(CFLAGS)
+$(BUILD)/build-id: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(BUILD_ID)' | cmp -s - $@ || echo '$(BUILD_ID)' > $@
+$(BUILD)/obj/bench/env.o: $(BUILD)/build-id
+$(BUILD)/obj/bench/env.o: EXTRA_DEFS = -DCTRBENCH_COMMIT='"$(CTRBENCH_COMMIT)"' -DCTRBENCH_CFLAGS='"$(CFLAGS)"'
+.PHONY: FORCE
 
 $(BUILD)/libctr.a: $(LIB_OBJ)
 	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^
@@ -91,10 +101,10 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SAN=address,undefined $(ST_TESTS:build/%=build/asan/%) \
 		build/asan/api_demo build/asan/ctrbench
 	$(Q)$(RUN_TESTS) $(TESTS) $(BUILD)/api_demo tests/cli.sh@$(BUILD)/ctrbench \
-		tests/cli_topo.sh@$(BUILD)/ctrbench \
+		tests/cli_topo.sh@$(BUILD)/ctrbench tests/cli_compare.sh@$(BUILD)/ctrbench \
 		$(MT_TESTS:build/%=build/tsan/%) \
 		$(ST_TESTS:build/%=build/asan/%) build/asan/api_demo tests/cli.sh@build/asan/ctrbench \
-		tests/cli_topo.sh@build/asan/ctrbench
+		tests/cli_topo.sh@build/asan/ctrbench tests/cli_compare.sh@build/asan/ctrbench
 
 run: deps
 	$(Q)$(MAKE) --no-print-directory all

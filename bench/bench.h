@@ -34,9 +34,10 @@ enum bench_workload {
 #define BENCH_CHARGE_UNIT 4096
 /* Charges a worker holds before it uncharges the oldest: a zswap pool's worth of pages in flight. */
 #define BENCH_CHARGE_WINDOW 8
-/* One operation in 2^BENCH_SAMPLE_SHIFT is timed: 1/64 keeps rdtsc's ~20 ns off throughput. */
-#define BENCH_SAMPLE_SHIFT 6
-#define BENCH_SAMPLE_EVERY (1u << BENCH_SAMPLE_SHIFT)
+/* One operation in 64 is timed by default: 1/64 keeps rdtsc's ~20 ns (x2) off throughput. */
+#define BENCH_SAMPLE_EVERY 64u
+/* At most one in 1024: the readers workload's swing (BENCH_SWING) must be a whole number of blocks. */
+#define BENCH_SAMPLE_MAX 1024u
 
 enum bench_phase { BENCH_WAIT, BENCH_WARMUP, BENCH_MEASURE, BENCH_STOP };
 
@@ -45,7 +46,8 @@ struct topo;
 
 /* State shared by the threads of one run; only the main thread writes it while they run. */
 struct bench_gate {
-	_Atomic int phase __ctr_aligned;	/* enum bench_phase; read every BENCH_SAMPLE_EVERY ops */
+	_Atomic int phase __ctr_aligned;	/* enum bench_phase; read once per block of sample_every ops */
+	unsigned sample_every;			/* --sample 1/N: one op in N is timed (N a power of 2, <= 1024) */
 	_Atomic int ready;			/* threads pinned and waiting at the gate */
 	/* read-only while running: what readers and the admission audit need to know the truth */
 	struct bench_worker *updaters;		/* all updating workers, for their published tallies */
@@ -124,7 +126,7 @@ extern const int bench_nr_algos;
 const struct bench_algo *bench_algo_find(const char *name);
 
 /*
- * The worker's side of the gate, called every BENCH_SAMPLE_EVERY ops by the
+ * The worker's side of the gate, called once per block of sample_every ops by the
  * timed loops when the phase changed: marks the window's start and end.
  * Returns 1 when the loop must stop.
  */

@@ -3,7 +3,8 @@
  * loops.c - the timed loops, instantiated once per algorithm from
  * counters/list.h so that the compiler inlines each algorithm's update: no
  * indirect call, no shared write but the algorithm's own, and one timing
- * pair per BENCH_SAMPLE_EVERY operations, at a random place in the block.
+ * pair per block of --sample operations (64 by default), at a random place
+ * in the block.
  */
 #include <string.h>
 #include <time.h>
@@ -50,13 +51,14 @@ static void bench_update_##name(struct bench_worker *w)			\
 {										\
 	struct ctr_tree *t = w->tree;						\
 	const int cpu = w->index, node = w->node;				\
+	const unsigned every = w->gate->sample_every;				\
 	uint64_t ops = 0, rng = BENCH_RNG_SEED(w);				\
 	int seen = BENCH_WARMUP;						\
 										\
 	while (!BENCH_PHASE_CHECK(w, seen, ops, 0)) {				\
-		unsigned timed = bench_sample_pos(&rng, BENCH_SAMPLE_EVERY / 2);	\
+		unsigned timed = bench_sample_pos(&rng, every / 2);	\
 										\
-		for (unsigned i = 0; i < BENCH_SAMPLE_EVERY / 2; i++) {		\
+		for (unsigned i = 0; i < every / 2; i++) {		\
 			if (i == timed) {					\
 				uint64_t t0 = bench_tsc();			\
 										\
@@ -67,7 +69,7 @@ static void bench_update_##name(struct bench_worker *w)			\
 			}							\
 			add(t, cpu, node, 0, -1);				\
 		}								\
-		ops += BENCH_SAMPLE_EVERY;					\
+		ops += every;					\
 	}									\
 	w->tally = 0;								\
 }
@@ -119,13 +121,14 @@ static void bench_charge_##name(struct bench_worker *w)			\
 {										\
 	struct ctr_tree *t = w->tree;						\
 	const int cpu = w->index, node = w->node;				\
+	const unsigned every = w->gate->sample_every;				\
 	uint64_t ops = 0, fails = 0, rng = BENCH_RNG_SEED(w);			\
 	int seen = BENCH_WARMUP, held = 0;					\
 										\
 	while (!BENCH_PHASE_CHECK(w, seen, ops, fails)) {			\
-		unsigned timed = bench_sample_pos(&rng, BENCH_SAMPLE_EVERY);	\
+		unsigned timed = bench_sample_pos(&rng, every);	\
 										\
-		for (unsigned i = 0; i < BENCH_SAMPLE_EVERY; i++) {		\
+		for (unsigned i = 0; i < every; i++) {		\
 			uint64_t t0 = 0;					\
 			int ok;							\
 										\
@@ -150,7 +153,7 @@ static void bench_charge_##name(struct bench_worker *w)			\
 			}							\
 			fails += !ok;						\
 		}								\
-		ops += BENCH_SAMPLE_EVERY;					\
+		ops += every;					\
 	}									\
 	w->tally = (int64_t)held * BENCH_CHARGE_UNIT;				\
 }
@@ -166,15 +169,16 @@ static void bench_swing_##name(struct bench_worker *w)				\
 {										\
 	struct ctr_tree *t = w->tree;						\
 	const int cpu = w->index, node = w->node;				\
+	const unsigned every = w->gate->sample_every;				\
 	uint64_t ops = 0, rng = BENCH_RNG_SEED(w);				\
 	int64_t tally = 0;							\
 	int seen = BENCH_WARMUP;						\
 										\
 	while (!BENCH_PHASE_CHECK(w, seen, ops, 0)) {				\
 		const int64_t dir = (ops / BENCH_SWING) & 1 ? -1 : 1;		\
-		unsigned timed = bench_sample_pos(&rng, BENCH_SAMPLE_EVERY);	\
+		unsigned timed = bench_sample_pos(&rng, every);	\
 										\
-		for (unsigned i = 0; i < BENCH_SAMPLE_EVERY; i++) {		\
+		for (unsigned i = 0; i < every; i++) {		\
 			if (i == timed) {					\
 				uint64_t t0 = bench_tsc();			\
 										\
@@ -186,8 +190,8 @@ static void bench_swing_##name(struct bench_worker *w)				\
 			atomic_store_explicit(&w->published, (int64_t)(ops + i + 1), \
 					      memory_order_relaxed);		\
 		}								\
-		tally += dir * BENCH_SAMPLE_EVERY;				\
-		ops += BENCH_SAMPLE_EVERY;					\
+		tally += dir * every;				\
+		ops += every;					\
 	}									\
 	w->tally = tally;							\
 }

@@ -14,13 +14,17 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 
 #include "../topology/topo.h"
+#include "compare.h"
+#include "env.h"
 #include "events_cmd.h"
 #include "output.h"
 #include "run.h"
@@ -33,11 +37,13 @@ static const char *bench_usage =
 	"usage: ctrbench list\n"
 	"       ctrbench topo [--topology SPEC] [--placement P --threads N] [--format table|json]\n"
 	"       ctrbench events [--events LIST] [--format table|json]\n"
+	"       ctrbench compare A.jsonl B.jsonl [--metric M] [--format table|json]\n"
 	"       ctrbench run --algo A[,B...]|all --workload update|charge|readers\n"
 	"                    --shape chain:D|tree:AxB[xC...] --threads N\n"
 	"                    [--readers R] [--read-interval-us US] [--read-node random|root|leaf|N]\n"
 	"                    [--placement compact|scatter|ccx|numa|smt|list:0,2-5] [--topology SPEC]\n"
 	"                    [--shared-mem local|interleave|node:K] [--events LIST|bounce]\n"
+	"                    [--sample 1/N] [--reps K] [--note TEXT]\n"
 	"                    [--duration-ms MS] [--warmup-ms MS] [--format table|csv|json]\n";
 
 static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
@@ -109,6 +115,91 @@ static void bench_setup_placement(struct bench_config *cfg, const char *topology
 		if (cfg->slot_node[i] < 0)
 			cfg->slot_node[i] = 0;	/* no NUMA information: one node */
 	}
+}
+
+static volatile sig_atomic_t bench_interrupted;
+
+static void bench_on_signal(int sig)
+{
+	(void)sig;
+	bench_interrupted = 1;
+}
+
+/*
+ * K repetitions, the algorithms interleaved within each so that drift hits
+ * them alike; then one summary per algorithm.  SIGINT or SIGTERM stops after
+ * the measurement in progress, and what was measured is still printed.
+ * Returns 1 if a verification failed or a run could not start.
+ */
+static int bench_run_reps(struct bench_config *cfg, struct bench_output *out,
+			  const struct bench_algo **algos, int nr_algos, int reps)
+{
+	struct bench_result *res = calloc((size_t)nr_algos * reps, sizeof(*res));
+	struct sigaction sa = { .sa_handler = bench_on_signal };
+	int *done = calloc(nr_algos, sizeof(int)), failed = 0;
+
+	if (!res || !done)
+		die("out of memory");
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	for (int rep = 0; rep < reps && !bench_interrupted && !failed; rep++) {
+		for (int i = 0; i < nr_algos && !bench_interrupted; i++) {
+			int err = bench_run_one(cfg, algos[i], &res[(size_t)i * reps + rep]);
+
+			if (err) {
+				/* Not bad input: the machine refused (memory, threads).  Exit 1, not 2. */
+				fprintf(stderr, "ctrbench: %s: cannot run: %s\n", algos[i]->name,
+					strerror(-err));
+				failed = 1;
+				break;
+			}
+			done[i]++;
+			/* With one rep, print as each result comes: nothing to summarize. */
+			if (reps == 1)
+				bench_output_summary(out, cfg, &res[i], 1);
+		}
+	}
+	for (int i = 0; i < nr_algos; i++) {
+		if (reps > 1 && done[i])
+			bench_output_summary(out, cfg, &res[(size_t)i * reps], done[i]);
+		for (int k = 0; k < done[i]; k++) {
+			failed |= res[(size_t)i * reps + k].verify == 0;
+			bench_result_free(&res[(size_t)i * reps + k]);
+		}
+	}
+	if (bench_interrupted)
+		fprintf(stderr, "ctrbench: interrupted: printed what was measured\n");
+	free(res);
+	free(done);
+	return failed || bench_interrupted;
+}
+
+/* The topology summary belongs with the environment: "2 packages, 24 L3s, ..." of this machine. */
+static void bench_env_add_topology(json_t *env, const struct topo *t)
+{
+	struct topo_counts c;
+	char buf[160];
+
+	topo_counts(t, &c);
+	snprintf(buf, sizeof(buf), "%d package%s, %d NUMA node%s, %d L3%s, %d cores, %d PUs",
+		 c.packages, c.packages == 1 ? "" : "s", c.numa_nodes, c.numa_nodes == 1 ? "" : "s",
+		 c.l3s, c.l3s == 1 ? "" : "s", c.cores, c.pus);
+	json_object_set_new(env, "topology", json_string(buf));
+}
+
+/* --sample 1/N: N a power of two in [2, BENCH_SAMPLE_MAX]. */
+static unsigned bench_parse_sample(const char *s)
+{
+	long n;
+
+	if (strncmp(s, "1/", 2) || s[2] < '0' || s[2] > '9')
+		die("bad value '%s' for --sample (want 1/N, N a power of two from 2 to %u)", s,
+		    BENCH_SAMPLE_MAX);
+	n = bench_parse_int("sample", s + 2, 2, BENCH_SAMPLE_MAX);
+	if (n & (n - 1))
+		die("bad value '%s' for --sample (want 1/N, N a power of two from 2 to %u)", s,
+		    BENCH_SAMPLE_MAX);
+	return (unsigned)n;
 }
 
 /* --shared-mem local|interleave|node:K, K a NUMA node of this machine. */
@@ -190,17 +281,20 @@ static int bench_cmd_run(int argc, char **argv)
 		{ "topology", required_argument, NULL, 'T' },
 		{ "shared-mem", required_argument, NULL, 'm' },
 		{ "events", required_argument, NULL, 'e' },
+		{ "sample", required_argument, NULL, 'S' },
+		{ "reps", required_argument, NULL, 'k' },
+		{ "note", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct bench_algo *algos[BENCH_MAX_ALGOS];
 	struct bench_config cfg = { .duration_ms = 1000, .warmup_ms = 200, .readers = -1,
-				    .read_node = BENCH_READ_RANDOM };
+				    .read_node = BENCH_READ_RANDOM, .sample_every = BENCH_SAMPLE_EVERY };
 	const char *read_node = NULL, *topology = NULL, *events = NULL;
 	char err[256];
 	struct bench_output out = { .format = BENCH_FMT_TABLE };
 	char *algo_list = NULL;
 	const char *shape = NULL, *why;
-	int nr_algos, opt, failed = 0;
+	int nr_algos, opt, failed = 0, reps = 5;
 
 	opterr = 0;
 	optind = 1;
@@ -252,6 +346,15 @@ static int bench_cmd_run(int argc, char **argv)
 		case 'e':
 			events = optarg;
 			break;
+		case 'S':
+			cfg.sample_every = bench_parse_sample(optarg);
+			break;
+		case 'k':
+			reps = bench_parse_int("reps", optarg, 1, 1000);
+			break;
+		case 'N':
+			cfg.note = optarg;
+			break;
 		case 'f':
 			if (bench_output_parse_format(optarg, &out.format))
 				die("unknown format '%s' (want table, csv or json)", optarg);
@@ -294,26 +397,16 @@ static int bench_cmd_run(int argc, char **argv)
 	if (events && pmu_events_parse(events, &cfg.events, &cfg.nr_events, err, sizeof(err)))
 		die("%s", err);
 	bench_tsc_calibrate(&cfg.tsc);
+	cfg.env = bench_env_json(cfg.note);
+	bench_env_add_topology(cfg.env, cfg.topo);
 	bench_output_begin(&out, &cfg, topo_nr_pus(cfg.topo));
-	for (int i = 0; i < nr_algos; i++) {
-		struct bench_result r;
-		int err = bench_run_one(&cfg, algos[i], &r);
-
-		if (err) {
-			/* Not bad input: the machine refused (memory, threads).  Exit 1, not 2. */
-			fprintf(stderr, "ctrbench: %s: cannot run: %s\n", algos[i]->name, strerror(-err));
-			failed = 1;
-			break;
-		}
-		bench_output_result(&out, &cfg, &r);
-		failed |= r.verify == 0;
-		bench_result_free(&r);
-	}
+	failed = bench_run_reps(&cfg, &out, algos, nr_algos, reps);
 	bench_output_end(&out, &cfg);
 	bench_shape_free(&cfg.shape);
 	free(cfg.pus);
 	free(cfg.slot_node);
 	free(cfg.events);
+	json_decref(cfg.env);
 	topo_free(cfg.topo);
 	return failed ? 1 : 0;
 }
@@ -321,7 +414,7 @@ static int bench_cmd_run(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		die("no command given (want list, run, topo or events); try ctrbench --help");
+		die("no command given (want list, run, topo, events or compare); try ctrbench --help");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		fputs(bench_usage, stdout);
 		return 0;
@@ -337,5 +430,7 @@ int main(int argc, char **argv)
 		return bench_cmd_topo(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "events"))
 		return bench_cmd_events(argc - 1, argv + 1);
-	die("unknown command '%s' (want list, run, topo or events)", argv[1]);
+	if (!strcmp(argv[1], "compare"))
+		return bench_cmd_compare(argc - 1, argv + 1);
+	die("unknown command '%s' (want list, run, topo, events or compare)", argv[1]);
 }

@@ -4,7 +4,9 @@
 #include <string.h>
 #include <jansson.h>
 
+#include "env.h"
 #include "output.h"
+#include "reps.h"
 
 static const char *const bench_workload_names[] = { "update", "charge", "readers" };
 
@@ -34,6 +36,8 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 		       "ns_per_op,cpu_ns_per_op,lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_max_ns,"
 		       "lat_samples,charge_fail,limit_max_over,task_clock_ns,verify\n");
 	} else if (o->format == BENCH_FMT_TABLE) {
+		if (cfg->env)
+			bench_env_print(stdout, cfg->env);
 		printf("# %s on %s (%d nodes, depth %d), %d updater%s + %d reader%s on %d CPU%s%s;"
 		       " %d ms measured after %d ms warm-up\n",
 		       bench_workload_names[cfg->workload], cfg->shape.spec, cfg->shape.nr_nodes,
@@ -44,7 +48,7 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 		       cfg->duration_ms, cfg->warmup_ms);
 		printf("# latency: 1 %s in %u timed with %s (%.3f ticks/ns%s), %.1f ns timer overhead subtracted,"
 		       " resolution %.1f ns\n",
-		       cfg->workload == BENCH_CHARGE ? "charge" : "update", BENCH_SAMPLE_EVERY,
+		       cfg->workload == BENCH_CHARGE ? "charge" : "update", cfg->sample_every,
 		       BENCH_TSC_IS_CYCLES ? "rdtsc" : "clock_gettime", cfg->tsc.ghz,
 		       cfg->tsc.invariant ? ", invariant TSC" : ", TSC NOT invariant",
 		       (double)cfg->tsc.overhead / cfg->tsc.ghz,
@@ -68,8 +72,9 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 
 static json_t *bench_lat_json(const struct bench_lat *l)
 {
-	return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:I}", "mean", l->mean, "p50", l->p50, "p90", l->p90,
-			 "p99", l->p99, "p999", l->p999, "max", l->max, "samples", (json_int_t)l->samples);
+	return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I}", "mean", l->mean, "p50", l->p50,
+			 "p90", l->p90, "p95", l->p95, "p99", l->p99, "p999", l->p999, "max", l->max,
+			 "samples", (json_int_t)l->samples);
 }
 
 /* Flush and lock figures over the window, with rates per second; null where there are none. */
@@ -104,8 +109,33 @@ static json_t *bench_int_array(const int *v, int n)
 	return a;
 }
 
+/* Repetitions: each metric's median, interval, level and CV; every rep's headline figures. */
+static void bench_json_reps(json_t *j, const struct bench_summary *s, const struct bench_result *reps)
+{
+	json_t *stats = json_object(), *each = json_array();
+
+	for (int m = 0; m < BM_NR; m++) {
+		const struct bench_stat *st = &s->stat[m];
+
+		json_object_set_new(stats, bench_metric_names[m],
+				    json_pack("{s:f,s:f,s:f,s:f,s:f,s:b}", "median", st->median, "lo", st->lo,
+					      "hi", st->hi, "level", st->level, "cv", st->cv,
+					      "noisy", st->cv > BENCH_NOISY_CV));
+	}
+	for (int i = 0; i < s->k; i++)
+		json_array_append_new(each, json_pack("{s:f,s:f,s:{s:f,s:f},s:s}",
+				      "ops_per_sec", reps[i].ops_per_sec, "ns_per_op", reps[i].ns_per_op,
+				      "update_ns", "p50", reps[i].lat.p50, "p99", reps[i].lat.p99,
+				      "verify", reps[i].verify > 0 ? "ok" : reps[i].verify ? "n/a" : "mismatch"));
+	json_object_set_new(j, "reps_done", json_integer(s->k));
+	json_object_set_new(j, "details_from_rep", json_integer(s->rep_index));
+	json_object_set_new(j, "stats", stats);
+	json_object_set_new(j, "reps", each);
+}
+
 static void bench_output_json(const struct bench_config *cfg, const struct bench_output *o,
-			      const struct bench_result *r)
+			      const struct bench_result *r, const struct bench_summary *sum,
+			      const struct bench_result *reps)
 {
 	json_t *j = json_pack("{s:s,s:b,s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:f,s:I,s:f,s:f,s:f}",
 			      "algo", r->ba->name, "baseline", r->ba->baseline,
@@ -193,16 +223,24 @@ static void bench_output_json(const struct bench_config *cfg, const struct bench
 		json_object_set_new(j, "pairs", pairs);
 	}
 	json_object_set_new(j, "bind_failures", json_integer(r->bind_failures));
+	json_object_set_new(j, "fairness", json_pack("{s:I,s:I,s:f}", "ops_min", (json_int_t)r->ops_min,
+			    "ops_max", (json_int_t)r->ops_max, "ops_cv", r->ops_cv));
 	json_object_set_new(j, "shared_mem", json_string(cfg->shared_mem ? cfg->shared_mem : "local"));
 	json_object_set_new(j, "timer", json_pack("{s:s,s:f,s:b,s:f,s:f,s:i}",
 			    "source", BENCH_TSC_IS_CYCLES ? "rdtsc" : "clock_gettime",
 			    "ticks_per_ns", cfg->tsc.ghz, "invariant", cfg->tsc.invariant,
 			    "overhead_ns", (double)cfg->tsc.overhead / cfg->tsc.ghz,
 			    "resolution_ns", (double)cfg->tsc.resolution / cfg->tsc.ghz,
-			    "sample_every", BENCH_SAMPLE_EVERY));
+			    "sample_every", (int)cfg->sample_every));
 	/* updaters first, then readers */
 	json_object_set_new(j, "cpu_requested", bench_int_array(r->cpu_requested, cfg->threads + cfg->readers));
 	json_object_set_new(j, "cpu_observed", bench_int_array(r->cpu_observed, cfg->threads + cfg->readers));
+	if (sum && sum->k > 1)
+		bench_json_reps(j, sum, reps);
+	if (cfg->note)
+		json_object_set_new(j, "note", json_string(cfg->note));
+	if (cfg->env)
+		json_object_set(j, "env", cfg->env);
 	json_dumpf(j, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	putchar('\n');
 	json_decref(j);
@@ -266,14 +304,37 @@ static void bench_table_details(const struct bench_config *cfg, const struct ben
 	}
 }
 
+static void bench_output_one(struct bench_output *o, const struct bench_config *cfg,
+			     const struct bench_result *r, const struct bench_summary *sum,
+			     const struct bench_result *reps);
+
+void bench_output_summary(struct bench_output *o, const struct bench_config *cfg,
+			  const struct bench_result *reps, int k)
+{
+	struct bench_summary *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return;
+	bench_summarize(reps, k, s);
+	bench_output_one(o, cfg, &s->med, s, reps);
+	free(s);
+}
+
 void bench_output_result(struct bench_output *o, const struct bench_config *cfg,
 			 const struct bench_result *r)
+{
+	bench_output_one(o, cfg, r, NULL, NULL);
+}
+
+static void bench_output_one(struct bench_output *o, const struct bench_config *cfg,
+			     const struct bench_result *r, const struct bench_summary *sum,
+			     const struct bench_result *reps)
 {
 	const struct bench_lat *l = &r->lat;
 
 	switch (o->format) {
 	case BENCH_FMT_JSON:
-		bench_output_json(cfg, o, r);
+		bench_output_json(cfg, o, r, sum, reps);
 		break;
 	case BENCH_FMT_CSV:
 		printf("%s,%d,%s,%s,%d,%d,%d,%d,%d,%llu,%.0f,%.3f,%.3f,%.2f,%.2f,%.2f,%.2f,%.2f,%llu,%llu,%lld,%llu,%s\n",
@@ -299,7 +360,17 @@ void bench_output_result(struct bench_output *o, const struct bench_config *cfg,
 		if (r->verify == 0)
 			printf(" (node %d: %lld, want %lld)", r->bad_node, (long long)r->got,
 			       (long long)r->want);
+		if (sum && sum->k > 1 && sum->stat[BM_OPS_PER_SEC].cv > BENCH_NOISY_CV)
+			printf(" NOISY");
 		putchar('\n');
+		if (sum && sum->k > 1) {
+			const struct bench_stat *ops = &sum->stat[BM_OPS_PER_SEC], *p50 = &sum->stat[BM_P50];
+
+			printf("  %-12s %d: ops/s median %.4g [%.4g, %.4g] (%.1f%%), cv %.1f%%;"
+			       " p50 %.1f [%.1f, %.1f] ns, cv %.1f%%\n", "reps", sum->k, ops->median, ops->lo,
+			       ops->hi, 100 * ops->level, 100 * ops->cv, p50->median, p50->lo, p50->hi,
+			       100 * p50->cv);
+		}
 		bench_table_details(cfg, r);
 		break;
 	}

@@ -21,6 +21,9 @@ int bench_output_parse_format(const char *name, enum bench_format *f);
 void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, int nr_cpus);
 void bench_output_result(struct bench_output *o, const struct bench_config *cfg,
 			 const struct bench_result *r);
+/* k repetitions of one algorithm: their medians with intervals (k == 1: the result as is). */
+void bench_output_summary(struct bench_output *o, const struct bench_config *cfg,
+			  const struct bench_result *reps, int k);
 void bench_output_end(struct bench_output *o, const struct bench_config *cfg);
 
 #endif /* BENCH_OUTPUT_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <numaif.h>
 #include <pthread.h>
 #include <sched.h>
@@ -155,6 +156,7 @@ static void bench_summarize_latency(const struct bench_config *cfg, const struct
 	lat->mean = bench_ticks_to_ns(cfg, (double)h->sum / (double)h->count);
 	lat->p50 = bench_ticks_to_ns(cfg, (double)ctr_hist_quantile(h, 0.50));
 	lat->p90 = bench_ticks_to_ns(cfg, (double)ctr_hist_quantile(h, 0.90));
+	lat->p95 = bench_ticks_to_ns(cfg, (double)ctr_hist_quantile(h, 0.95));
 	lat->p99 = bench_ticks_to_ns(cfg, (double)ctr_hist_quantile(h, 0.99));
 	lat->p999 = bench_ticks_to_ns(cfg, (double)ctr_hist_quantile(h, 0.999));
 	lat->max = bench_ticks_to_ns(cfg, (double)h->max);
@@ -248,6 +250,23 @@ static void bench_free_under(const struct bench_config *cfg, struct bench_gate *
 	free(g->nr_under);
 }
 
+/* Fairness: how evenly the updaters got through their work. */
+static void bench_fairness(const struct bench_worker *ws, int n, struct bench_result *r)
+{
+	double mean = 0, var = 0;
+
+	r->ops_min = UINT64_MAX;
+	r->ops_max = 0;
+	for (int i = 0; i < n; i++) {
+		mean += (double)ws[i].ops / n;
+		r->ops_min = ws[i].ops < r->ops_min ? ws[i].ops : r->ops_min;
+		r->ops_max = ws[i].ops > r->ops_max ? ws[i].ops : r->ops_max;
+	}
+	for (int i = 0; i < n; i++)
+		var += ((double)ws[i].ops - mean) * ((double)ws[i].ops - mean) / n;
+	r->ops_cv = mean > 0 ? sqrt(var) / mean : 0;
+}
+
 /* Sum what the threads measured into r. */
 static void bench_collect(const struct bench_config *cfg, const struct bench_worker *ws,
 			  struct bench_result *r)
@@ -296,6 +315,7 @@ static void bench_collect(const struct bench_config *cfg, const struct bench_wor
 		if (upd)
 			ctr_hist_merge(upd, &w->hist);
 	}
+	bench_fairness(ws, nthr, r);
 	r->ops_per_sec = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
 	r->ns_per_op = r->ops ? r->seconds * 1e9 * nthr / (double)r->ops : 0;
 	/* CPU time of the updaters only would need per-role clocks; readers' share is in reads. */
@@ -362,6 +382,7 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 	gate.nr_leaves = cfg->shape.nr_leaves;
 	gate.read_node = cfg->read_node;
 	gate.read_interval_us = cfg->read_interval_us;
+	gate.sample_every = cfg->sample_every ? cfg->sample_every : BENCH_SAMPLE_EVERY;
 	gate.topo = cfg->topo;
 	gate.pus = cfg->pus;
 	gate.events = cfg->events;

@@ -37,6 +37,9 @@ struct bench_config {
 	int readers;			/* readers workload: reader threads */
 	int read_interval_us;		/* readers: pause between reads, 0 = back to back */
 	int read_node;			/* readers: BENCH_READ_RANDOM, BENCH_READ_LEAF, or a node */
+	unsigned sample_every;		/* --sample 1/N: N */
+	const char *note;		/* --note, kept with the results */
+	struct json_t *env;		/* the environment of the run (bench/env.h), in every result */
 	struct topo *topo;		/* this machine */
 	const char *placement;		/* --placement as given */
 	int *pus;			/* PU of each thread: updaters, then readers */
@@ -50,13 +53,15 @@ struct bench_config {
 };
 
 struct bench_lat {
-	double mean, p50, p90, p99, p999, max;	/* ns, timer overhead subtracted */
+	double mean, p50, p90, p95, p99, p999, max;	/* ns, timer overhead subtracted */
 	uint64_t samples;			/* timed operations */
 };
 
 struct bench_result {
 	const struct bench_algo *ba;	/* what ran */
 	uint64_t ops;			/* operations in the window, all workers */
+	uint64_t ops_min, ops_max;	/* fairness: fewest and most operations of one updater */
+	double ops_cv;			/* ... coefficient of variation of the updaters' counts */
 	double seconds;			/* the window, as the main thread timed it */
 	double ops_per_sec;		/* ops / seconds */
 	double ns_per_op;		/* threads * seconds / ops: wall time a worker spends per op */

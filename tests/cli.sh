@@ -57,6 +57,9 @@ BADVAL="node:9" bad "${R[@]}" --algo atomic_tree --shared-mem node:9
 BADVAL="far" bad "${R[@]}" --algo atomic_tree --shared-mem far
 BADVAL="a,,b" bad "${R[@]}" --algo atomic_tree --events a,,b
 BADVAL="xml" bad events --format xml
+BADVAL="1/3" bad "${R[@]}" --algo atomic_tree --sample 1/3
+BADVAL="64" bad "${R[@]}" --algo atomic_tree --sample 64
+BADVAL="'0'" bad "${R[@]}" --algo atomic_tree --reps 0
 BADVAL="'-x'" bad run -xy --algo atomic_tree --shape chain:2 --threads 1
 BADVAL=",atomic_tree" bad run --algo ,atomic_tree --workload update --shape chain:2 --threads 1
 BADVAL="atomic_tree,,locked_tree" bad run --algo atomic_tree,,locked_tree --workload update --shape chain:2 --threads 1
@@ -92,12 +95,17 @@ for l, algo in zip(lines, ["atomic_tree", "percpu_hier"]):
     u = j["update_ns"]
     assert 0 <= u["p50"] <= u["p90"] <= u["p99"] <= u["max"], u
     assert j["events"]["task_clock_ns"] > 0
+    # five repetitions by default: medians with intervals, every rep's figures
+    assert j["reps_done"] == 5 and len(j["reps"]) == 5, j
+    s = j["stats"]["ops_per_sec"]
+    assert s["lo"] <= s["median"] <= s["hi"] and abs(s["level"] - 0.9375) < 1e-9, s
+    assert j["ops_per_sec"] == s["median"]
 PY
-then ok "run --format json: two verified lines with the promised fields"; else nok "run --format json (exit $rc)"; cat "$tmp/json" | sed 's/^/#   /'; fi
+then ok "run --format json: two verified lines with the promised fields, medians of 5 reps"; else nok "run --format json (exit $rc)"; cat "$tmp/json" | sed 's/^/#   /'; fi
 
 # readers: rstat_ratelimit reads are visibly stale under updates, rstat_force's are exact at rest,
 # and the flush figures are there for the rstat algorithms only.
-"$B" run --algo rstat_force,rstat_ratelimit,atomic_tree --workload readers --readers 2 --shape chain:4 \
+"$B" run --reps 1 --algo rstat_force,rstat_ratelimit,atomic_tree --workload readers --readers 2 --shape chain:4 \
 	--threads 2 --duration-ms 300 --warmup-ms 50 --format json >"$tmp/readers"
 rc=$?
 if [ $rc -eq 0 ] && python3 - "$tmp/readers" <<'PY'
@@ -113,7 +121,7 @@ then ok "readers: ratelimit stale under updates, force exact, flush figures"; el
 
 # Every algorithm and baseline runs both workloads on a bushy tree, more threads than CPUs.
 for w in update charge readers; do
-	"$B" run --algo all --workload $w --shape tree:3x2x2 --threads 5 --duration-ms 50 \
+	"$B" run --reps 1 --algo all --workload $w --shape tree:3x2x2 --threads 5 --duration-ms 50 \
 		--warmup-ms 10 --format csv >"$tmp/csv"
 	rc=$?
 	rows=$(tail -n +2 "$tmp/csv" | wc -l)
@@ -126,7 +134,7 @@ for w in update charge readers; do
 done
 
 # charge: some charges are refused, none of the exact algorithms ends over a limit.
-"$B" run --algo atomic_tree,locked_tree --workload charge --shape chain:4 --threads 3 \
+"$B" run --reps 1 --algo atomic_tree,locked_tree --workload charge --shape chain:4 --threads 3 \
 	--duration-ms 100 --format json >"$tmp/charge"
 if python3 - "$tmp/charge" <<'PY'
 import json, sys
@@ -138,7 +146,7 @@ PY
 then ok "charge: refusals happen, exact algorithms stay within limits"; else nok "charge workload"; fi
 
 # Placement and events in the JSON: requested and observed PUs, pair classes, no-PMU reasons.
-"$B" run --algo atomic_tree --workload update --shape chain:2 --threads 3 --duration-ms 50 \
+"$B" run --reps 1 --algo atomic_tree --workload update --shape chain:2 --threads 3 --duration-ms 50 \
 	--placement scatter --events bounce,task-clock --shared-mem interleave --format json >"$tmp/place"
 rc=$?
 if [ $rc -eq 0 ] && python3 - "$tmp/place" "$(nproc)" <<'PY'
@@ -158,6 +166,21 @@ PY
 then ok "run --placement scatter --events bounce: PUs, pairs and event reasons recorded"; else nok "placement/events JSON (exit $rc)"; sed 's/^/#   /' "$tmp/place"; fi
 
 # The table names its columns and verifies.
-"$B" run --algo percpu_hier --workload update --shape chain:32 --threads 1 --duration-ms 20 >"$tmp/table"
+"$B" run --reps 1 --algo percpu_hier --workload update --shape chain:32 --threads 1 --duration-ms 20 >"$tmp/table"
 if grep -q '^algo .*ops/s.*verify' "$tmp/table" && grep -qE '^percpu_hier .* ok$' "$tmp/table"; then
 	ok "table output"; else nok "table output"; sed 's/^/#   /' "$tmp/table"; fi
+
+# Interrupted: what was measured is printed, as medians of the reps done, and the exit says so.
+"$B" run --algo atomic_tree,percpu_hier --workload update --shape chain:2 --threads 1 --reps 4 \
+	--duration-ms 300 --warmup-ms 0 --format json >"$tmp/int" 2>"$tmp/interr" &
+pid=$!
+sleep 1.5
+kill -INT $pid
+wait $pid
+rc=$?
+if [ $rc -eq 1 ] && grep -q interrupted "$tmp/interr" && python3 - "$tmp/int" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) == 2 and all(1 <= l.get("reps_done", 1) < 4 and l["verify"] == "ok" for l in lines), lines
+PY
+then ok "SIGINT: the reps already measured are printed, exit 1"; else nok "SIGINT handling (exit $rc)"; cat "$tmp/interr"; fi

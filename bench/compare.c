@@ -1,0 +1,766 @@
+/* SPDX-License-Identifier: MIT */
+/* ctrbench compare: the change per configuration between two result files, and whether it is noise. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "compare.h"
+
+static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ctrbench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+/* ---- statistics ---- */
+
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	return (a > b) - (a < b);
+}
+
+static double *sorted_copy(const double *x, int n)
+{
+	double *s = xmalloc(sizeof(*s) * (size_t)(n > 0 ? n : 1));
+
+	if (n > 0)
+		memcpy(s, x, sizeof(*s) * (size_t)n);
+	qsort(s, (size_t)(n > 0 ? n : 0), sizeof(*s), cmp_double);
+	return s;
+}
+
+static double median_sorted(const double *s, int n)
+{
+	if (n < 1)
+		return NAN;
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+double cmp_median(const double *x, int n)
+{
+	double *s, m;
+
+	if (n < 1)
+		return NAN;
+	s = sorted_copy(x, n);
+	m = median_sorted(s, n);
+	free(s);
+	return m;
+}
+
+double cmp_mw_u(const double *a, int na, const double *b, int nb)
+{
+	double u = 0;
+
+	for (int i = 0; i < na; i++)
+		for (int j = 0; j < nb; j++)
+			u += a[i] > b[j] ? 1 : a[i] == b[j] ? 0.5 : 0;
+	return u;
+}
+
+struct tagged {
+	double v;
+	int from_a;
+};
+
+static int cmp_tagged(const void *pa, const void *pb)
+{
+	return cmp_double(&((const struct tagged *)pa)->v, &((const struct tagged *)pb)->v);
+}
+
+double cmp_mw_p(const double *a, int na, const double *b, int nb)
+{
+	int n = na + nb;
+	struct tagged *t;
+	long *r2;		/* twice the midrank: an integer */
+	long s_obs = 0, e2, d_obs;
+	double ties = 0, p;
+
+	if (na < 1 || nb < 1)
+		return 1;
+	t = xmalloc(sizeof(*t) * (size_t)n);
+	r2 = xmalloc(sizeof(*r2) * (size_t)n);
+	for (int i = 0; i < na; i++)
+		t[i] = (struct tagged){ a[i], 1 };
+	for (int j = 0; j < nb; j++)
+		t[na + j] = (struct tagged){ b[j], 0 };
+	qsort(t, (size_t)n, sizeof(*t), cmp_tagged);
+	for (int i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && t[j].v == t[i].v; j++)
+			;
+		for (int k = i; k < j; k++)
+			r2[k] = (long)(i + 1) + (long)j;	/* ranks i+1..j: midrank (i+1+j)/2 */
+		ties += (double)(j - i) * (j - i) * (j - i) - (j - i);
+	}
+	for (int k = 0; k < n; k++)
+		if (t[k].from_a)
+			s_obs += r2[k];
+	e2 = (long)na * (n + 1);
+	d_obs = labs(s_obs - e2);
+
+	if (n <= CMP_MW_EXACT_MAX) {
+		/* dp[k][s]: subsets of k items whose doubled ranks sum to s. */
+		long smax = (long)n * (n + 1);
+		double *dp = calloc((size_t)(na + 1) * (size_t)(smax + 1), sizeof(*dp));
+		double hit = 0, all = 0;
+
+		if (!dp)
+			die("out of memory");
+		dp[0] = 1;
+		for (int i = 0; i < n; i++)
+			for (int k = i + 1 < na ? i + 1 : na; k >= 1; k--)
+				for (long s = smax; s >= r2[i]; s--)
+					dp[(size_t)k * (size_t)(smax + 1) + (size_t)s] +=
+						dp[(size_t)(k - 1) * (size_t)(smax + 1) + (size_t)(s - r2[i])];
+		for (long s = 0; s <= smax; s++) {
+			double c = dp[(size_t)na * (size_t)(smax + 1) + (size_t)s];
+
+			all += c;
+			if (labs(s - e2) >= d_obs)
+				hit += c;
+		}
+		free(dp);
+		p = hit / all;
+	} else {
+		double mean = (double)na * nb / 2;
+		double var = (double)na * nb / 12 * ((n + 1) - ties / ((double)n * (n - 1)));
+		double u = (double)s_obs / 2 - (double)na * (na + 1) / 2;
+		double z = fabs(u - mean) - 0.5;
+
+		if (var <= 0)
+			p = 1;
+		else
+			p = erfc((z > 0 ? z : 0) / sqrt(var) / sqrt(2));
+	}
+	free(t);
+	free(r2);
+	return p > 1 ? 1 : p;
+}
+
+void cmp_snap(double *a, int na, double *b, int nb, double rel)
+{
+	int n = na + nb;
+	double **p = xmalloc(sizeof(*p) * (size_t)(n > 0 ? n : 1));
+	double g = 0;
+
+	for (int i = 0; i < na; i++)
+		p[i] = &a[i];
+	for (int j = 0; j < nb; j++)
+		p[na + j] = &b[j];
+	/* Insertion sort by value: a handful of reps. */
+	for (int i = 1; i < n; i++) {
+		double *t = p[i];
+		int k = i;
+
+		for (; k > 0 && *p[k - 1] > *t; k--)
+			p[k] = p[k - 1];
+		p[k] = t;
+	}
+	for (int i = 0; i < n; i++) {
+		if (i && fabs(*p[i] - g) <= rel * fmax(fabs(g), fabs(*p[i])))
+			*p[i] = g;
+		else
+			g = *p[i];
+	}
+	free(p);
+}
+
+/* P(Binomial(n, 1/2) = i). */
+static double binom_half_pmf(int n, int i)
+{
+	return exp(lgamma(n + 1.0) - lgamma(i + 1.0) - lgamma(n - i + 1.0) - n * log(2.0));
+}
+
+double cmp_median_ci(const double *x, int n, double level, double *lo, double *hi)
+{
+	double *s, cdf, cov;
+	int k = 1;
+
+	if (n < 1) {
+		*lo = *hi = NAN;
+		return NAN;
+	}
+	s = sorted_copy(x, n);
+	/* [x(k), x(n+1-k)] misses the median when fewer than k draws fall below it, or above. */
+	cdf = binom_half_pmf(n, 0);	/* P(Bin <= k - 1) */
+	cov = 1 - 2 * cdf;
+	for (int kk = 2; 2 * kk <= n + 1; kk++) {
+		double c = 1 - 2 * (cdf + binom_half_pmf(n, kk - 1));
+
+		if (c < level)
+			break;
+		cdf += binom_half_pmf(n, kk - 1);
+		k = kk;
+		cov = c;
+	}
+	*lo = s[k - 1];
+	*hi = s[n - k];
+	free(s);
+	return cov < 0 ? 0 : cov;
+}
+
+static uint64_t xorshift64s(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ULL;
+}
+
+static double resample_median(const double *x, int n, double *scratch, uint64_t *rng)
+{
+	for (int i = 0; i < n; i++)
+		scratch[i] = x[xorshift64s(rng) % (uint64_t)n];
+	qsort(scratch, (size_t)n, sizeof(*scratch), cmp_double);
+	return median_sorted(scratch, n);
+}
+
+/* Linear interpolation between order statistics of sorted s[0..n). */
+static double quantile_sorted(const double *s, int n, double q)
+{
+	double pos = q * (n - 1);
+	int i = (int)floor(pos);
+
+	if (i >= n - 1)
+		return s[n - 1];
+	return s[i] + (pos - i) * (s[i + 1] - s[i]);
+}
+
+int cmp_bootstrap_change_ci(const double *a, int na, const double *b, int nb, int resamples,
+			    uint64_t seed, double level, double *lo, double *hi)
+{
+	double *ch, *sa, *sb;
+	uint64_t rng = seed ? seed : 1;
+	int m = 0;
+
+	*lo = *hi = NAN;
+	if (na < 1 || nb < 1 || resamples < 1)
+		return 0;
+	ch = xmalloc(sizeof(*ch) * (size_t)resamples);
+	sa = xmalloc(sizeof(*sa) * (size_t)na);
+	sb = xmalloc(sizeof(*sb) * (size_t)nb);
+	for (int r = 0; r < resamples; r++) {
+		double ma = resample_median(a, na, sa, &rng);
+		double mb = resample_median(b, nb, sb, &rng);
+
+		if (ma != 0)
+			ch[m++] = 100 * (mb / ma - 1);
+	}
+	if (m) {
+		qsort(ch, (size_t)m, sizeof(*ch), cmp_double);
+		*lo = quantile_sorted(ch, m, (1 - level) / 2);
+		*hi = quantile_sorted(ch, m, 1 - (1 - level) / 2);
+	}
+	free(ch);
+	free(sa);
+	free(sb);
+	return m;
+}
+
+/* ---- reading result files ---- */
+
+struct samples {
+	double *v;
+	int n, cap;
+};
+
+struct config {
+	char *algo, *workload, *shape, *placement;	/* placement NULL when the line has none */
+	json_int_t threads, readers;
+	struct samples side[2];
+	int in[2];
+};
+
+struct configs {
+	struct config *c;
+	int n, cap;
+};
+
+static void samples_add(struct samples *s, double v)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 8;
+		s->v = realloc(s->v, sizeof(*s->v) * (size_t)s->cap);
+		if (!s->v)
+			die("out of memory");
+	}
+	s->v[s->n++] = v;
+}
+
+static int str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = s ? strdup(s) : NULL;
+
+	if (s && !d)
+		die("out of memory");
+	return d;
+}
+
+/* --ignore-algo: match configurations whatever the algorithm (one algorithm per file). */
+static int cmp_ignore_algo;
+
+static struct config *config_get(struct configs *cs, const struct config *key)
+{
+	for (int i = 0; i < cs->n; i++) {
+		struct config *c = &cs->c[i];
+
+		if (str_eq(c->algo, key->algo) && str_eq(c->workload, key->workload) &&
+		    str_eq(c->shape, key->shape) && str_eq(c->placement, key->placement) &&
+		    c->threads == key->threads && c->readers == key->readers)
+			return c;
+	}
+	if (cs->n == cs->cap) {
+		cs->cap = cs->cap ? 2 * cs->cap : 16;
+		cs->c = realloc(cs->c, sizeof(*cs->c) * (size_t)cs->cap);
+		if (!cs->c)
+			die("out of memory");
+	}
+	cs->c[cs->n] = (struct config){
+		.algo = xstrdup(key->algo), .workload = xstrdup(key->workload),
+		.shape = xstrdup(key->shape), .placement = xstrdup(key->placement),
+		.threads = key->threads, .readers = key->readers,
+	};
+	return &cs->c[cs->n++];
+}
+
+/* "update_ns.p50" inside o, or NULL. */
+static json_t *json_path(json_t *o, const char *path)
+{
+	char buf[128], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *t = strtok_r(buf, ".", &save); t && o; t = strtok_r(NULL, ".", &save))
+		o = json_is_object(o) ? json_object_get(o, t) : NULL;
+	return o;
+}
+
+static const char *req_string(json_t *o, const char *key, const char *file, int line)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!json_is_string(v))
+		die("%s:%d: \"%s\" %s", file, line, key, v ? "is not a string" : "is missing");
+	return json_string_value(v);
+}
+
+/* A sample from v: added when a number, skipped when absent or null, else bad input. */
+static void add_value(struct samples *s, json_t *v, const char *file, int line, const char *what)
+{
+	if (!v || json_is_null(v))
+		return;
+	if (!json_is_number(v))
+		die("%s:%d: %s is not a number", file, line, what);
+	samples_add(s, json_number_value(v));
+}
+
+static void read_file(struct configs *cs, int side, const char *file, const char *metric)
+{
+	FILE *f = fopen(file, "r");
+	char *buf = NULL;
+	size_t cap = 0;
+	int lineno = 0, results = 0;
+
+	if (!f)
+		die("cannot open '%s': %s", file, strerror(errno));
+	while (getline(&buf, &cap, f) >= 0) {
+		json_error_t err;
+		struct config key = { 0 }, *c;
+		json_t *o, *v, *reps;
+		char what[160];
+
+		lineno++;
+		if (!buf[strspn(buf, " \t\r\n")])
+			continue;
+		o = json_loads(buf, 0, &err);
+		if (!o)
+			die("%s:%d: not JSON (%s)", file, lineno, err.text);
+		if (!json_is_object(o))
+			die("%s:%d: not a JSON object", file, lineno);
+		if (!json_object_get(o, "algo") && json_object_get(o, "env")) {
+			json_decref(o);	/* an environment record of its own */
+			continue;
+		}
+		key.algo = (char *)req_string(o, "algo", file, lineno);
+		/* --ignore-algo: A's algorithm against B's in the same configuration */
+		if (cmp_ignore_algo)
+			key.algo = "(either)";
+		key.workload = (char *)req_string(o, "workload", file, lineno);
+		key.shape = (char *)req_string(o, "shape", file, lineno);
+		v = json_object_get(o, "threads");
+		if (!json_is_integer(v))
+			die("%s:%d: \"threads\" %s", file, lineno, v ? "is not an integer" : "is missing");
+		key.threads = json_integer_value(v);
+		v = json_object_get(o, "placement");
+		if (v && !json_is_null(v) && !json_is_string(v))
+			die("%s:%d: \"placement\" is not a string", file, lineno);
+		key.placement = (char *)json_string_value(v);
+		v = json_object_get(o, "readers");
+		if (v && !json_is_null(v) && !json_is_integer(v))
+			die("%s:%d: \"readers\" is not an integer", file, lineno);
+		key.readers = json_is_integer(v) ? json_integer_value(v) : 0;
+
+		c = config_get(cs, &key);
+		c->in[side] = 1;
+		reps = json_object_get(o, "reps");
+		if (reps && !json_is_null(reps) && !json_is_array(reps))
+			die("%s:%d: \"reps\" is not an array", file, lineno);
+		if (json_array_size(reps)) {
+			size_t i;
+
+			json_array_foreach(reps, i, v) {
+				if (!json_is_object(v))
+					die("%s:%d: reps[%zu] is not an object", file, lineno, i);
+				snprintf(what, sizeof(what), "reps[%zu].%s", i, metric);
+				add_value(&c->side[side], json_path(v, metric), file, lineno, what);
+			}
+		} else {
+			add_value(&c->side[side], json_path(o, metric), file, lineno, metric);
+		}
+		results++;
+		json_decref(o);
+	}
+	free(buf);
+	if (ferror(f))
+		die("cannot read '%s': %s", file, strerror(errno));
+	fclose(f);
+	if (!results)
+		die("'%s' has no results", file);
+}
+
+/* ---- comparing and printing ---- */
+
+enum verdict { V_NO_CHANGE, V_FASTER, V_SLOWER, V_INCONCLUSIVE, V_NA, V_ONLY_A, V_ONLY_B };
+
+struct outcome {
+	int n[2];
+	double med[2], ci_lo[2], ci_hi[2], ci_level[2];
+	double change, ch_lo, ch_hi, p;
+	enum verdict verdict;
+	const char *test;	/* "mann-whitney", "intervals" or NULL */
+};
+
+static void compare_one(const struct config *c, int higher_better, struct outcome *r)
+{
+	int up = 0;
+
+	*r = (struct outcome){ .change = NAN, .ch_lo = NAN, .ch_hi = NAN, .p = NAN, .verdict = V_NA };
+	for (int s = 0; s < 2; s++) {
+		r->n[s] = c->side[s].n;
+		r->med[s] = cmp_median(c->side[s].v, c->side[s].n);
+		r->ci_level[s] = cmp_median_ci(c->side[s].v, c->side[s].n, CMP_LEVEL, &r->ci_lo[s], &r->ci_hi[s]);
+	}
+	if (!c->in[1] || !c->in[0]) {
+		r->verdict = c->in[0] ? V_ONLY_A : V_ONLY_B;
+		return;
+	}
+	if (!r->n[0] || !r->n[1]) {
+		r->verdict = V_NA;
+		return;
+	}
+	if (r->med[0] != 0)
+		r->change = 100 * (r->med[1] / r->med[0] - 1);
+	cmp_bootstrap_change_ci(c->side[0].v, r->n[0], c->side[1].v, r->n[1], CMP_RESAMPLES, CMP_SEED,
+				CMP_LEVEL, &r->ch_lo, &r->ch_hi);
+	/* The tests see values within CMP_TIE_REL as ties: copies, the medians above stay as measured. */
+	double *sa = xmalloc(sizeof(*sa) * (size_t)r->n[0]), *sb = xmalloc(sizeof(*sb) * (size_t)r->n[1]);
+	double lo[2], hi[2];
+
+	memcpy(sa, c->side[0].v, sizeof(*sa) * (size_t)r->n[0]);
+	memcpy(sb, c->side[1].v, sizeof(*sb) * (size_t)r->n[1]);
+	cmp_snap(sa, r->n[0], sb, r->n[1], CMP_TIE_REL);
+	cmp_median_ci(sa, r->n[0], CMP_LEVEL, &lo[0], &hi[0]);
+	cmp_median_ci(sb, r->n[1], CMP_LEVEL, &lo[1], &hi[1]);
+	if (r->n[0] >= CMP_MW_MIN_REPS && r->n[1] >= CMP_MW_MIN_REPS) {
+		double u_ba = cmp_mw_u(sb, r->n[1], sa, r->n[0]);
+
+		r->test = "mann-whitney";
+		r->p = cmp_mw_p(sa, r->n[0], sb, r->n[1]);
+		if (r->p >= CMP_ALPHA)
+			r->verdict = V_NO_CHANGE;
+		up = u_ba > (double)r->n[0] * r->n[1] / 2;
+	} else if (r->n[0] < 2 || r->n[1] < 2) {
+		r->verdict = V_INCONCLUSIVE;
+	} else {
+		r->test = "intervals";
+		if (hi[0] < lo[1])
+			up = 1;
+		else if (hi[1] < lo[0])
+			up = 0;
+		else
+			r->verdict = V_NO_CHANGE;
+	}
+	free(sa);
+	free(sb);
+	if (r->verdict == V_NA)	/* not settled above: outside noise */
+		r->verdict = up == higher_better ? V_FASTER : V_SLOWER;
+}
+
+static const char *const verdict_names[] = {
+	[V_NO_CHANGE] = "no change", [V_FASTER] = "faster", [V_SLOWER] = "slower",
+	[V_INCONCLUSIVE] = "inconclusive", [V_NA] = "n/a", [V_ONLY_A] = "only in A",
+	[V_ONLY_B] = "only in B",
+};
+
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *side_json(const char *file, const struct outcome *r, int s, int present)
+{
+	if (!present)
+		return json_null();
+	return json_pack("{s:s,s:i,s:o,s:o,s:o}", "file", file, "n", r->n[s], "median", num(r->med[s]),
+			 "ci", r->n[s] ? json_pack("[o,o]", num(r->ci_lo[s]), num(r->ci_hi[s])) : json_null(),
+			 "ci_level", num(r->ci_level[s]));
+}
+
+/* 123456789 -> "123.5M": four significant figures with an SI suffix. */
+static void fmt_si(char *buf, size_t len, double v)
+{
+	static const char *const sfx[] = { "", "k", "M", "G", "T" };
+	int i = 0;
+	double a = fabs(v);
+
+	if (!isfinite(v)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	while (a >= 1000 && i < 4) {
+		a /= 1000;
+		v /= 1000;
+		i++;
+	}
+	snprintf(buf, len, "%.*f%s", a >= 100 ? 1 : a >= 10 ? 2 : 3, v, sfx[i]);
+}
+
+static void fmt_pct(char *buf, size_t len, double v)
+{
+	if (isfinite(v))
+		snprintf(buf, len, "%+.1f%%", v);
+	else
+		snprintf(buf, len, "-");
+}
+
+enum { NCOL = 12 };
+
+/* Column j of the table: numbers right-aligned, names left, the last one ends the line. */
+static void print_cell(int j, int w, const char *s)
+{
+	if (j == NCOL - 1)
+		printf("%s\n", s);
+	else if (j >= 3 && j <= 9 && j != 4)
+		printf("%*s  ", w, s);
+	else
+		printf("%-*s  ", w, s);
+}
+
+static char *cell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *cell(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		die("out of memory");
+	va_end(ap);
+	return s;
+}
+
+int bench_cmd_compare(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "metric", required_argument, NULL, 'm' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "ignore-algo", no_argument, NULL, 'i' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const metrics[] = { "ops_per_sec", "update_ns.p50", "update_ns.p99", NULL };
+	const char *metric = "ops_per_sec", *file[2];
+	struct configs cs = { 0 };
+	int json = 0, higher_better, c, known = 0;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			metric = optarg;
+			break;
+		case 'i':
+			cmp_ignore_algo = 1;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "json"))
+				json = 1;
+			else if (!strcmp(optarg, "table"))
+				json = 0;
+			else
+				die("unknown format '%s' for compare (want table or json)", optarg);
+			break;
+		case ':':
+			die("option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				die("unknown option '-%c'", optopt);
+			die("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	for (int i = 0; metrics[i]; i++)
+		known |= !strcmp(metric, metrics[i]);
+	if (!known)
+		die("unknown metric '%s' (want ops_per_sec, update_ns.p50 or update_ns.p99)", metric);
+	if (argc - optind < 2)
+		die("compare needs two files: compare A.jsonl B.jsonl%s", argc - optind ? " (got one)" : "");
+	if (argc - optind > 2)
+		die("unexpected argument '%s'", argv[optind + 2]);
+	file[0] = argv[optind];
+	file[1] = argv[optind + 1];
+	higher_better = !strcmp(metric, "ops_per_sec");
+	read_file(&cs, 0, file[0], metric);
+	read_file(&cs, 1, file[1], metric);
+
+	/* Configurations of A in A's order, then those only in B in B's order (config_get keeps both). */
+	struct outcome *out = xmalloc(sizeof(*out) * (size_t)cs.n);
+
+	for (int i = 0; i < cs.n; i++)
+		compare_one(&cs.c[i], higher_better, &out[i]);
+
+	if (json) {
+		for (int i = 0; i < cs.n; i++) {
+			const struct config *k = &cs.c[i];
+			const struct outcome *r = &out[i];
+			json_t *j = json_pack("{s:s,s:s,s:s,s:I,s:o,s:I,s:s,s:s}",
+					      "algo", k->algo, "workload", k->workload, "shape", k->shape,
+					      "threads", k->threads,
+					      "placement", k->placement ? json_string(k->placement) : json_null(),
+					      "readers", k->readers, "metric", metric,
+					      "better", higher_better ? "higher" : "lower");
+			char seed[32];
+
+			snprintf(seed, sizeof(seed), "0x%llx", (unsigned long long)CMP_SEED);
+			json_object_set_new(j, "a", side_json(file[0], r, 0, k->in[0]));
+			json_object_set_new(j, "b", side_json(file[1], r, 1, k->in[1]));
+			json_object_set_new(j, "change_pct", num(r->change));
+			json_object_set_new(j, "change_ci_pct", isfinite(r->ch_lo) ?
+					    json_pack("[f,f]", r->ch_lo, r->ch_hi) : json_null());
+			json_object_set_new(j, "change_ci_method",
+					    json_pack("{s:s,s:i,s:s,s:f}", "method", "percentile bootstrap of the medians",
+						      "resamples", CMP_RESAMPLES, "seed", seed, "level", CMP_LEVEL));
+			json_object_set_new(j, "verdict", json_string(verdict_names[r->verdict]));
+			json_object_set_new(j, "test", r->test ? json_string(r->test) : json_null());
+			json_object_set_new(j, "p_value", num(r->p));
+			json_object_set_new(j, "alpha", json_real(CMP_ALPHA));
+			json_dumpf(j, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
+			fputc('\n', stdout);
+			json_decref(j);
+		}
+	} else {
+		static const char *const head[NCOL] = {
+			"algo", "workload", "shape", "threads", "placement", "readers",
+			"A median", "B median", "change", "95% CI", "verdict", "test",
+		};
+		char ***rows = xmalloc(sizeof(*rows) * (size_t)(cs.n + 1));
+		int w[NCOL];
+
+		printf("# compare: A = %s, B = %s; metric %s (%s is faster); change = median(B) / median(A) - 1\n",
+		       file[0], file[1], metric, higher_better ? "higher" : "lower");
+		printf("# 95%% CI of the change: percentile bootstrap of the medians, %d resamples of each side's reps, seed 0x%llx\n",
+		       CMP_RESAMPLES, (unsigned long long)CMP_SEED);
+		printf("# verdict: Mann-Whitney U (two-sided, alpha %.2f; exact up to %d samples) when both sides have >= %d reps,\n"
+		       "#   else non-overlapping order-statistic intervals of the medians (95%%; [min, max] at the level shown\n"
+		       "#   when a side has < 6 reps); inconclusive with < 2 reps on a side.  Values within %g%% count as equal\n"
+		       "#   in the tests (timer calibration differs between runs).  (n) after a median: its sample count\n",
+		       CMP_ALPHA, CMP_MW_EXACT_MAX, CMP_MW_MIN_REPS, 100 * CMP_TIE_REL);
+		for (int i = 0; i < cs.n; i++) {
+			const struct config *k = &cs.c[i];
+			const struct outcome *r = &out[i];
+			char m[2][32], ch[32], lo[32], hi[32];
+
+			rows[i] = xmalloc(sizeof(**rows) * NCOL);
+			for (int s = 0; s < 2; s++)
+				fmt_si(m[s], sizeof(m[s]), r->med[s]);
+			fmt_pct(ch, sizeof(ch), r->change);
+			fmt_pct(lo, sizeof(lo), r->ch_lo);
+			fmt_pct(hi, sizeof(hi), r->ch_hi);
+			rows[i][0] = cell("%s", k->algo);
+			rows[i][1] = cell("%s", k->workload);
+			rows[i][2] = cell("%s", k->shape);
+			rows[i][3] = cell("%lld", (long long)k->threads);
+			rows[i][4] = cell("%s", k->placement ? k->placement : "-");
+			rows[i][5] = cell("%lld", (long long)k->readers);
+			rows[i][6] = k->in[0] ? cell("%s (%d)", m[0], r->n[0]) : cell("-");
+			rows[i][7] = k->in[1] ? cell("%s (%d)", m[1], r->n[1]) : cell("-");
+			rows[i][8] = cell("%s", ch);
+			rows[i][9] = isfinite(r->ch_lo) ? cell("[%s, %s]", lo, hi) : cell("-");
+			rows[i][10] = cell("%s", verdict_names[r->verdict]);
+			if (r->test && !strcmp(r->test, "mann-whitney"))
+				rows[i][11] = cell("Mann-Whitney p=%.3g", r->p);
+			else if (r->test)
+				rows[i][11] = cell("intervals %.1f%%/%.1f%%", 100 * r->ci_level[0], 100 * r->ci_level[1]);
+			else if (r->verdict == V_INCONCLUSIVE)
+				rows[i][11] = cell("none (< 2 reps)");
+			else if (r->verdict == V_NA)
+				rows[i][11] = cell("none (no %s)", metric);
+			else
+				rows[i][11] = cell("-");
+		}
+		for (int j = 0; j < NCOL; j++) {
+			w[j] = (int)strlen(head[j]);
+			for (int i = 0; i < cs.n; i++)
+				if ((int)strlen(rows[i][j]) > w[j])
+					w[j] = (int)strlen(rows[i][j]);
+		}
+		for (int j = 0; j < NCOL; j++)
+			print_cell(j, w[j], head[j]);
+		for (int i = 0; i < cs.n; i++) {
+			for (int j = 0; j < NCOL; j++) {
+				print_cell(j, w[j], rows[i][j]);
+				free(rows[i][j]);
+			}
+			free(rows[i]);
+		}
+		free(rows);
+	}
+	for (int i = 0; i < cs.n; i++) {
+		free(cs.c[i].algo);
+		free(cs.c[i].workload);
+		free(cs.c[i].shape);
+		free(cs.c[i].placement);
+		free(cs.c[i].side[0].v);
+		free(cs.c[i].side[1].v);
+	}
+	free(cs.c);
+	free(out);
+	return 0;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compare.h - `ctrbench compare A.jsonl B.jsonl [--metric M] [--format F] [--ignore-algo]`:
+ * the change per configuration between two result files, with its
+ * confidence interval and whether it is outside noise; and the statistics
+ * behind it as pure functions (tests/test_compare.c calls them).
+ */
+#ifndef BENCH_COMPARE_H
+#define BENCH_COMPARE_H
+
+#include <stdint.h>
+
+/*
+ * argv[0] is the command name ("compare").  Reads two files of JSON lines
+ * as `ctrbench run --format json` prints them (with or without "reps"; any
+ * other field, "env" included, is ignored), matches configurations on
+ * (algo, workload, shape, threads, placement, readers) and prints per
+ * configuration the median of A and of B, the change of B against A in %,
+ * its 95% bootstrap interval and a verdict (faster, slower, no change,
+ * inconclusive) with the test that decided.  Several lines of the same
+ * configuration in one file pool their samples.  --metric ops_per_sec
+ * (default), update_ns.p50 or update_ns.p99; --format table (default) or
+ * json (one object per configuration per line).
+ * Bad input: one line on stderr naming the bad value, exit(2).  Returns 0.
+ */
+int bench_cmd_compare(int argc, char **argv);
+
+/* Statistics.  None keeps or changes its inputs (they copy and sort). */
+
+/* Median of x[0..n) (mean of the middle two when n is even); NAN when n < 1. */
+double cmp_median(const double *x, int n);
+
+/*
+ * Mann-Whitney U of a against b: the pairs (a_i, b_j) with a_i > b_j, a
+ * tie counting 1/2.  U(a,b) + U(b,a) = na * nb.
+ */
+double cmp_mw_u(const double *a, int na, const double *b, int nb);
+
+/*
+ * Two-sided p-value of the Mann-Whitney U test (no shift between a and b).
+ * Exact (the permutation distribution of the midrank sum, ties included)
+ * when na + nb <= CMP_MW_EXACT_MAX, else the normal approximation with
+ * tie and continuity corrections.  1 when either side is empty.
+ */
+#define CMP_MW_EXACT_MAX 60
+double cmp_mw_p(const double *a, int na, const double *b, int nb);
+
+/*
+ * Distribution-free (order-statistic) interval for the median of x:
+ * [x(k), x(n+1-k)] with the largest k whose coverage
+ * 1 - 2 P(Binomial(n, 1/2) < k) is at least level.  When even k = 1 falls
+ * short (n < 6 at 0.95), [min, max].  Returns the coverage achieved (0 for
+ * n = 1, NAN and lo = hi = NAN for n < 1).
+ */
+double cmp_median_ci(const double *x, int n, double level, double *lo, double *hi);
+
+/*
+ * Percentile bootstrap interval of the change of medians in percent,
+ * 100 * (median(b*) / median(a*) - 1), over `resamples` resamplings of
+ * each side with replacement, from a xorshift64* generator seeded with
+ * `seed` (the same inputs give the same interval).  Resamples whose
+ * median(a*) is 0 are dropped.  Returns the resamples used; 0 (and NAN
+ * bounds) when none could be.
+ */
+int cmp_bootstrap_change_ci(const double *a, int na, const double *b, int nb, int resamples,
+			    uint64_t seed, double level, double *lo, double *hi);
+
+/*
+ * Makes values of a and b that lie within a relative distance rel of each
+ * other equal (each run of sorted values, pooled over both, chained from
+ * its smallest, takes that smallest value), so that the tests see them as
+ * ties: latency percentiles are histogram buckets scaled by each run's
+ * timer calibration, and the same bucket in two runs differs by about
+ * 1e-6 -- without this, a perfect separation.  Changes a and b in place.
+ */
+void cmp_snap(double *a, int na, double *b, int nb, double rel);
+
+/* What compare uses. */
+#define CMP_TIE_REL 1e-4	/* values within 0.01% are ties for the tests */
+#define CMP_RESAMPLES 2000
+#define CMP_SEED 0x5eedc0a1beef2026ULL
+#define CMP_LEVEL 0.95
+#define CMP_ALPHA 0.05
+#define CMP_MW_MIN_REPS 5	/* both sides at least this many: Mann-Whitney, else intervals */
+
+#endif /* BENCH_COMPARE_H */

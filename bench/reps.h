@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reps.h - repetitions: medians, an order-statistic confidence interval for
+ * each, and the coefficient of variation, over K runs of one configuration.
+ */
+#ifndef BENCH_REPS_H
+#define BENCH_REPS_H
+
+#include "run.h"
+
+/* CV above this flags a figure as noisy (the table says so). */
+#define BENCH_NOISY_CV 0.10
+
+struct bench_stat {
+	double median;		/* of the K values */
+	double lo, hi;		/* an interval containing the true median with probability >= level */
+	double level;		/* its coverage: 0.95 or more when K >= 6, else what K allows */
+	double cv;		/* stddev / mean */
+};
+
+/* The statistics of v[0..k) (sorted in place). */
+void bench_stat_of(double *v, int k, struct bench_stat *s);
+
+/* Metrics summarized per configuration, in this order. */
+enum bench_metric { BM_OPS_PER_SEC, BM_NS_PER_OP, BM_MEAN, BM_P50, BM_P90, BM_P95, BM_P99, BM_P999,
+		    BM_MAX, BM_NR };
+extern const char *const bench_metric_names[BM_NR];
+double bench_metric(const struct bench_result *r, enum bench_metric m);
+
+/*
+ * K results of one algorithm in one configuration: their statistics, and a
+ * result to print whose headline figures are the medians and whose details
+ * come from the repetition with the median throughput (rep_index).  verify is
+ * the worst of the K.
+ */
+struct bench_summary {
+	int k;				/* repetitions done */
+	int rep_index;			/* the one the details come from */
+	struct bench_stat stat[BM_NR];	/* per metric */
+	struct bench_result med;	/* shallow copy of that rep with medians written in */
+};
+
+void bench_summarize(const struct bench_result *reps, int k, struct bench_summary *s);
+
+#endif /* BENCH_REPS_H */
