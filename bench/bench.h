@@ -48,6 +48,7 @@ struct topo;
 struct bench_gate {
 	_Atomic int phase __ctr_aligned;	/* enum bench_phase; read once per block of sample_every ops */
 	unsigned sample_every;			/* --sample 1/N: one op in N is timed (N a power of 2, <= 1024) */
+	uint64_t work_ticks;			/* --work-ns in TSC ticks: private work after each op */
 	_Atomic int ready;			/* threads pinned and waiting at the gate */
 	/* read-only while running: what readers and the admission audit need to know the truth */
 	struct bench_worker *updaters;		/* all updating workers, for their published tallies */

@@ -43,7 +43,7 @@ static const char *bench_usage =
 	"                    [--readers R] [--read-interval-us US] [--read-node random|root|leaf|N]\n"
 	"                    [--placement compact|scatter|ccx|numa|smt|list:0,2-5] [--topology SPEC]\n"
 	"                    [--shared-mem local|interleave|node:K] [--events LIST|bounce]\n"
-	"                    [--sample 1/N] [--reps K] [--note TEXT]\n"
+	"                    [--sample 1/N] [--reps K] [--note TEXT] [--work-ns NS]\n"
 	"                    [--duration-ms MS] [--warmup-ms MS] [--format table|csv|json]\n";
 
 static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
@@ -284,6 +284,7 @@ static int bench_cmd_run(int argc, char **argv)
 		{ "sample", required_argument, NULL, 'S' },
 		{ "reps", required_argument, NULL, 'k' },
 		{ "note", required_argument, NULL, 'N' },
+		{ "work-ns", required_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct bench_algo *algos[BENCH_MAX_ALGOS];
@@ -355,6 +356,9 @@ static int bench_cmd_run(int argc, char **argv)
 		case 'N':
 			cfg.note = optarg;
 			break;
+		case 'X':
+			cfg.work_ns = bench_parse_int("work-ns", optarg, 0, 10 * 1000 * 1000);
+			break;
 		case 'f':
 			if (bench_output_parse_format(optarg, &out.format))
 				die("unknown format '%s' (want table, csv or json)", optarg);
@@ -379,6 +383,8 @@ static int bench_cmd_run(int argc, char **argv)
 	nr_algos = bench_parse_algos(algo_list, algos);
 	if (bench_shape_parse(shape, &cfg.shape, &why))
 		die("bad shape '%s' (%s)", shape, why);
+	if (cfg.work_ns && cfg.workload == BENCH_READERS)
+		die("--work-ns applies to the update and charge workloads");
 	if (cfg.workload != BENCH_READERS) {
 		if (cfg.readers >= 0 || read_node || cfg.read_interval_us)
 			die("--readers, --read-node and --read-interval-us need --workload readers");

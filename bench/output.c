@@ -59,6 +59,9 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 		       cfg->pairs[TOPO_CLASS_REMOTE], cfg->pairs[TOPO_CLASS_SAME] ? ", same PU " : "",
 		       cfg->wrapped ? "(wrapped: more threads than PUs)" : "",
 		       cfg->shared_mem ? cfg->shared_mem : "local");
+		if (cfg->work_ns)
+			printf("# %d ns of private work after each operation (--work-ns), counted in ns/op,"
+			       " not in the latencies\n", cfg->work_ns);
 		printf("# ns/op = updaters x wall time / ops; cpu ns/op = task-clock / ops%s\n",
 		       cfg->workload == BENCH_CHARGE ? "; an op is one charge attempt (its uncharge included)" :
 		       cfg->workload == BENCH_READERS ? " (n/a with readers); read errors are distances outside"
@@ -223,6 +226,7 @@ static void bench_output_json(const struct bench_config *cfg, const struct bench
 		json_object_set_new(j, "pairs", pairs);
 	}
 	json_object_set_new(j, "bind_failures", json_integer(r->bind_failures));
+	json_object_set_new(j, "work_ns", json_integer(cfg->work_ns));
 	json_object_set_new(j, "fairness", json_pack("{s:I,s:I,s:f}", "ops_min", (json_int_t)r->ops_min,
 			    "ops_max", (json_int_t)r->ops_max, "ops_cv", r->ops_cv));
 	json_object_set_new(j, "shared_mem", json_string(cfg->shared_mem ? cfg->shared_mem : "local"));

@@ -383,6 +383,7 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 	gate.read_node = cfg->read_node;
 	gate.read_interval_us = cfg->read_interval_us;
 	gate.sample_every = cfg->sample_every ? cfg->sample_every : BENCH_SAMPLE_EVERY;
+	gate.work_ticks = (uint64_t)(cfg->work_ns * cfg->tsc.ghz);
 	gate.topo = cfg->topo;
 	gate.pus = cfg->pus;
 	gate.events = cfg->events;

@@ -39,6 +39,7 @@ struct bench_config {
 	int read_node;			/* readers: BENCH_READ_RANDOM, BENCH_READ_LEAF, or a node */
 	unsigned sample_every;		/* --sample 1/N: N */
 	const char *note;		/* --note, kept with the results */
+	int work_ns;			/* --work-ns: private work after each update or charge */
 	struct json_t *env;		/* the environment of the run (bench/env.h), in every result */
 	struct topo *topo;		/* this machine */
 	const char *placement;		/* --placement as given */
