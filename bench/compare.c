@@ -11,19 +11,8 @@
 #include <string.h>
 #include <jansson.h>
 
+#include "cli.h"
 #include "compare.h"
-
-static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("ctrbench: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
 
 static void *xmalloc(size_t n)
 {
@@ -621,19 +610,10 @@ int bench_cmd_compare(int argc, char **argv)
 			cmp_ignore_algo = 1;
 			break;
 		case 'f':
-			if (!strcmp(optarg, "json"))
-				json = 1;
-			else if (!strcmp(optarg, "table"))
-				json = 0;
-			else
-				die("unknown format '%s' for compare (want table or json)", optarg);
+			json = bench_parse_table_json("compare", optarg);
 			break;
-		case ':':
-			die("option '%s' needs a value", argv[optind - 1]);
 		default:
-			if (optopt)
-				die("unknown option '-%c'", optopt);
-			die("unknown option '%s'", argv[optind - 1]);
+			bench_die_getopt(c, argv);
 		}
 	}
 	for (int i = 0; metrics[i]; i++)

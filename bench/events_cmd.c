@@ -10,20 +10,9 @@
 #include <string.h>
 #include <jansson.h>
 
+#include "cli.h"
 #include "../pmu/pmu.h"
 #include "events_cmd.h"
-
-static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("ctrbench: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
 
 /* Every generic event, then the preset's events not among them. */
 static char *bench_events_default(void)
@@ -95,19 +84,10 @@ int bench_cmd_events(int argc, char **argv)
 			list = optarg;
 			break;
 		case 'f':
-			if (!strcmp(optarg, "json"))
-				json = 1;
-			else if (!strcmp(optarg, "table"))
-				json = 0;
-			else
-				die("unknown format '%s' for events (want table or json)", optarg);
+			json = bench_parse_table_json("events", optarg);
 			break;
-		case ':':
-			die("option '%s' needs a value", argv[optind - 1]);
 		default:
-			if (optopt)
-				die("unknown option '-%c'", optopt);
-			die("unknown option '%s'", argv[optind - 1]);
+			bench_die_getopt(c, argv);
 		}
 	}
 	if (optind < argc)

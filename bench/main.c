@@ -22,6 +22,7 @@
 #include <string.h>
 #include <jansson.h>
 
+#include "cli.h"
 #include "../topology/topo.h"
 #include "compare.h"
 #include "env.h"
@@ -45,31 +46,6 @@ static const char *bench_usage =
 	"                    [--shared-mem local|interleave|node:K] [--events LIST|bounce]\n"
 	"                    [--sample 1/N] [--reps K] [--note TEXT] [--work-ns NS]\n"
 	"                    [--duration-ms MS] [--warmup-ms MS] [--format table|csv|json]\n";
-
-static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("ctrbench: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
-
-/* A whole decimal in [min, max], or die naming the option and the value. */
-static int bench_parse_int(const char *opt, const char *s, long min, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		die("bad value '%s' for --%s (want an integer in [%ld, %ld])", s, opt, min, max);
-	return (int)v;
-}
 
 static int bench_cmd_list(void)
 {
@@ -363,13 +339,8 @@ static int bench_cmd_run(int argc, char **argv)
 			if (bench_output_parse_format(optarg, &out.format))
 				die("unknown format '%s' (want table, csv or json)", optarg);
 			break;
-		case ':':
-			die("option '%s' needs a value", argv[optind - 1]);
 		default:
-			/* In a cluster of short options optind has not moved on: name the letter. */
-			if (optopt)
-				die("unknown option '-%c'", optopt);
-			die("unknown option '%s'", argv[optind - 1]);
+			bench_die_getopt(opt, argv);
 		}
 	}
 	if (optind < argc)

@@ -15,35 +15,11 @@
 
 #include <jansson.h>
 
+#include "cli.h"
 #include "../topology/topo.h"
 #include "topo_cmd.h"
 
 #define TOPO_CMD_MAX_THREADS 4096
-
-static void __attribute__((noreturn, format(printf, 1, 2))) topo_cmd_die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("ctrbench: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
-
-static int topo_cmd_parse_threads(const char *s)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 1 || v > TOPO_CMD_MAX_THREADS)
-		topo_cmd_die("bad value '%s' for --threads (want an integer in [1, %d])", s,
-			     TOPO_CMD_MAX_THREADS);
-	return (int)v;
-}
 
 /* The element of array a whose member key equals v, or a new one appended with it. */
 static json_t *topo_cmd_child(json_t *a, const char *key, int v)
@@ -171,35 +147,26 @@ int bench_cmd_topo(int argc, char **argv)
 			policy = optarg;
 			break;
 		case 't':
-			threads = topo_cmd_parse_threads(optarg);
+			threads = bench_parse_int("threads", optarg, 1, TOPO_CMD_MAX_THREADS);
 			break;
 		case 'f':
-			if (!strcmp(optarg, "json"))
-				json = 1;
-			else if (!strcmp(optarg, "table"))
-				json = 0;
-			else
-				topo_cmd_die("unknown format '%s' for topo (want table or json)", optarg);
+			json = bench_parse_table_json("topo", optarg);
 			break;
-		case ':':
-			topo_cmd_die("option '%s' needs a value", argv[optind - 1]);
 		default:
-			if (optopt)
-				topo_cmd_die("unknown option '-%c'", optopt);
-			topo_cmd_die("unknown option '%s'", argv[optind - 1]);
+			bench_die_getopt(opt, argv);
 		}
 	}
 	if (optind < argc)
-		topo_cmd_die("unexpected argument '%s'", argv[optind]);
+		die("unexpected argument '%s'", argv[optind]);
 	if (policy && !threads)
-		topo_cmd_die("--placement '%s' needs --threads", policy);
+		die("--placement '%s' needs --threads", policy);
 	if (threads && !policy)
 		policy = "compact";
 
 	t = topo_load(spec, err, sizeof(err));
 	if (!t) {
 		if (spec)
-			topo_cmd_die("%s", err);
+			die("%s", err);
 		/* Not bad input: this machine could not be read.  Exit 1, not 2. */
 		fprintf(stderr, "ctrbench: %s\n", err);
 		return 1;
@@ -214,7 +181,7 @@ int bench_cmd_topo(int argc, char **argv)
 		if (topo_place(t, policy, threads, pus, &wrapped, err, sizeof(err))) {
 			free(pus);
 			topo_free(t);
-			topo_cmd_die("%s", err);
+			die("%s", err);
 		}
 	}
 

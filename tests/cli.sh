@@ -9,21 +9,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 
-ok() { echo "ok - $*"; }
-nok() { echo "not ok - $*"; }
+. tests/tap.sh
 
-# bad ARGS... : exit 2, nothing on stdout, exactly one line on stderr that names $BADVAL.
-bad() {
-	"$B" "$@" >"$tmp/out" 2>"$tmp/err"
-	local rc=$? lines
-	lines=$(wc -l <"$tmp/err")
-	if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$tmp/out" ] && grep -qF -- "$BADVAL" "$tmp/err"; then
-		ok "rejects: $* ($(cat "$tmp/err"))"
-	else
-		nok "rejects: $* (exit $rc, $lines stderr lines, want 2 and one line naming '$BADVAL')"
-		sed 's/^/#   /' "$tmp/err" "$tmp/out"
-	fi
-}
 
 R=(run --workload update --shape chain:2 --threads 1 --duration-ms 10 --warmup-ms 0)
 BADVAL=nosuch bad run --algo nosuch --workload update --shape chain:2 --threads 1

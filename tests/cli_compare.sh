@@ -12,8 +12,8 @@ D=tests/data
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-ok() { echo "ok - $*"; }
-nok() { echo "not ok - $*"; }
+. tests/tap.sh
+BAD_PREFIX=compare
 
 # check NAME CONDITION...: ok when the command list succeeds, else show the output.
 check() {
@@ -90,18 +90,6 @@ check "no reps: 3 pooled lines decide by intervals, 1 sample is inconclusive" ev
 	'clean && row atomic_tree update | grep -q "(3).*(5).*no change  *intervals 75.0%/93.8%" &&
 	 row percpu_hier update | grep -q "(1).*(5).*inconclusive  *none (< 2 reps)"'
 
-# Bad input: exit 2, nothing on stdout, one line on stderr that names $BADVAL.
-bad() {
-	"$B" compare "$@" >"$tmp/out" 2>"$tmp/err"
-	local rc=$? lines
-	lines=$(wc -l <"$tmp/err")
-	if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$tmp/out" ] && grep -qF -- "$BADVAL" "$tmp/err"; then
-		ok "rejects: $* ($(cat "$tmp/err"))"
-	else
-		nok "rejects: $* (exit $rc, $lines stderr lines, want 2 and one line naming '$BADVAL')"
-		sed 's/^/#   /' "$tmp/err" "$tmp/out"
-	fi
-}
 
 A=$D/compare_a.jsonl
 head -2 $A >"$tmp/trunc.jsonl"

@@ -9,24 +9,11 @@ B=${1:-build/ctrbench}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-ok() { echo "ok - $*"; }
-nok() { echo "not ok - $*"; }
+. tests/tap.sh
 
 GENOA="pack:2 [numa] l3:12 core:8 pu:2"
 NPS4="pack:2 numa:4 l3:3 core:8 pu:2"
 
-# bad ARGS... : exit 2, nothing on stdout, exactly one line on stderr that names $BADVAL.
-bad() {
-	"$B" "$@" >"$tmp/out" 2>"$tmp/err"
-	local rc=$? lines
-	lines=$(wc -l <"$tmp/err")
-	if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$tmp/out" ] && grep -qF -- "$BADVAL" "$tmp/err"; then
-		ok "rejects: $* ($(cat "$tmp/err"))"
-	else
-		nok "rejects: $* (exit $rc, $lines stderr lines, want 2 and one line naming '$BADVAL')"
-		sed 's/^/#   /' "$tmp/err" "$tmp/out"
-	fi
-}
 
 BADVAL="list:5-2" bad topo --topology "$GENOA" --placement list:5-2 --threads 2
 BADVAL="list:x" bad topo --topology "$GENOA" --placement list:x --threads 2

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h - what every ctrbench command shares on its command line: the one
+ * die() (bad input is one line naming the bad value, exit status 2), strict
+ * integers, and getopt's errors said the same way everywhere.
+ */
+#ifndef BENCH_CLI_H
+#define BENCH_CLI_H
+
+/* "ctrbench: <message>" on stderr, exit 2.  Nothing else in ctrbench exits. */
+void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...);
+
+/* A whole decimal in [min, max], or die naming the option (without --) and the value. */
+int bench_parse_int(const char *opt, const char *s, long min, long max);
+
+/* --format table|json of a command: 1 for json; dies naming the value otherwise. */
+int bench_parse_table_json(const char *cmd, const char *s);
+
+/* getopt_long returned ':' or '?' for argv: die naming the option. */
+void __attribute__((noreturn)) bench_die_getopt(int c, char **argv);
+
+#endif /* BENCH_CLI_H */

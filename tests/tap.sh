@@ -1,0 +1,19 @@
+# tap.sh - sourced by the CLI tests: TAP-style results and the bad-input check.
+# The sourcing script sets B (the ctrbench binary) and tmp (a scratch folder).
+
+ok() { echo "ok - $*"; }
+nok() { echo "not ok - $*"; }
+
+# bad ARGS... : exit 2, nothing on stdout, exactly one line on stderr that names $BADVAL.
+# BAD_PREFIX (e.g. "compare") goes before ARGS.
+bad() {
+	"$B" ${BAD_PREFIX:+$BAD_PREFIX} "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$? lines
+	lines=$(wc -l <"$tmp/err")
+	if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$tmp/out" ] && grep -qF -- "$BADVAL" "$tmp/err"; then
+		ok "rejects: $* ($(cat "$tmp/err"))"
+	else
+		nok "rejects: $* (exit $rc, $lines stderr lines, want 2 and one line naming '$BADVAL')"
+		sed 's/^/#   /' "$tmp/err" "$tmp/out"
+	fi
+}
