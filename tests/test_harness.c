@@ -6,6 +6,7 @@
 #include "testutil.h"
 #include "../counters/hist.h"
 #include "../bench/run.h"
+#include <time.h>
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -72,6 +73,31 @@ static void test_hist_index_monotonic(void **state)
 		assert_int_equal(ctr_hist_index(x), x);
 }
 
+/* The calibrated rate converts a later TSC interval into the CLOCK_MONOTONIC one within 2%. */
+static void test_tsc_calibration(void **state)
+{
+	struct bench_tsc_info info;
+	struct timespec nap = { 0, 120 * 1000 * 1000 };
+	uint64_t t0, c0, t1, c1;
+	double ns_from_tsc, ns;
+
+	(void)state;
+	bench_tsc_calibrate(&info);
+	assert_true(info.ghz > 0.1 && info.ghz < 20);
+	assert_true(info.resolution >= 1 && info.resolution <= info.overhead + 1000);
+	t0 = bench_time_ns();
+	c0 = bench_tsc();
+	nanosleep(&nap, NULL);
+	t1 = bench_time_ns();
+	c1 = bench_tsc();
+	ns_from_tsc = (double)(c1 - c0) / info.ghz;
+	ns = (double)(t1 - t0);
+	printf("# tsc %.4f ticks/ns, invariant %d, overhead %llu ticks, step %llu ticks; 120 ms: %.0f ns by TSC, %.0f by clock\n",
+	       info.ghz, info.invariant, (unsigned long long)info.overhead,
+	       (unsigned long long)info.resolution, ns_from_tsc, ns);
+	assert_true(ns_from_tsc > 0.98 * ns && ns_from_tsc < 1.02 * ns);
+}
+
 static void test_shapes(void **state)
 {
 	struct bench_shape s;
@@ -130,6 +156,7 @@ int main(void)
 		cmocka_unit_test(test_hist_index_monotonic),
 		cmocka_unit_test(test_hist_quantiles),
 		cmocka_unit_test(test_shapes),
+		cmocka_unit_test(test_tsc_calibration),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
