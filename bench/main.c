@@ -93,6 +93,16 @@ static void bench_setup_placement(struct bench_config *cfg, const char *topology
 	}
 }
 
+/* Results are JSON: text that is not UTF-8 would vanish from them, so refuse it. */
+static void bench_check_utf8(const char *opt, const char *s)
+{
+	json_t *j = json_string(s);
+
+	if (!j)
+		die("bad value for --%s (not UTF-8)", opt);
+	json_decref(j);
+}
+
 static volatile sig_atomic_t bench_interrupted;
 
 static void bench_on_signal(int sig)
@@ -111,7 +121,8 @@ static int bench_run_reps(struct bench_config *cfg, struct bench_output *out,
 			  const struct bench_algo **algos, int nr_algos, int reps)
 {
 	struct bench_result *res = calloc((size_t)nr_algos * reps, sizeof(*res));
-	struct sigaction sa = { .sa_handler = bench_on_signal };
+	/* restart interrupted writes; a second signal takes the default action and ends the run */
+	struct sigaction sa = { .sa_handler = bench_on_signal, .sa_flags = SA_RESTART | SA_RESETHAND };
 	int *done = calloc(nr_algos, sizeof(int)), failed = 0;
 
 	if (!res || !done)
@@ -126,6 +137,7 @@ static int bench_run_reps(struct bench_config *cfg, struct bench_output *out,
 				/* Not bad input: the machine refused (memory, threads).  Exit 1, not 2. */
 				fprintf(stderr, "ctrbench: %s: cannot run: %s\n", algos[i]->name,
 					strerror(-err));
+				bench_result_free(&res[(size_t)i * reps + rep]);
 				failed = 1;
 				break;
 			}
@@ -331,6 +343,7 @@ static int bench_cmd_run(int argc, char **argv)
 			break;
 		case 'N':
 			cfg.note = optarg;
+			bench_check_utf8("note", optarg);
 			break;
 		case 'X':
 			cfg.work_ns = bench_parse_int("work-ns", optarg, 0, 10 * 1000 * 1000);
@@ -377,6 +390,7 @@ static int bench_cmd_run(int argc, char **argv)
 	cfg.env = bench_env_json(cfg.note);
 	bench_env_add_topology(cfg.env, cfg.topo);
 	bench_output_begin(&out, &cfg, topo_nr_pus(cfg.topo));
+	cfg.reps = reps;
 	failed = bench_run_reps(&cfg, &out, algos, nr_algos, reps);
 	bench_output_end(&out, &cfg);
 	bench_shape_free(&cfg.shape);

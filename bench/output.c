@@ -56,8 +56,8 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 		printf("# placement %s on this machine: pairs %ld smt, %ld ccx, %ld numa, %ld package, %ld remote"
 		       "%s%s; shared memory %s\n", cfg->placement, cfg->pairs[TOPO_CLASS_SMT],
 		       cfg->pairs[TOPO_CLASS_CCX], cfg->pairs[TOPO_CLASS_NUMA], cfg->pairs[TOPO_CLASS_PACKAGE],
-		       cfg->pairs[TOPO_CLASS_REMOTE], cfg->pairs[TOPO_CLASS_SAME] ? ", same PU " : "",
-		       cfg->wrapped ? "(wrapped: more threads than PUs)" : "",
+		       cfg->pairs[TOPO_CLASS_REMOTE], cfg->pairs[TOPO_CLASS_SAME] ? ", some on the same PU" : "",
+		       cfg->wrapped ? " (wrapped: more threads than PUs)" : "",
 		       cfg->shared_mem ? cfg->shared_mem : "local");
 		if (cfg->work_ns)
 			printf("# %d ns of private work after each operation (--work-ns), counted in ns/op,"
@@ -130,7 +130,6 @@ static void bench_json_reps(json_t *j, const struct bench_summary *s, const stru
 				      "ops_per_sec", reps[i].ops_per_sec, "ns_per_op", reps[i].ns_per_op,
 				      "update_ns", "p50", reps[i].lat.p50, "p99", reps[i].lat.p99,
 				      "verify", reps[i].verify > 0 ? "ok" : reps[i].verify ? "n/a" : "mismatch"));
-	json_object_set_new(j, "reps_done", json_integer(s->k));
 	json_object_set_new(j, "details_from_rep", json_integer(s->rep_index));
 	json_object_set_new(j, "stats", stats);
 	json_object_set_new(j, "reps", each);
@@ -210,8 +209,9 @@ static void bench_output_json(const struct bench_config *cfg, const struct bench
 				continue;
 			}
 			json_object_set_new(events, name, json_integer((json_int_t)r->ev_total[e]));
-			json_object_set_new(per_op, name, r->ops ? json_real((double)r->ev_total[e] /
-								     (double)r->ops) : json_null());
+			/* with readers the totals include them: no per-update figure */
+			json_object_set_new(per_op, name, r->ops && !cfg->readers ?
+					    json_real((double)r->ev_total[e] / (double)r->ops) : json_null());
 		}
 		json_object_set_new(j, "events_per_op", per_op);
 		json_object_set_new(j, "events_unavailable", why);
@@ -239,6 +239,9 @@ static void bench_output_json(const struct bench_config *cfg, const struct bench
 	/* updaters first, then readers */
 	json_object_set_new(j, "cpu_requested", bench_int_array(r->cpu_requested, cfg->threads + cfg->readers));
 	json_object_set_new(j, "cpu_observed", bench_int_array(r->cpu_observed, cfg->threads + cfg->readers));
+	/* an interrupted run says how many of the asked-for reps it did */
+	json_object_set_new(j, "reps_requested", json_integer(cfg->reps ? cfg->reps : 1));
+	json_object_set_new(j, "reps_done", json_integer(sum ? sum->k : 1));
 	if (sum && sum->k > 1)
 		bench_json_reps(j, sum, reps);
 	if (cfg->note)
@@ -275,7 +278,7 @@ static void bench_table_details(const struct bench_config *cfg, const struct ben
 			printf(", %lld at most under updates", (long long)r->read_err_max);
 		printf("; stated bound %s\n", bound);
 	}
-	if (cfg->workload == BENCH_CHARGE && r->audited)
+	if (cfg->workload == BENCH_CHARGE && r->audited && r->ba->verify != BENCH_VERIFY_NONE)
 		printf("  %-12s %llu of %llu audited refusals had room (false rejects); worst overshoot %lld\n",
 		       "admission", (unsigned long long)r->false_rejects,
 		       (unsigned long long)r->audit_rejected, (long long)r->overshoot_max);
@@ -288,6 +291,8 @@ static void bench_table_details(const struct bench_config *cfg, const struct ben
 
 			if (r->ev_why[e])
 				printf(" %s n/a (%s);", name, r->ev_tag[e]);
+			else if (cfg->readers)
+				printf(" %s %llu in all;", name, (unsigned long long)r->ev_total[e]);
 			else
 				printf(" %s %.3g/op;", name,
 				       r->ops ? (double)r->ev_total[e] / (double)r->ops : 0.0);

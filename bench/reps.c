@@ -6,7 +6,8 @@
 
 const char *const bench_metric_names[BM_NR] = {
 	"ops_per_sec", "ns_per_op", "update_ns.mean", "update_ns.p50", "update_ns.p90",
-	"update_ns.p95", "update_ns.p99", "update_ns.p999", "update_ns.max",
+	"update_ns.p95", "update_ns.p99", "update_ns.p999", "update_ns.max", "cpu_ns_per_op", "ops",
+	"reads_per_sec", "read_ns.p50", "read_ns.p99",
 };
 
 double bench_metric(const struct bench_result *r, enum bench_metric m)
@@ -20,6 +21,11 @@ double bench_metric(const struct bench_result *r, enum bench_metric m)
 	case BM_P95: return r->lat.p95;
 	case BM_P99: return r->lat.p99;
 	case BM_P999: return r->lat.p999;
+	case BM_CPU_NS_PER_OP: return r->cpu_ns_per_op;
+	case BM_OPS: return (double)r->ops;
+	case BM_READS_PER_SEC: return r->reads_per_sec;
+	case BM_READ_P50: return r->read_lat.p50;
+	case BM_READ_P99: return r->read_lat.p99;
 	default: return r->lat.max;
 	}
 }
@@ -107,6 +113,24 @@ void bench_summarize(const struct bench_result *reps, int k, struct bench_summar
 		s->med.lat.p99 = s->stat[BM_P99].median;
 		s->med.lat.p999 = s->stat[BM_P999].median;
 		s->med.lat.max = s->stat[BM_MAX].median;
+		s->med.cpu_ns_per_op = s->stat[BM_CPU_NS_PER_OP].median;
+		s->med.ops = (uint64_t)s->stat[BM_OPS].median;
+		s->med.reads_per_sec = s->stat[BM_READS_PER_SEC].median;
+		s->med.read_lat.p50 = s->stat[BM_READ_P50].median;
+		s->med.read_lat.p99 = s->stat[BM_READ_P99].median;
+	}
+	/* what a bound or a limit promises must hold in every rep: report the worst */
+	for (int i = 0; i < k; i++) {
+		const struct bench_result *r = &reps[i];
+
+#define BENCH_WORST(f) if (r->f > s->med.f) s->med.f = r->f
+		BENCH_WORST(read_error);
+		BENCH_WORST(read_err_max);
+		BENCH_WORST(limit_max_over);
+		BENCH_WORST(overshoot_max);
+		BENCH_WORST(false_rejects);
+		BENCH_WORST(bind_failures);
+#undef BENCH_WORST
 	}
 	free(v);
 }

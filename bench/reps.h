@@ -23,15 +23,17 @@ void bench_stat_of(double *v, int k, struct bench_stat *s);
 
 /* Metrics summarized per configuration, in this order. */
 enum bench_metric { BM_OPS_PER_SEC, BM_NS_PER_OP, BM_MEAN, BM_P50, BM_P90, BM_P95, BM_P99, BM_P999,
-		    BM_MAX, BM_NR };
+		    BM_MAX, BM_CPU_NS_PER_OP, BM_OPS, BM_READS_PER_SEC, BM_READ_P50, BM_READ_P99, BM_NR };
 extern const char *const bench_metric_names[BM_NR];
 double bench_metric(const struct bench_result *r, enum bench_metric m);
 
 /*
  * K results of one algorithm in one configuration: their statistics, and a
- * result to print whose headline figures are the medians and whose details
- * come from the repetition with the median throughput (rep_index).  verify is
- * the worst of the K.
+ * result to print whose headline figures (throughput, costs, latencies,
+ * reads) are the medians, whose correctness figures (verify, read errors,
+ * limit overshoot, false rejects, bind failures) are the worst of the K, and
+ * whose other details (events, flushes, placement) come from the repetition
+ * with the median throughput (rep_index).
  */
 struct bench_summary {
 	int k;				/* repetitions done */

@@ -107,11 +107,15 @@ static int bench_shared_mem_policy(const char *spec)
 	char *end;
 	long node;
 
-	if (!spec || !strcmp(spec, "local"))
+	/* Not asked for: the default policy, and no error where set_mempolicy is forbidden (seccomp). */
+	if (!spec)
+		return 0;
+	if (!strcmp(spec, "local"))
 		return set_mempolicy(MPOL_LOCAL, NULL, 0) ? -errno : 0;
 	if (!strcmp(spec, "interleave")) {
-		memset(mask, 0xff, sizeof(mask));
-		/* all allowed nodes: the kernel intersects the mask with what exists */
+		/* every node this process may use */
+		if (get_mempolicy(NULL, mask, sizeof(mask) * 8, NULL, MPOL_F_MEMS_ALLOWED))
+			return -errno;
 		return set_mempolicy(MPOL_INTERLEAVE, mask, sizeof(mask) * 8) ? -errno : 0;
 	}
 	node = strtol(spec + 5, &end, 10);
@@ -316,8 +320,16 @@ static void bench_collect(const struct bench_config *cfg, const struct bench_wor
 			ctr_hist_merge(upd, &w->hist);
 	}
 	bench_fairness(ws, nthr, r);
-	r->ops_per_sec = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
-	r->ns_per_op = r->ops ? r->seconds * 1e9 * nthr / (double)r->ops : 0;
+	/*
+	 * Each updater's rate over its own window (it counts whole blocks of
+	 * --sample ops between seeing the window open and close), summed: with
+	 * long blocks (--work-ns) the main thread's window would not match.
+	 */
+	r->ops_per_sec = 0;
+	for (int i = 0; i < nthr; i++)
+		if (ws[i].t_end > ws[i].t_start && ws[i].t_start)
+			r->ops_per_sec += (double)ws[i].ops * 1e9 / (double)(ws[i].t_end - ws[i].t_start);
+	r->ns_per_op = r->ops_per_sec > 0 ? 1e9 * nthr / r->ops_per_sec : 0;
 	/* CPU time of the updaters only would need per-role clocks; readers' share is in reads. */
 	r->cpu_ns_per_op = r->ops && !cfg->readers ? (double)r->task_clock_ns / (double)r->ops : 0;
 	r->reads_per_sec = r->seconds > 0 ? (double)r->reads / r->seconds : 0;
@@ -370,7 +382,8 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 		th[i].loop = ws[i].reader ? ba->read_loop : ba->loop[cfg->workload];
 	}
 	for (int i = nthr; i < total; i++) {
-		ws[i].seen = calloc(nthr, sizeof(int64_t));
+		/* written every read: on lines of its own, not shared with another reader's */
+		ws[i].seen = ctr_zalloc_aligned(nthr * sizeof(int64_t));
 		if (!ws[i].seen)
 			goto out;
 	}
@@ -405,7 +418,8 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 		goto out;
 	t = ctr_tree_new(ba->algo, &p);
 	err = t ? 0 : -errno;
-	set_mempolicy(MPOL_DEFAULT, NULL, 0);
+	if (cfg->shared_mem)
+		set_mempolicy(MPOL_DEFAULT, NULL, 0);
 	if (err)
 		goto out;
 	r->has_flush = ba->algo->flush_stats != NULL;

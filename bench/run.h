@@ -40,6 +40,7 @@ struct bench_config {
 	unsigned sample_every;		/* --sample 1/N: N */
 	const char *note;		/* --note, kept with the results */
 	int work_ns;			/* --work-ns: private work after each update or charge */
+	int reps;			/* --reps: repetitions asked for */
 	struct json_t *env;		/* the environment of the run (bench/env.h), in every result */
 	struct topo *topo;		/* this machine */
 	const char *placement;		/* --placement as given */
