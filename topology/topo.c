@@ -763,25 +763,7 @@ void topo_print_placement(const struct topo *t, const int *pus, int n, FILE *f)
 			counts[TOPO_CLASS_SAME] == 1 ? "" : "s");
 }
 
-/* ---- the old stub, for callers not yet on placements -------------------- */
-
-/* The i-th CPU (mod count) in the process affinity mask, or -1. */
-static int topo_nth_cpu(int i)
-{
-	cpu_set_t set;
-	int count, seen = 0;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return -1;
-	count = CPU_COUNT(&set);
-	if (count < 1)
-		return -1;
-	i %= count;
-	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-		if (CPU_ISSET(cpu, &set) && seen++ == i)
-			return cpu;
-	return -1;
-}
+/* ---- the calling process and thread -------------------------------------- */
 
 int topo_nr_cpus(void)
 {
@@ -790,19 +772,6 @@ int topo_nr_cpus(void)
 	if (sched_getaffinity(0, sizeof(set), &set))
 		return 1;
 	return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
-}
-
-int topo_pin_self(int i)
-{
-	cpu_set_t set;
-	int cpu = topo_nth_cpu(i), err;
-
-	if (cpu < 0)
-		return -EINVAL;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	return err ? -err : cpu;
 }
 
 int topo_current_cpu(void)

@@ -160,16 +160,8 @@ void topo_print_placement(const struct topo *t, const int *pus, int n, FILE *f);
  */
 char *topo_format_list(const int *v, int n, char *buf, size_t len);
 
-/*
- * The old placement stub, kept while bench/run.c still uses it: CPUs in
- * the affinity mask, and pin worker i to the i-th of them (mod count).
- */
-
-/* CPUs this process may run on (its affinity mask), >= 1. */
+/* CPUs this process may run on (its affinity mask), >= 1: what placements on this machine draw from. */
 int topo_nr_cpus(void);
-
-/* Pin the calling thread for worker index i; returns the CPU or -errno. */
-int topo_pin_self(int i);
 
 /* The CPU the calling thread is on now (sched_getcpu), -1 if unknown. */
 int topo_current_cpu(void);
