@@ -190,6 +190,23 @@ static unsigned bench_parse_sample(const char *s)
 	return (unsigned)n;
 }
 
+/* A PU of this machine sits on NUMA node id (OS index); node 0 where there is no NUMA information. */
+static int bench_node_has_pu(const struct topo *t, long id)
+{
+	struct topo_pu_info info;
+
+	for (int i = 0; i < topo_nr_pus(t); i++) {
+		int node;
+
+		if (topo_pu_at(t, i, &info))
+			continue;
+		node = topo_numa_node_of_pu(t, info.pu);
+		if ((node < 0 ? 0 : node) == id)
+			return 1;
+	}
+	return 0;
+}
+
 /* --shared-mem local|interleave|node:K, K a NUMA node of this machine. */
 static void bench_check_shared_mem(const char *s, struct bench_config *cfg)
 {
@@ -204,9 +221,11 @@ static void bench_check_shared_mem(const char *s, struct bench_config *cfg)
 		die("bad value '%s' for --shared-mem (want local, interleave or node:K)", s);
 	errno = 0;
 	node = strtol(s + 5, &end, 10);
-	if (errno || *end || node >= (c.numa_nodes > 0 ? c.numa_nodes : 1))
-		die("bad value '%s' for --shared-mem (this machine has %d NUMA node%s)", s,
-		    c.numa_nodes > 0 ? c.numa_nodes : 1, c.numa_nodes == 1 ? "" : "s");
+	/* K is a node ID, which can be sparse: ask whether a PU of this machine is on it */
+	if (errno || *end || !bench_node_has_pu(cfg->topo, node))
+		die("bad value '%s' for --shared-mem (no NUMA node %s with a CPU of this machine;"
+		    " it has %d node%s)", s, s + 5, c.numa_nodes > 0 ? c.numa_nodes : 1,
+		    c.numa_nodes == 1 ? "" : "s");
 }
 
 /* --read-node: random (default), root, leaf (any leaf), or a node index of the shape. */

@@ -34,7 +34,10 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 	if (o->format == BENCH_FMT_CSV) {
 		printf("algo,baseline,workload,shape,nodes,depth,threads,cpus,duration_ms,ops,ops_per_sec,"
 		       "ns_per_op,cpu_ns_per_op,lat_mean_ns,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_max_ns,"
-		       "lat_samples,charge_fail,limit_max_over,task_clock_ns,verify\n");
+		       "lat_samples,charge_fail,limit_max_over,task_clock_ns,verify,placement,readers,"
+		       "reads_per_sec,read_p50_ns,read_p99_ns,read_error_max,read_error_at_rest,"
+		       "read_error_bound,work_ns,reps_done,ops_per_sec_lo,ops_per_sec_hi,ops_per_sec_level,"
+		       "ops_per_sec_cv\n");
 	} else if (o->format == BENCH_FMT_TABLE) {
 		if (cfg->env)
 			bench_env_print(stdout, cfg->env);
@@ -346,14 +349,32 @@ static void bench_output_one(struct bench_output *o, const struct bench_config *
 		bench_output_json(cfg, o, r, sum, reps);
 		break;
 	case BENCH_FMT_CSV:
-		printf("%s,%d,%s,%s,%d,%d,%d,%d,%d,%llu,%.0f,%.3f,%.3f,%.2f,%.2f,%.2f,%.2f,%.2f,%llu,%llu,%lld,%llu,%s\n",
-		       r->ba->name, r->ba->baseline, bench_workload_names[cfg->workload],
-		       cfg->shape.spec, cfg->shape.nr_nodes, cfg->shape.depth, cfg->threads,
-		       o->nr_cpus, cfg->duration_ms, (unsigned long long)r->ops, r->ops_per_sec,
-		       r->ns_per_op, r->cpu_ns_per_op, l->mean, l->p50, l->p90, l->p99, l->max,
-		       (unsigned long long)l->samples, (unsigned long long)r->charge_fail,
-		       cfg->workload == BENCH_CHARGE ? (long long)r->limit_max_over : 0LL,
-		       (unsigned long long)r->task_clock_ns, bench_verify_name(r->verify));
+		/* an empty field where a figure does not apply (n/a in the table, null in JSON) */
+		printf("%s,%d,%s,%s,%d,%d,%d,%d,%d,%llu,%.0f,%.3f,", r->ba->name, r->ba->baseline,
+		       bench_workload_names[cfg->workload], cfg->shape.spec, cfg->shape.nr_nodes,
+		       cfg->shape.depth, cfg->threads, o->nr_cpus, cfg->duration_ms,
+		       (unsigned long long)r->ops, r->ops_per_sec, r->ns_per_op);
+		if (!cfg->readers)
+			printf("%.3f", r->cpu_ns_per_op);
+		printf(",%.2f,%.2f,%.2f,%.2f,%.2f,%llu,%llu,", l->mean, l->p50, l->p90, l->p99, l->max,
+		       (unsigned long long)l->samples, (unsigned long long)r->charge_fail);
+		if (cfg->workload == BENCH_CHARGE)
+			printf("%lld", (long long)r->limit_max_over);
+		printf(",%llu,%s,%s,%d,", (unsigned long long)r->task_clock_ns, bench_verify_name(r->verify),
+		       cfg->placement, cfg->readers);
+		if (cfg->readers)
+			printf("%.0f,%.2f,%.2f,%lld", r->reads_per_sec, r->read_lat.p50, r->read_lat.p99,
+			       (long long)r->read_err_max);
+		else
+			printf(",,,");
+		printf(",%lld,%lld,%d,%d,", (long long)r->read_error, (long long)r->error_bound,
+		       cfg->work_ns, sum ? sum->k : 1);
+		if (sum && sum->k > 1)
+			printf("%.0f,%.0f,%.4f,%.4f\n", sum->stat[BM_OPS_PER_SEC].lo,
+			       sum->stat[BM_OPS_PER_SEC].hi, sum->stat[BM_OPS_PER_SEC].level,
+			       sum->stat[BM_OPS_PER_SEC].cv);
+		else
+			printf(",,,\n");
 		break;
 	case BENCH_FMT_TABLE:
 		printf("%-14s %12.4g %9.2f ", r->ba->name, r->ops_per_sec, r->ns_per_op);
