@@ -160,16 +160,17 @@ if grep -q '^algo .*ops/s.*verify' "$tmp/table" && grep -qE '^percpu_hier .* ok$
 	ok "table output"; else nok "table output"; sed 's/^/#   /' "$tmp/table"; fi
 
 # Interrupted: what was measured is printed, as medians of the reps done, and the exit says so.
-"$B" run --algo atomic_tree,percpu_hier --workload update --shape chain:2 --threads 1 --reps 4 \
+"$B" run --algo atomic_tree,percpu_hier --workload update --shape chain:2 --threads 1 --reps 8 \
 	--duration-ms 300 --warmup-ms 0 --format json >"$tmp/int" 2>"$tmp/interr" &
 pid=$!
-sleep 1.5
+sleep 2.5
 kill -INT $pid
 wait $pid
 rc=$?
 if [ $rc -eq 1 ] && grep -q interrupted "$tmp/interr" && python3 - "$tmp/int" <<'PY'
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
-assert len(lines) == 2 and all(1 <= l.get("reps_done", 1) < 4 and l["verify"] == "ok" for l in lines), lines
+assert len(lines) == 2 and all(1 <= l["reps_done"] < l["reps_requested"] == 8 and l["verify"] == "ok"
+                               for l in lines), lines
 PY
 then ok "SIGINT: the reps already measured are printed, exit 1"; else nok "SIGINT handling (exit $rc)"; cat "$tmp/interr"; fi
