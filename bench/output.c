@@ -65,7 +65,8 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 		if (cfg->work_ns)
 			printf("# %d ns of private work after each operation (--work-ns), counted in ns/op,"
 			       " not in the latencies\n", cfg->work_ns);
-		printf("# ns/op = updaters x wall time / ops; cpu ns/op = task-clock / ops%s\n",
+		printf("# ops/s = sum of each updater's ops over its own window; ns/op = updaters x 1 s / ops/s;"
+		       " cpu ns/op = task-clock / ops%s\n",
 		       cfg->workload == BENCH_CHARGE ? "; an op is one charge attempt (its uncharge included)" :
 		       cfg->workload == BENCH_READERS ? " (n/a with readers); read errors are distances outside"
 		       " every value the node held during the read" : "");
