@@ -94,17 +94,18 @@ deps:
 	$(Q)scripts/install-deps.sh
 
 RUN_TESTS = scripts/run-tests.sh
+# Shell tests (tests/cli*.sh) take the ctrbench binary to test as their argument: each runs
+# against the plain build and the ASan+UBSan one.
+CLI_TESTS := $(wildcard tests/cli*.sh)
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory all tests
 	$(Q)$(MAKE) --no-print-directory BUILD=build/tsan SAN=thread $(MT_TESTS:build/%=build/tsan/%)
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SAN=address,undefined $(ST_TESTS:build/%=build/asan/%) \
 		build/asan/api_demo build/asan/ctrbench
-	$(Q)$(RUN_TESTS) $(TESTS) $(BUILD)/api_demo tests/cli.sh@$(BUILD)/ctrbench \
-		tests/cli_topo.sh@$(BUILD)/ctrbench tests/cli_compare.sh@$(BUILD)/ctrbench \
+	$(Q)$(RUN_TESTS) $(TESTS) $(BUILD)/api_demo $(CLI_TESTS:%=%@$(BUILD)/ctrbench) \
 		$(MT_TESTS:build/%=build/tsan/%) \
-		$(ST_TESTS:build/%=build/asan/%) build/asan/api_demo tests/cli.sh@build/asan/ctrbench \
-		tests/cli_topo.sh@build/asan/ctrbench tests/cli_compare.sh@build/asan/ctrbench
+		$(ST_TESTS:build/%=build/asan/%) build/asan/api_demo $(CLI_TESTS:%=%@build/asan/ctrbench)
 
 run: deps
 	$(Q)$(MAKE) --no-print-directory all

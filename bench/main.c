@@ -421,26 +421,41 @@ static int bench_cmd_run(int argc, char **argv)
 	return failed ? 1 : 0;
 }
 
+static int bench_cmd_list_args(int argc, char **argv)
+{
+	if (argc > 1)
+		die("unexpected argument '%s'", argv[1]);
+	return bench_cmd_list();
+}
+
+/* The subcommands; each takes argv from its own name on. */
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} bench_cmds[] = {
+	{ "list", bench_cmd_list_args },
+	{ "run", bench_cmd_run },
+	{ "topo", bench_cmd_topo },
+	{ "events", bench_cmd_events },
+	{ "compare", bench_cmd_compare },
+};
+
 int main(int argc, char **argv)
 {
+	char names[256] = "";
+	const int n = (int)(sizeof(bench_cmds) / sizeof(bench_cmds[0]));
+
+	for (int i = 0; i < n; i++)
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+			 i ? (i == n - 1 ? " or " : ", ") : "", bench_cmds[i].name);
 	if (argc < 2)
-		die("no command given (want list, run, topo, events or compare); try ctrbench --help");
+		die("no command given (want %s); try ctrbench --help", names);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		fputs(bench_usage, stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "list")) {
-		if (argc > 2)
-			die("unexpected argument '%s'", argv[2]);
-		return bench_cmd_list();
-	}
-	if (!strcmp(argv[1], "run"))
-		return bench_cmd_run(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "topo"))
-		return bench_cmd_topo(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "events"))
-		return bench_cmd_events(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "compare"))
-		return bench_cmd_compare(argc - 1, argv + 1);
-	die("unknown command '%s' (want list, run, topo, events or compare)", argv[1]);
+	for (int i = 0; i < n; i++)
+		if (!strcmp(argv[1], bench_cmds[i].name))
+			return bench_cmds[i].fn(argc - 1, argv + 1);
+	die("unknown command '%s' (want %s)", argv[1], names);
 }
