@@ -45,6 +45,7 @@ static const char *bench_usage =
 	"                    [--placement compact|scatter|ccx|numa|smt|list:0,2-5] [--topology SPEC]\n"
 	"                    [--shared-mem local|interleave|node:K] [--events LIST|bounce]\n"
 	"                    [--sample 1/N] [--reps K] [--note TEXT] [--work-ns NS]\n"
+	"                    [--options KEY=VAL,...] [--flush-period-ms MS]\n"
 	"                    [--duration-ms MS] [--warmup-ms MS] [--format table|csv|json]\n";
 
 static int bench_cmd_list(void)
@@ -242,6 +243,35 @@ static int bench_parse_read_node(const char *s, int nr_nodes)
 	return bench_parse_int("read-node", s, 0, nr_nodes - 1);
 }
 
+/*
+ * --options and --flush-period-ms go to every algorithm named: try them on a
+ * one-node tree first, so that a key one of them does not take is bad input
+ * (exit 2 before anything runs), not a failed run.  Baselines take none.
+ */
+static void bench_check_options(const struct bench_config *cfg, const struct bench_algo **algos,
+				int nr_algos)
+{
+	const struct ctr_params p = { .nr_nodes = 1, .nr_cpus = 1, .options = cfg->options,
+				      .flush_period_ms = cfg->flush_period_ms };
+
+	for (int i = 0; i < nr_algos && (cfg->options || cfg->flush_period_ms); i++) {
+		struct ctr_tree *t;
+
+		if (algos[i]->baseline) {
+			if (cfg->options)
+				die("bad value '%s' for --options (%s is a harness baseline: it takes none)",
+				    cfg->options, algos[i]->name);
+			continue;
+		}
+		errno = 0;
+		t = ctr_tree_new(algos[i]->algo, &p);
+		if (!t && errno == EINVAL)
+			die("bad value '%s' for --options (not taken by %s; docs/algorithms.md lists"
+			    " each algorithm's options)", cfg->options ? cfg->options : "", algos[i]->name);
+		ctr_tree_free(t);
+	}
+}
+
 /* "a,b" or "all" into algos[]; dies on an unknown or repeated name. */
 static int bench_parse_algos(char *list, const struct bench_algo **algos)
 {
@@ -292,6 +322,8 @@ static int bench_cmd_run(int argc, char **argv)
 		{ "reps", required_argument, NULL, 'k' },
 		{ "note", required_argument, NULL, 'N' },
 		{ "work-ns", required_argument, NULL, 'X' },
+		{ "options", required_argument, NULL, 'O' },
+		{ "flush-period-ms", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct bench_algo *algos[BENCH_MAX_ALGOS];
@@ -367,6 +399,13 @@ static int bench_cmd_run(int argc, char **argv)
 		case 'X':
 			cfg.work_ns = bench_parse_int("work-ns", optarg, 0, 10 * 1000 * 1000);
 			break;
+		case 'O':
+			cfg.options = optarg;
+			bench_check_utf8("options", optarg);
+			break;
+		case 'P':
+			cfg.flush_period_ms = bench_parse_int("flush-period-ms", optarg, 1, 3600 * 1000);
+			break;
 		case 'f':
 			if (bench_output_parse_format(optarg, &out.format))
 				die("unknown format '%s' (want table, csv or json)", optarg);
@@ -400,6 +439,7 @@ static int bench_cmd_run(int argc, char **argv)
 		cfg.read_node = bench_parse_read_node(read_node, cfg.shape.nr_nodes);
 	}
 
+	bench_check_options(&cfg, algos, nr_algos);
 	bench_setup_placement(&cfg, topology);
 	bench_check_shared_mem(cfg.shared_mem, &cfg);
 	pmu_init();

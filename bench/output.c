@@ -62,6 +62,11 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 		       cfg->pairs[TOPO_CLASS_REMOTE], cfg->pairs[TOPO_CLASS_SAME] ? ", some on the same PU" : "",
 		       cfg->wrapped ? " (wrapped: more threads than PUs)" : "",
 		       cfg->shared_mem ? cfg->shared_mem : "local");
+		if (cfg->options)
+			printf("# options %s\n", cfg->options);
+		if (cfg->flush_period_ms)
+			printf("# periodic flush every %d ms where the algorithm has a flusher\n",
+			       cfg->flush_period_ms);
 		if (cfg->work_ns)
 			printf("# %d ns of private work after each operation (--work-ns), counted in ns/op,"
 			       " not in the latencies\n", cfg->work_ns);
@@ -231,6 +236,8 @@ static void bench_output_json(const struct bench_config *cfg, const struct bench
 	}
 	json_object_set_new(j, "bind_failures", json_integer(r->bind_failures));
 	json_object_set_new(j, "work_ns", json_integer(cfg->work_ns));
+	json_object_set_new(j, "options", cfg->options ? json_string(cfg->options) : json_null());
+	json_object_set_new(j, "flush_period_ms", json_integer(cfg->flush_period_ms));
 	json_object_set_new(j, "fairness", json_pack("{s:I,s:I,s:f}", "ops_min", (json_int_t)r->ops_min,
 			    "ops_max", (json_int_t)r->ops_max, "ops_cv", r->ops_cv));
 	json_object_set_new(j, "shared_mem", json_string(cfg->shared_mem ? cfg->shared_mem : "local"));

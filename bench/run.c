@@ -355,6 +355,8 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 		.parent = cfg->shape.parent,
 		.nr_cpus = nthr,
 		.nr_stats = 1,
+		.options = cfg->options,
+		.flush_period_ms = cfg->flush_period_ms,
 	};
 	struct ctr_flush_stats *fs = NULL;
 	struct ctr_tree *t = NULL;

@@ -49,6 +49,9 @@ BADVAL="64" bad "${R[@]}" --algo atomic_tree --sample 64
 BADVAL="'0'" bad "${R[@]}" --algo atomic_tree --reps 0
 BADVAL="--work-ns" bad run --algo atomic_tree --workload readers --shape chain:2 --threads 1 --work-ns 100
 BADVAL="'-3'" bad "${R[@]}" --algo atomic_tree --work-ns -3
+BADVAL="fence=none" bad "${R[@]}" --algo rstat_force,atomic_tree --options fence=none
+BADVAL="fence=sometimes" bad "${R[@]}" --algo rstat_force --options fence=sometimes
+BADVAL="'0'" bad "${R[@]}" --algo rstat_ratelimit --flush-period-ms 0
 BADVAL="'-x'" bad run -xy --algo atomic_tree --shape chain:2 --threads 1
 BADVAL=",atomic_tree" bad run --algo ,atomic_tree --workload update --shape chain:2 --threads 1
 BADVAL="atomic_tree,,locked_tree" bad run --algo atomic_tree,,locked_tree --workload update --shape chain:2 --threads 1
