@@ -29,6 +29,7 @@
 #include "events_cmd.h"
 #include "output.h"
 #include "run.h"
+#include "setup.h"
 #include "topo_cmd.h"
 
 #define BENCH_MAX_THREADS 4096
@@ -53,45 +54,6 @@ static int bench_cmd_list(void)
 	for (int i = 0; i < bench_nr_algos; i++)
 		printf("%-18s %s\n", bench_algos[i].name, ctr_algo_summary(bench_algos[i].algo));
 	return 0;
-}
-
-/*
- * This machine's topology (a synthetic or XML one is for planning with
- * ctrbench topo: there is no such hardware to run on), the PU of every
- * thread, the pair counts, and each updater's NUMA node for its slot.
- */
-static void bench_setup_placement(struct bench_config *cfg, const char *topology)
-{
-	const int total = cfg->threads + cfg->readers;
-	char err[256];
-
-	if (topology) {
-		struct topo *t = topo_load(topology, err, sizeof(err));
-
-		if (!t)
-			die("%s", err);
-		if (topo_is_synthetic(t))
-			die("topology '%s' is not this machine: plan with ctrbench topo, run here without --topology",
-			    topology);
-		topo_free(t);
-	}
-	cfg->topo = topo_load(NULL, err, sizeof(err));
-	if (!cfg->topo)
-		die("%s", err);
-	if (!cfg->placement)
-		cfg->placement = "compact";
-	cfg->pus = calloc(total, sizeof(int));
-	cfg->slot_node = calloc(cfg->threads, sizeof(int));
-	if (!cfg->pus || !cfg->slot_node)
-		die("out of memory");
-	if (topo_place(cfg->topo, cfg->placement, total, cfg->pus, &cfg->wrapped, err, sizeof(err)))
-		die("%s", err);
-	topo_pair_counts(cfg->topo, cfg->pus, total, cfg->pairs);
-	for (int i = 0; i < cfg->threads; i++) {
-		cfg->slot_node[i] = topo_numa_node_of_pu(cfg->topo, cfg->pus[i]);
-		if (cfg->slot_node[i] < 0)
-			cfg->slot_node[i] = 0;	/* no NUMA information: one node */
-	}
 }
 
 /* Results are JSON: text that is not UTF-8 would vanish from them, so refuse it. */
@@ -163,19 +125,6 @@ static int bench_run_reps(struct bench_config *cfg, struct bench_output *out,
 	return failed || bench_interrupted;
 }
 
-/* The topology summary belongs with the environment: "2 packages, 24 L3s, ..." of this machine. */
-static void bench_env_add_topology(json_t *env, const struct topo *t)
-{
-	struct topo_counts c;
-	char buf[160];
-
-	topo_counts(t, &c);
-	snprintf(buf, sizeof(buf), "%d package%s, %d NUMA node%s, %d L3%s, %d cores, %d PUs",
-		 c.packages, c.packages == 1 ? "" : "s", c.numa_nodes, c.numa_nodes == 1 ? "" : "s",
-		 c.l3s, c.l3s == 1 ? "" : "s", c.cores, c.pus);
-	json_object_set_new(env, "topology", json_string(buf));
-}
-
 /* --sample 1/N: N a power of two in [2, BENCH_SAMPLE_MAX]. */
 static unsigned bench_parse_sample(const char *s)
 {
@@ -191,44 +140,6 @@ static unsigned bench_parse_sample(const char *s)
 	return (unsigned)n;
 }
 
-/* A PU of this machine sits on NUMA node id (OS index); node 0 where there is no NUMA information. */
-static int bench_node_has_pu(const struct topo *t, long id)
-{
-	struct topo_pu_info info;
-
-	for (int i = 0; i < topo_nr_pus(t); i++) {
-		int node;
-
-		if (topo_pu_at(t, i, &info))
-			continue;
-		node = topo_numa_node_of_pu(t, info.pu);
-		if ((node < 0 ? 0 : node) == id)
-			return 1;
-	}
-	return 0;
-}
-
-/* --shared-mem local|interleave|node:K, K a NUMA node of this machine. */
-static void bench_check_shared_mem(const char *s, struct bench_config *cfg)
-{
-	struct topo_counts c;
-	char *end;
-	long node;
-
-	if (!s || !strcmp(s, "local") || !strcmp(s, "interleave"))
-		return;
-	topo_counts(cfg->topo, &c);
-	if (strncmp(s, "node:", 5) || s[5] < '0' || s[5] > '9')
-		die("bad value '%s' for --shared-mem (want local, interleave or node:K)", s);
-	errno = 0;
-	node = strtol(s + 5, &end, 10);
-	/* K is a node ID, which can be sparse: ask whether a PU of this machine is on it */
-	if (errno || *end || !bench_node_has_pu(cfg->topo, node))
-		die("bad value '%s' for --shared-mem (no NUMA node %s with a CPU of this machine;"
-		    " it has %d node%s)", s, s + 5, c.numa_nodes > 0 ? c.numa_nodes : 1,
-		    c.numa_nodes == 1 ? "" : "s");
-}
-
 /* --read-node: random (default), root, leaf (any leaf), or a node index of the shape. */
 static int bench_parse_read_node(const char *s, int nr_nodes)
 {
@@ -241,35 +152,6 @@ static int bench_parse_read_node(const char *s, int nr_nodes)
 	if (*s < '0' || *s > '9')
 		die("bad value '%s' for --read-node (want random, root, leaf or a node index)", s);
 	return bench_parse_int("read-node", s, 0, nr_nodes - 1);
-}
-
-/*
- * --options and --flush-period-ms go to every algorithm named: try them on a
- * one-node tree first, so that a key one of them does not take is bad input
- * (exit 2 before anything runs), not a failed run.  Baselines take none.
- */
-static void bench_check_options(const struct bench_config *cfg, const struct bench_algo **algos,
-				int nr_algos)
-{
-	const struct ctr_params p = { .nr_nodes = 1, .nr_cpus = 1, .options = cfg->options,
-				      .flush_period_ms = cfg->flush_period_ms };
-
-	for (int i = 0; i < nr_algos && (cfg->options || cfg->flush_period_ms); i++) {
-		struct ctr_tree *t;
-
-		if (algos[i]->baseline) {
-			if (cfg->options)
-				die("bad value '%s' for --options (%s is a harness baseline: it takes none)",
-				    cfg->options, algos[i]->name);
-			continue;
-		}
-		errno = 0;
-		t = ctr_tree_new(algos[i]->algo, &p);
-		if (!t && errno == EINVAL)
-			die("bad value '%s' for --options (not taken by %s; docs/algorithms.md lists"
-			    " each algorithm's options)", cfg->options ? cfg->options : "", algos[i]->name);
-		ctr_tree_free(t);
-	}
 }
 
 /* "a,b" or "all" into algos[]; dies on an unknown or repeated name. */
@@ -330,7 +212,6 @@ static int bench_cmd_run(int argc, char **argv)
 	struct bench_config cfg = { .duration_ms = 1000, .warmup_ms = 200, .readers = -1,
 				    .read_node = BENCH_READ_RANDOM, .sample_every = BENCH_SAMPLE_EVERY };
 	const char *read_node = NULL, *topology = NULL, *events = NULL;
-	char err[256];
 	struct bench_output out = { .format = BENCH_FMT_TABLE };
 	char *algo_list = NULL;
 	const char *shape = NULL, *why;
@@ -440,24 +321,14 @@ static int bench_cmd_run(int argc, char **argv)
 	}
 
 	bench_check_options(&cfg, algos, nr_algos);
-	bench_setup_placement(&cfg, topology);
-	bench_check_shared_mem(cfg.shared_mem, &cfg);
-	pmu_init();
-	if (events && pmu_events_parse(events, &cfg.events, &cfg.nr_events, err, sizeof(err)))
-		die("%s", err);
-	bench_tsc_calibrate(&cfg.tsc);
-	cfg.env = bench_env_json(cfg.note);
-	bench_env_add_topology(cfg.env, cfg.topo);
+	bench_setup_machine(&cfg, topology, events);
+	bench_setup_threads(&cfg);
 	bench_output_begin(&out, &cfg, topo_nr_pus(cfg.topo));
 	cfg.reps = reps;
 	failed = bench_run_reps(&cfg, &out, algos, nr_algos, reps);
 	bench_output_end(&out, &cfg);
 	bench_shape_free(&cfg.shape);
-	free(cfg.pus);
-	free(cfg.slot_node);
-	free(cfg.events);
-	json_decref(cfg.env);
-	topo_free(cfg.topo);
+	bench_setup_release(&cfg);
 	return failed ? 1 : 0;
 }
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <jansson.h>
 
 #include "env.h"
@@ -144,6 +146,48 @@ static void bench_json_reps(json_t *j, const struct bench_summary *s, const stru
 	json_object_set_new(j, "reps", each);
 }
 
+/* write(2) until done: 0 or -1 with errno. */
+static int bench_write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * One JSON object, one line.  Into a results file (o->fp) it goes in one
+ * write and is fsynced: a run killed at any moment leaves every finished
+ * line whole and on disk, and never half a line.
+ */
+static void bench_output_line(const struct bench_output *o, json_t *j)
+{
+	char *text = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	FILE *fp = o->fp ? o->fp : stdout;
+
+	if (!text)
+		return;
+	if (o->fp) {
+		size_t n = strlen(text);
+
+		text[n] = '\n';	/* json_dumps's NUL becomes the newline: one write */
+		fflush(fp);
+		if (bench_write_all(fileno(fp), text, n + 1) || fsync(fileno(fp)))
+			fprintf(stderr, "ctrbench: writing results: %s\n", strerror(errno));
+	} else {
+		fputs(text, fp);
+		putc('\n', fp);
+	}
+	free(text);
+}
+
 static void bench_output_json(const struct bench_config *cfg, const struct bench_output *o,
 			      const struct bench_result *r, const struct bench_summary *sum,
 			      const struct bench_result *reps)
@@ -259,8 +303,7 @@ static void bench_output_json(const struct bench_config *cfg, const struct bench
 		json_object_set_new(j, "note", json_string(cfg->note));
 	if (cfg->env)
 		json_object_set(j, "env", cfg->env);
-	json_dumpf(j, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	putchar('\n');
+	bench_output_line(o, j);
 	json_decref(j);
 }
 

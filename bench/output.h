@@ -7,6 +7,8 @@
 #ifndef BENCH_OUTPUT_H
 #define BENCH_OUTPUT_H
 
+#include <stdio.h>
+
 #include "run.h"
 
 enum bench_format { BENCH_FMT_TABLE, BENCH_FMT_CSV, BENCH_FMT_JSON };
@@ -14,6 +16,7 @@ enum bench_format { BENCH_FMT_TABLE, BENCH_FMT_CSV, BENCH_FMT_JSON };
 struct bench_output {
 	enum bench_format format;	/* how results are printed */
 	int nr_cpus;			/* CPUs the run could use, for the notes */
+	FILE *fp;			/* json: where lines go, each flushed and fsynced; NULL = stdout */
 };
 
 /* 0, or -EINVAL for an unknown name. */

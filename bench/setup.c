@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * setup.c - see setup.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "cli.h"
+#include "env.h"
+#include "setup.h"
+
+/* The topology summary belongs with the environment: "2 packages, 24 L3s, ..." of this machine. */
+static void bench_env_add_topology(json_t *env, const struct topo *t)
+{
+	struct topo_counts c;
+	char buf[160];
+
+	topo_counts(t, &c);
+	snprintf(buf, sizeof(buf), "%d package%s, %d NUMA node%s, %d L3%s, %d cores, %d PUs",
+		 c.packages, c.packages == 1 ? "" : "s", c.numa_nodes, c.numa_nodes == 1 ? "" : "s",
+		 c.l3s, c.l3s == 1 ? "" : "s", c.cores, c.pus);
+	json_object_set_new(env, "topology", json_string(buf));
+}
+
+
+/* A PU of this machine sits on NUMA node id (OS index); node 0 where there is no NUMA information. */
+static int bench_node_has_pu(const struct topo *t, long id)
+{
+	struct topo_pu_info info;
+
+	for (int i = 0; i < topo_nr_pus(t); i++) {
+		int node;
+
+		if (topo_pu_at(t, i, &info))
+			continue;
+		node = topo_numa_node_of_pu(t, info.pu);
+		if ((node < 0 ? 0 : node) == id)
+			return 1;
+	}
+	return 0;
+}
+
+/* --shared-mem local|interleave|node:K, K a NUMA node of this machine. */
+static void bench_check_shared_mem(const char *s, struct bench_config *cfg)
+{
+	struct topo_counts c;
+	char *end;
+	long node;
+
+	if (!s || !strcmp(s, "local") || !strcmp(s, "interleave"))
+		return;
+	topo_counts(cfg->topo, &c);
+	if (strncmp(s, "node:", 5) || s[5] < '0' || s[5] > '9')
+		die("bad value '%s' for --shared-mem (want local, interleave or node:K)", s);
+	errno = 0;
+	node = strtol(s + 5, &end, 10);
+	/* K is a node ID, which can be sparse: ask whether a PU of this machine is on it */
+	if (errno || *end || !bench_node_has_pu(cfg->topo, node))
+		die("bad value '%s' for --shared-mem (no NUMA node %s with a CPU of this machine;"
+		    " it has %d node%s)", s, s + 5, c.numa_nodes > 0 ? c.numa_nodes : 1,
+		    c.numa_nodes == 1 ? "" : "s");
+}
+
+
+/*
+ * --options and --flush-period-ms go to every algorithm named: try them on a
+ * one-node tree first, so that a key one of them does not take is bad input
+ * (exit 2 before anything runs), not a failed run.  Baselines take none.
+ */
+void bench_check_options(const struct bench_config *cfg, const struct bench_algo **algos,
+				int nr_algos)
+{
+	const struct ctr_params p = { .nr_nodes = 1, .nr_cpus = 1, .options = cfg->options,
+				      .flush_period_ms = cfg->flush_period_ms };
+
+	for (int i = 0; i < nr_algos && (cfg->options || cfg->flush_period_ms); i++) {
+		struct ctr_tree *t;
+
+		if (algos[i]->baseline) {
+			if (cfg->options)
+				die("bad value '%s' for --options (%s is a harness baseline: it takes none)",
+				    cfg->options, algos[i]->name);
+			continue;
+		}
+		errno = 0;
+		t = ctr_tree_new(algos[i]->algo, &p);
+		if (!t && errno == EINVAL)
+			die("bad value '%s' for --options (not taken by %s; docs/algorithms.md lists"
+			    " each algorithm's options)", cfg->options ? cfg->options : "", algos[i]->name);
+		ctr_tree_free(t);
+	}
+}
+
+/*
+ * This machine's topology (a synthetic or XML one is for planning with
+ * ctrbench topo: there is no such hardware to run on).
+ */
+void bench_setup_machine(struct bench_config *cfg, const char *topology, const char *events)
+{
+	char err[256];
+
+	if (topology) {
+		struct topo *t = topo_load(topology, err, sizeof(err));
+
+		if (!t)
+			die("%s", err);
+		if (topo_is_synthetic(t))
+			die("topology '%s' is not this machine: plan with ctrbench topo, run here without --topology",
+			    topology);
+		topo_free(t);
+	}
+	cfg->topo = topo_load(NULL, err, sizeof(err));
+	if (!cfg->topo)
+		die("%s", err);
+	if (!cfg->placement)
+		cfg->placement = "compact";
+	bench_check_shared_mem(cfg->shared_mem, cfg);
+	pmu_init();
+	if (events && pmu_events_parse(events, &cfg->events, &cfg->nr_events, err, sizeof(err)))
+		die("%s", err);
+	bench_tsc_calibrate(&cfg->tsc);
+	cfg->env = bench_env_json(cfg->note);
+	bench_env_add_topology(cfg->env, cfg->topo);
+}
+
+/* The PU of every thread, the pair counts, and each updater's NUMA node for its slot. */
+void bench_setup_threads(struct bench_config *cfg)
+{
+	const int total = cfg->threads + cfg->readers;
+	char err[256];
+
+	free(cfg->pus);
+	free(cfg->slot_node);
+	cfg->pus = calloc(total, sizeof(int));
+	cfg->slot_node = calloc(cfg->threads, sizeof(int));
+	if (!cfg->pus || !cfg->slot_node)
+		die("out of memory");
+	if (topo_place(cfg->topo, cfg->placement, total, cfg->pus, &cfg->wrapped, err, sizeof(err)))
+		die("%s", err);
+	topo_pair_counts(cfg->topo, cfg->pus, total, cfg->pairs);
+	for (int i = 0; i < cfg->threads; i++) {
+		cfg->slot_node[i] = topo_numa_node_of_pu(cfg->topo, cfg->pus[i]);
+		if (cfg->slot_node[i] < 0)
+			cfg->slot_node[i] = 0;	/* no NUMA information: one node */
+	}
+}
+
+void bench_setup_release(struct bench_config *cfg)
+{
+	free(cfg->pus);
+	free(cfg->slot_node);
+	free(cfg->events);
+	json_decref(cfg->env);
+	topo_free(cfg->topo);
+	cfg->pus = cfg->slot_node = NULL;
+	cfg->events = NULL;
+	cfg->env = NULL;
+	cfg->topo = NULL;
+}
