@@ -60,7 +60,8 @@ struct bench_gate {
 	int nr_updaters;			/* updating workers (readers pin after them) */
 	const int *leaves;			/* readers with BENCH_READ_LEAF pick among these */
 	int nr_leaves;				/* their number */
-	int read_node;				/* readers: -1 random, else that node */
+	int read_node;				/* readers: BENCH_READ_* (run.h) or a node */
+	int charge_burst;			/* charge: burst size, 0 for the steady window */
 	int read_interval_us;			/* readers: pause between reads */
 	const struct topo *topo;		/* this machine, for binding */
 	const int *pus;				/* PU of each thread: updaters, then readers */

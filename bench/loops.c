@@ -12,6 +12,7 @@
 #include "../counters/list.h"
 #include "baselines.h"
 #include "bench.h"
+#include "run.h"
 
 static void bench_pause_us(int us)
 {
@@ -134,6 +135,13 @@ static void bench_audit_charge(struct bench_worker *w, int admitted)
  * One op is one charge attempt, its later uncharge included (the seed's
  * "cost per zswap store").  One attempt per block, at a random position, is
  * sampled and audited.  Holdings are published (a store to the worker's own line).
+ *
+ * --charge-burst B (the admission-staleness scenario): B charge attempts in a
+ * row, refusals included, then every held charge freed in a row, as a burst
+ * of zswap stores and then of loads or invalidations.  Values swing from 0 to
+ * the limit and back within microseconds, so a read that is one flush period
+ * stale is as likely too high (a false rejection, the premature OOM) as too
+ * low (an overshoot), and the audit counts both.
  */
 #define BENCH_CHARGE_LOOP(name, add, try_charge)				\
 static void bench_charge_##name(struct bench_worker *w)			\
@@ -142,8 +150,9 @@ static void bench_charge_##name(struct bench_worker *w)			\
 	const int cpu = w->index, node = w->node;				\
 	const unsigned every = w->gate->sample_every;				\
 	const uint64_t work = w->gate->work_ticks;				\
+	const int burst = w->gate->charge_burst;				\
 	uint64_t ops = 0, fails = 0, rng = BENCH_RNG_SEED(w);			\
-	int seen = BENCH_WARMUP, held = 0;					\
+	int seen = BENCH_WARMUP, held = 0, tried = 0;				\
 										\
 	while (!BENCH_PHASE_CHECK(w, seen, ops, fails)) {			\
 		unsigned timed = bench_sample_pos(&rng, every);	\
@@ -152,11 +161,16 @@ static void bench_charge_##name(struct bench_worker *w)			\
 			uint64_t t0 = 0;					\
 			int ok;							\
 										\
-			if (held == BENCH_CHARGE_WINDOW) {			\
+			while (burst ? tried == burst && held : held == BENCH_CHARGE_WINDOW) { \
 				add(t, cpu, node, 0, -BENCH_CHARGE_UNIT);	\
 				held--;						\
 				atomic_store_explicit(&w->published, held, memory_order_relaxed); \
+				if (!burst)					\
+					break;					\
 			}							\
+			if (burst && tried == burst)				\
+				tried = 0;					\
+			tried++;						\
 			if (i == timed)						\
 				t0 = bench_tsc();				\
 			ok = try_charge(t, cpu, node, BENCH_CHARGE_UNIT);	\
@@ -166,7 +180,7 @@ static void bench_charge_##name(struct bench_worker *w)			\
 			atomic_store_explicit(&w->published, held, memory_order_relaxed); \
 			if (i == timed)						\
 				bench_audit_charge(w, ok);			\
-			if (!ok && held) {	/* refused: free one, as reclaim would */ \
+			if (!ok && held && !burst) {	/* refused: free one, as reclaim would */ \
 				add(t, cpu, node, 0, -BENCH_CHARGE_UNIT);	\
 				held--;						\
 				atomic_store_explicit(&w->published, held, memory_order_relaxed); \
@@ -265,7 +279,8 @@ static void bench_read_##name(struct bench_worker *w)				\
 	while (!BENCH_PHASE_CHECK(w, seen, ops, 0)) {				\
 		int pick = (int)((rng = rng * 6364136223846793005ULL + 1) >> 33);	\
 		int node = g->read_node >= 0 ? g->read_node :			\
-			   g->read_node == -2 ? g->leaves[pick % g->nr_leaves] :	\
+			   g->read_node == BENCH_READ_LEAF ? g->leaves[pick % g->nr_leaves] : \
+			   g->read_node == BENCH_READ_OWN ? w->index % g->nr_nodes :	\
 			   pick % g->nr_nodes;					\
 		int64_t lo, hi, v, err;						\
 		uint64_t t0, t1;						\

@@ -42,11 +42,11 @@ static const char *bench_usage =
 	"       ctrbench compare A.jsonl B.jsonl [--metric M] [--format table|json]\n"
 	"       ctrbench run --algo A[,B...]|all --workload update|charge|readers\n"
 	"                    --shape chain:D|tree:AxB[xC...] --threads N\n"
-	"                    [--readers R] [--read-interval-us US] [--read-node random|root|leaf|N]\n"
+	"                    [--readers R] [--read-interval-us US] [--read-node random|root|leaf|own|N]\n"
 	"                    [--placement compact|scatter|ccx|numa|smt|list:0,2-5] [--topology SPEC]\n"
 	"                    [--shared-mem local|interleave|node:K] [--events LIST|bounce]\n"
 	"                    [--sample 1/N] [--reps K] [--note TEXT] [--work-ns NS]\n"
-	"                    [--options KEY=VAL,...] [--flush-period-ms MS]\n"
+	"                    [--options KEY=VAL,...] [--flush-period-ms MS] [--charge-burst B]\n"
 	"                    [--duration-ms MS] [--warmup-ms MS] [--format table|csv|json]\n";
 
 static int bench_cmd_list(void)
@@ -140,7 +140,7 @@ static unsigned bench_parse_sample(const char *s)
 	return (unsigned)n;
 }
 
-/* --read-node: random (default), root, leaf (any leaf), or a node index of the shape. */
+/* --read-node: random (default), root, leaf (any leaf), own (reader i: node i mod nodes), or a node index. */
 static int bench_parse_read_node(const char *s, int nr_nodes)
 {
 	if (!s || !strcmp(s, "random"))
@@ -149,8 +149,10 @@ static int bench_parse_read_node(const char *s, int nr_nodes)
 		return 0;
 	if (!strcmp(s, "leaf"))
 		return BENCH_READ_LEAF;
+	if (!strcmp(s, "own"))
+		return BENCH_READ_OWN;
 	if (*s < '0' || *s > '9')
-		die("bad value '%s' for --read-node (want random, root, leaf or a node index)", s);
+		die("bad value '%s' for --read-node (want random, root, leaf, own or a node index)", s);
 	return bench_parse_int("read-node", s, 0, nr_nodes - 1);
 }
 
@@ -206,6 +208,7 @@ static int bench_cmd_run(int argc, char **argv)
 		{ "work-ns", required_argument, NULL, 'X' },
 		{ "options", required_argument, NULL, 'O' },
 		{ "flush-period-ms", required_argument, NULL, 'P' },
+		{ "charge-burst", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct bench_algo *algos[BENCH_MAX_ALGOS];
@@ -284,6 +287,9 @@ static int bench_cmd_run(int argc, char **argv)
 			cfg.options = optarg;
 			bench_check_utf8("options", optarg);
 			break;
+		case 'B':
+			cfg.charge_burst = bench_parse_int("charge-burst", optarg, 1, 1 << 20);
+			break;
 		case 'P':
 			cfg.flush_period_ms = bench_parse_int("flush-period-ms", optarg, 1, 3600 * 1000);
 			break;
@@ -306,6 +312,8 @@ static int bench_cmd_run(int argc, char **argv)
 	nr_algos = bench_parse_algos(algo_list, algos);
 	if (bench_shape_parse(shape, &cfg.shape, &why))
 		die("bad shape '%s' (%s)", shape, why);
+	if (cfg.charge_burst && cfg.workload != BENCH_CHARGE)
+		die("--charge-burst applies to the charge workload");
 	if (cfg.work_ns && cfg.workload == BENCH_READERS)
 		die("--work-ns applies to the update and charge workloads");
 	if (cfg.workload != BENCH_READERS) {

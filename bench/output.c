@@ -282,6 +282,12 @@ static void bench_output_json(const struct bench_config *cfg, const struct bench
 	json_object_set_new(j, "work_ns", json_integer(cfg->work_ns));
 	json_object_set_new(j, "options", cfg->options ? json_string(cfg->options) : json_null());
 	json_object_set_new(j, "flush_period_ms", json_integer(cfg->flush_period_ms));
+	json_object_set_new(j, "charge_burst", json_integer(cfg->charge_burst));
+	if (cfg->readers)
+		json_object_set_new(j, "read_node", cfg->read_node >= 0 ? json_integer(cfg->read_node) :
+				    json_string(cfg->read_node == BENCH_READ_LEAF ? "leaf" :
+						cfg->read_node == BENCH_READ_OWN ? "own" : "random"));
+	json_object_set_new(j, "read_interval_us", json_integer(cfg->read_interval_us));
 	json_object_set_new(j, "fairness", json_pack("{s:I,s:I,s:f}", "ops_min", (json_int_t)r->ops_min,
 			    "ops_max", (json_int_t)r->ops_max, "ops_cv", r->ops_cv));
 	json_object_set_new(j, "shared_mem", json_string(cfg->shared_mem ? cfg->shared_mem : "local"));

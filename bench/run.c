@@ -139,7 +139,8 @@ static int64_t *bench_charge_limits(const struct bench_config *cfg, const struct
 		for (int n = ws[i].node; n >= 0; n = s->parent[n])
 			below[n]++;
 	for (int n = 0; n < s->nr_nodes; n++)
-		limit[n] = below[n] ? (int64_t)BENCH_CHARGE_UNIT * BENCH_CHARGE_WINDOW * below[n] * 3 / 4
+		limit[n] = below[n] ? (int64_t)BENCH_CHARGE_UNIT * (cfg->charge_burst ? cfg->charge_burst :
+				      BENCH_CHARGE_WINDOW) * below[n] * 3 / 4
 				    : CTR_NO_LIMIT;
 	free(below);
 	return limit;
@@ -396,6 +397,7 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 	gate.leaves = cfg->shape.leaves;
 	gate.nr_leaves = cfg->shape.nr_leaves;
 	gate.read_node = cfg->read_node;
+	gate.charge_burst = cfg->charge_burst;
 	gate.read_interval_us = cfg->read_interval_us;
 	gate.sample_every = cfg->sample_every ? cfg->sample_every : BENCH_SAMPLE_EVERY;
 	gate.work_ticks = (uint64_t)(cfg->work_ns * cfg->tsc.ghz);

@@ -27,6 +27,7 @@ void bench_shape_free(struct bench_shape *s);
 
 #define BENCH_READ_RANDOM (-1)	/* each read picks any node */
 #define BENCH_READ_LEAF (-2)	/* each read picks one of the leaves */
+#define BENCH_READ_OWN (-3)	/* reader i always reads node i mod nodes: one reader per node, in turn */
 
 struct bench_config {
 	enum bench_workload workload;	/* what the workers do */
@@ -36,7 +37,8 @@ struct bench_config {
 	int warmup_ms;			/* untimed run before it */
 	int readers;			/* readers workload: reader threads */
 	int read_interval_us;		/* readers: pause between reads, 0 = back to back */
-	int read_node;			/* readers: BENCH_READ_RANDOM, BENCH_READ_LEAF, or a node */
+	int read_node;			/* readers: BENCH_READ_RANDOM, _LEAF, _OWN, or a node */
+	int charge_burst;		/* charge: 0 steady window; B: bursts of B charges, then free all */
 	unsigned sample_every;		/* --sample 1/N: N */
 	const char *note;		/* --note, kept with the results */
 	int work_ns;			/* --work-ns: private work after each update or charge */

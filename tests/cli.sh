@@ -49,6 +49,9 @@ BADVAL="64" bad "${R[@]}" --algo atomic_tree --sample 64
 BADVAL="'0'" bad "${R[@]}" --algo atomic_tree --reps 0
 BADVAL="--work-ns" bad run --algo atomic_tree --workload readers --shape chain:2 --threads 1 --work-ns 100
 BADVAL="'-3'" bad "${R[@]}" --algo atomic_tree --work-ns -3
+BADVAL="--charge-burst" bad "${R[@]}" --algo atomic_tree --charge-burst 8
+BADVAL="'0'" bad run --algo atomic_tree --workload charge --shape chain:2 --threads 1 --charge-burst 0
+BADVAL="mine" bad run --algo atomic_tree --workload readers --shape chain:2 --threads 1 --read-node mine
 BADVAL="fence=none" bad "${R[@]}" --algo rstat_force,atomic_tree --options fence=none
 BADVAL="fence=sometimes" bad "${R[@]}" --algo rstat_force --options fence=sometimes
 BADVAL="'0'" bad "${R[@]}" --algo rstat_ratelimit --flush-period-ms 0
