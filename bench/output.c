@@ -86,9 +86,9 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 
 static json_t *bench_lat_json(const struct bench_lat *l)
 {
-	return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I}", "mean", l->mean, "p50", l->p50,
+	return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I,s:f,s:f}", "mean", l->mean, "p50", l->p50,
 			 "p90", l->p90, "p95", l->p95, "p99", l->p99, "p999", l->p999, "max", l->max,
-			 "samples", (json_int_t)l->samples);
+			 "samples", (json_int_t)l->samples, "over_1ms", l->over_1ms, "over_1s", l->over_1s);
 }
 
 /* Flush and lock figures over the window, with rates per second; null where there are none. */

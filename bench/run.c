@@ -165,6 +165,9 @@ static void bench_summarize_latency(const struct bench_config *cfg, const struct
 	lat->p99 = bench_ticks_to_ns(cfg, (double)ctr_hist_quantile(h, 0.99));
 	lat->p999 = bench_ticks_to_ns(cfg, (double)ctr_hist_quantile(h, 0.999));
 	lat->max = bench_ticks_to_ns(cfg, (double)h->max);
+	/* the reader-storm figures of 004: reads over 1 ms and over 1 s */
+	lat->over_1ms = (double)ctr_hist_count_above(h, (uint64_t)(1e6 * cfg->tsc.ghz)) / (double)h->count;
+	lat->over_1s = (double)ctr_hist_count_above(h, (uint64_t)(1e9 * cfg->tsc.ghz)) / (double)h->count;
 }
 
 static int64_t bench_abs64(int64_t v)

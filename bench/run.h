@@ -60,6 +60,7 @@ struct bench_config {
 
 struct bench_lat {
 	double mean, p50, p90, p95, p99, p999, max;	/* ns, timer overhead subtracted */
+	double over_1ms, over_1s;		/* share of samples certainly above 1 ms, 1 s */
 	uint64_t samples;			/* timed operations */
 };
 

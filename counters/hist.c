@@ -52,3 +52,12 @@ uint64_t ctr_hist_quantile(const struct ctr_hist *h, double q)
 	}
 	return h->max;
 }
+
+uint64_t ctr_hist_count_above(const struct ctr_hist *h, uint64_t v)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = ctr_hist_index(v) + 1; i < CTR_HIST_BUCKETS; i++)
+		n += h->bucket[i];
+	return n;
+}

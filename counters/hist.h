@@ -48,5 +48,11 @@ void ctr_hist_reset(struct ctr_hist *h);
 void ctr_hist_merge(struct ctr_hist *into, const struct ctr_hist *from);
 /* Value at quantile q in [0, 1] (nearest rank, bucket midpoint; the max is exact). */
 uint64_t ctr_hist_quantile(const struct ctr_hist *h, double q);
+/*
+ * Samples certainly above v: those in buckets wholly above v's bucket.  The
+ * ones sharing v's bucket (within 1/32 of v) are left out, so it is a lower
+ * bound, off by at most that bucket's count.
+ */
+uint64_t ctr_hist_count_above(const struct ctr_hist *h, uint64_t v);
 
 #endif /* CTR_HIST_H */

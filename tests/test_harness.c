@@ -54,6 +54,38 @@ static void test_hist_quantiles(void **state)
 	free(v), free(h), free(h2);
 }
 
+/*
+ * count_above is a lower bound on the exact count above v, short by at most
+ * the samples that share v's bucket.
+ */
+static void test_hist_count_above(void **state)
+{
+	enum { N = 20000 };
+	uint64_t *v = malloc(sizeof(uint64_t) * N), rng = tu_seed("test_hist_above");
+	struct ctr_hist *h = calloc(1, sizeof(*h));
+	const uint64_t cuts[] = { 0, 5, 31, 32, 100, 1000, 999999, 1000000, 1u << 30 };
+
+	(void)state;
+	for (int i = 0; i < N; i++) {
+		v[i] = tu_rand(&rng) >> (tu_rand(&rng) % 64);
+		ctr_hist_add(h, v[i]);
+	}
+	for (size_t k = 0; k < sizeof(cuts) / sizeof(cuts[0]); k++) {
+		uint64_t above = 0, same = 0, got = ctr_hist_count_above(h, cuts[k]);
+
+		for (int i = 0; i < N; i++) {
+			above += v[i] > cuts[k];
+			same += v[i] > cuts[k] && ctr_hist_index(v[i]) == ctr_hist_index(cuts[k]);
+		}
+		if (got > above || got < above - same)
+			fail_msg("cut %llu: count_above %llu, exact %llu (%llu in its bucket)",
+				 (unsigned long long)cuts[k], (unsigned long long)got,
+				 (unsigned long long)above, (unsigned long long)same);
+	}
+	assert_int_equal(ctr_hist_count_above(h, UINT64_MAX), 0);
+	free(v), free(h);
+}
+
 /* Bucket index grows with the value, and every bucket's midpoint maps back to it. */
 static void test_hist_index_monotonic(void **state)
 {
@@ -155,6 +187,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hist_index_monotonic),
 		cmocka_unit_test(test_hist_quantiles),
+		cmocka_unit_test(test_hist_count_above),
 		cmocka_unit_test(test_shapes),
 		cmocka_unit_test(test_tsc_calibration),
 	};
