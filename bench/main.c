@@ -33,7 +33,6 @@
 #include "topo_cmd.h"
 
 #define BENCH_MAX_THREADS 4096
-#define BENCH_MAX_ALGOS 64
 
 static const char *bench_usage =
 	"usage: ctrbench list\n"
@@ -66,65 +65,6 @@ static void bench_check_utf8(const char *opt, const char *s)
 	json_decref(j);
 }
 
-static volatile sig_atomic_t bench_interrupted;
-
-static void bench_on_signal(int sig)
-{
-	(void)sig;
-	bench_interrupted = 1;
-}
-
-/*
- * K repetitions, the algorithms interleaved within each so that drift hits
- * them alike; then one summary per algorithm.  SIGINT or SIGTERM stops after
- * the measurement in progress, and what was measured is still printed.
- * Returns 1 if a verification failed or a run could not start.
- */
-static int bench_run_reps(struct bench_config *cfg, struct bench_output *out,
-			  const struct bench_algo **algos, int nr_algos, int reps)
-{
-	struct bench_result *res = calloc((size_t)nr_algos * reps, sizeof(*res));
-	/* restart interrupted writes; a second signal takes the default action and ends the run */
-	struct sigaction sa = { .sa_handler = bench_on_signal, .sa_flags = SA_RESTART | SA_RESETHAND };
-	int *done = calloc(nr_algos, sizeof(int)), failed = 0;
-
-	if (!res || !done)
-		die("out of memory");
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	for (int rep = 0; rep < reps && !bench_interrupted && !failed; rep++) {
-		for (int i = 0; i < nr_algos && !bench_interrupted; i++) {
-			int err = bench_run_one(cfg, algos[i], &res[(size_t)i * reps + rep]);
-
-			if (err) {
-				/* Not bad input: the machine refused (memory, threads).  Exit 1, not 2. */
-				fprintf(stderr, "ctrbench: %s: cannot run: %s\n", algos[i]->name,
-					strerror(-err));
-				bench_result_free(&res[(size_t)i * reps + rep]);
-				failed = 1;
-				break;
-			}
-			done[i]++;
-			/* With one rep, print as each result comes: nothing to summarize. */
-			if (reps == 1)
-				bench_output_summary(out, cfg, &res[i], 1);
-		}
-	}
-	for (int i = 0; i < nr_algos; i++) {
-		if (reps > 1 && done[i])
-			bench_output_summary(out, cfg, &res[(size_t)i * reps], done[i]);
-		for (int k = 0; k < done[i]; k++) {
-			failed |= res[(size_t)i * reps + k].verify == 0;
-			bench_result_free(&res[(size_t)i * reps + k]);
-		}
-	}
-	if (bench_interrupted)
-		fprintf(stderr, "ctrbench: interrupted: printed what was measured\n");
-	free(res);
-	free(done);
-	return failed || bench_interrupted;
-}
-
 /* --sample 1/N: N a power of two in [2, BENCH_SAMPLE_MAX]. */
 static unsigned bench_parse_sample(const char *s)
 {
@@ -154,35 +94,6 @@ static int bench_parse_read_node(const char *s, int nr_nodes)
 	if (*s < '0' || *s > '9')
 		die("bad value '%s' for --read-node (want random, root, leaf, own or a node index)", s);
 	return bench_parse_int("read-node", s, 0, nr_nodes - 1);
-}
-
-/* "a,b" or "all" into algos[]; dies on an unknown or repeated name. */
-static int bench_parse_algos(char *list, const struct bench_algo **algos)
-{
-	const char *whole = strdupa(list);
-	int n = 0;
-
-	if (!strcmp(list, "all")) {
-		for (int i = 0; i < bench_nr_algos; i++)
-			algos[n++] = &bench_algos[i];
-		return n;
-	}
-	for (char *name; (name = strsep(&list, ",")); ) {
-		const struct bench_algo *ba = bench_algo_find(name);
-
-		if (!*name)
-			die("empty algorithm name in --algo '%s'", whole);
-
-		if (!ba)
-			die("unknown algorithm '%s' (ctrbench list shows them)", name);
-		for (int i = 0; i < n; i++)
-			if (algos[i] == ba)
-				die("algorithm '%s' given twice", name);
-		if (n == BENCH_MAX_ALGOS)
-			die("too many algorithms in --algo");
-		algos[n++] = ba;
-	}
-	return n;
 }
 
 static int bench_cmd_run(int argc, char **argv)
@@ -333,7 +244,7 @@ static int bench_cmd_run(int argc, char **argv)
 	bench_setup_threads(&cfg);
 	bench_output_begin(&out, &cfg, topo_nr_pus(cfg.topo));
 	cfg.reps = reps;
-	failed = bench_run_reps(&cfg, &out, algos, nr_algos, reps);
+	failed = bench_run_reps(&cfg, &out, algos, nr_algos, reps, NULL);
 	bench_output_end(&out, &cfg);
 	bench_shape_free(&cfg.shape);
 	bench_setup_release(&cfg);

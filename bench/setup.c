@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,8 @@
 
 #include "cli.h"
 #include "env.h"
+#include "output.h"
+#include "reps.h"
 #include "setup.h"
 
 /* The topology summary belongs with the environment: "2 packages, 24 L3s, ..." of this machine. */
@@ -160,4 +163,97 @@ void bench_setup_release(struct bench_config *cfg)
 	cfg->events = NULL;
 	cfg->env = NULL;
 	cfg->topo = NULL;
+}
+
+/* "a,b" or "all" into algos[]; dies on an unknown or repeated name. */
+int bench_parse_algos(char *list, const struct bench_algo **algos)
+{
+	const char *whole = strdupa(list);
+	int n = 0;
+
+	if (!strcmp(list, "all")) {
+		for (int i = 0; i < bench_nr_algos; i++)
+			algos[n++] = &bench_algos[i];
+		return n;
+	}
+	for (char *name; (name = strsep(&list, ",")); ) {
+		const struct bench_algo *ba = bench_algo_find(name);
+
+		if (!*name)
+			die("empty algorithm name in --algo '%s'", whole);
+
+		if (!ba)
+			die("unknown algorithm '%s' (ctrbench list shows them)", name);
+		for (int i = 0; i < n; i++)
+			if (algos[i] == ba)
+				die("algorithm '%s' given twice", name);
+		if (n == BENCH_MAX_ALGOS)
+			die("too many algorithms in --algo");
+		algos[n++] = ba;
+	}
+	return n;
+}
+
+static volatile sig_atomic_t bench_interrupted;
+
+static void bench_on_signal(int sig)
+{
+	(void)sig;
+	bench_interrupted = 1;
+}
+
+/* See setup.h; the summaries a scenario keeps (sums) are shallow: no per-thread arrays. */
+int bench_run_reps(struct bench_config *cfg, struct bench_output *out,
+		   const struct bench_algo **algos, int nr_algos, int reps, struct bench_summary *sums)
+{
+	struct bench_result *res = calloc((size_t)nr_algos * reps, sizeof(*res));
+	/* restart interrupted writes; a second signal takes the default action and ends the run */
+	struct sigaction sa = { .sa_handler = bench_on_signal, .sa_flags = SA_RESTART | SA_RESETHAND };
+	int *done = calloc(nr_algos, sizeof(int)), failed = 0;
+
+	if (!res || !done)
+		die("out of memory");
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	for (int rep = 0; rep < reps && !bench_interrupted && !failed; rep++) {
+		for (int i = 0; i < nr_algos && !bench_interrupted; i++) {
+			int err = bench_run_one(cfg, algos[i], &res[(size_t)i * reps + rep]);
+
+			if (err) {
+				/* Not bad input: the machine refused (memory, threads).  Exit 1, not 2. */
+				fprintf(stderr, "ctrbench: %s: cannot run: %s\n", algos[i]->name,
+					strerror(-err));
+				bench_result_free(&res[(size_t)i * reps + rep]);
+				failed = 1;
+				break;
+			}
+			done[i]++;
+			/* With one rep, print as each result comes: nothing to summarize. */
+			if (reps == 1)
+				bench_output_summary(out, cfg, &res[i], 1);
+		}
+	}
+	for (int i = 0; i < nr_algos; i++) {
+		if (reps > 1 && done[i])
+			bench_output_summary(out, cfg, &res[(size_t)i * reps], done[i]);
+		if (sums && done[i]) {
+			bench_summarize(&res[(size_t)i * reps], done[i], &sums[i]);
+			/* the per-thread arrays go with the reps: keep the figures only */
+			sums[i].med.cpu_requested = sums[i].med.cpu_observed = NULL;
+		}
+		for (int k = 0; k < done[i]; k++) {
+			failed |= res[(size_t)i * reps + k].verify == 0;
+			bench_result_free(&res[(size_t)i * reps + k]);
+		}
+	}
+	if (bench_interrupted && !sums)
+		fprintf(stderr, "ctrbench: interrupted: printed what was measured\n");
+	free(res);
+	free(done);
+	return failed || bench_interrupted;
+}
+
+int bench_was_interrupted(void)
+{
+	return bench_interrupted;
 }

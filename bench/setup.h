@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * setup.h - what `run` and `scenario` do before a run: check the options
+ * setup.h - what `run` and `scenario` do around a run: check the options
  * against the algorithms, load this machine's topology, calibrate the timer,
- * read the environment, and place the threads.  Bad input ends in die().
+ * read the environment, place the threads, and repeat the runs.  Bad input
+ * ends in die().
  */
 #ifndef BENCH_SETUP_H
 #define BENCH_SETUP_H
 
 #include "run.h"
+
+#define BENCH_MAX_ALGOS 64
+
+/* --algo "a,b" or "all" into algos[] (BENCH_MAX_ALGOS at most); dies on an unknown or repeated name. */
+int bench_parse_algos(char *list, const struct bench_algo **algos);
 
 /* --options / --flush-period-ms: every algorithm named must take them (a tiny tree is made). */
 void bench_check_options(const struct bench_config *cfg, const struct bench_algo **algos, int nr_algos);
@@ -24,5 +30,22 @@ void bench_setup_threads(struct bench_config *cfg);
 
 /* Frees what the two above allocated (not the shape). */
 void bench_setup_release(struct bench_config *cfg);
+
+struct bench_output;
+struct bench_summary;
+
+/*
+ * K repetitions of every algorithm, interleaved within each so that drift
+ * hits them alike; then each one's summary goes to out.  With sums (nr_algos
+ * of them), the summaries are also kept there (sums[i].k == 0: never ran).
+ * SIGINT or SIGTERM stops after the measurement in progress; what was
+ * measured is still output.  Returns 1 if a verification failed, a run could
+ * not start, or the run was interrupted.
+ */
+int bench_run_reps(struct bench_config *cfg, struct bench_output *out,
+		   const struct bench_algo **algos, int nr_algos, int reps, struct bench_summary *sums);
+
+/* A SIGINT or SIGTERM stopped bench_run_reps. */
+int bench_was_interrupted(void);
 
 #endif /* BENCH_SETUP_H */
