@@ -32,6 +32,14 @@ enum bench_workload {
 
 /* Bytes per charge: one 4 KiB page, as zswap stores. */
 #define BENCH_CHARGE_UNIT 4096
+/*
+ * Batches in the charge workload: 64 pages (MEMCG_CHARGE_BATCH), in the
+ * units the deltas come in.  The kernel's batches and flush threshold count
+ * pages (memcg_state_val_in_pages() turns byte stats into pages for the
+ * threshold); an algorithm's default batch counts delta units, which at
+ * BENCH_CHARGE_UNIT a charge would pass every time.
+ */
+#define BENCH_CHARGE_BATCH ((int64_t)64 * BENCH_CHARGE_UNIT)
 /* Charges a worker holds before it uncharges the oldest: a zswap pool's worth of pages in flight. */
 #define BENCH_CHARGE_WINDOW 8
 /* One operation in 64 is timed by default: 1/64 keeps rdtsc's ~20 ns (x2) off throughput. */

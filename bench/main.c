@@ -29,6 +29,7 @@
 #include "events_cmd.h"
 #include "output.h"
 #include "run.h"
+#include "scenario.h"
 #include "setup.h"
 #include "topo_cmd.h"
 
@@ -39,6 +40,9 @@ static const char *bench_usage =
 	"       ctrbench topo [--topology SPEC] [--placement P --threads N] [--format table|json]\n"
 	"       ctrbench events [--events LIST] [--format table|json]\n"
 	"       ctrbench compare A.jsonl B.jsonl [--metric M] [--format table|json]\n"
+	"       ctrbench scenario list | NAME [--quick] [--format table|json] [--out FILE] [--reps K]\n"
+	"                    [--duration-ms MS] [--warmup-ms MS] [--flush-period-ms MS] [--readers R]\n"
+	"                    [--algo LIST] [--work-ns NS] [--no-cap]\n"
 	"       ctrbench run --algo A[,B...]|all --workload update|charge|readers\n"
 	"                    --shape chain:D|tree:AxB[xC...] --threads N\n"
 	"                    [--readers R] [--read-interval-us US] [--read-node random|root|leaf|own|N]\n"
@@ -268,6 +272,7 @@ static const struct {
 	{ "topo", bench_cmd_topo },
 	{ "events", bench_cmd_events },
 	{ "compare", bench_cmd_compare },
+	{ "scenario", bench_cmd_scenario },
 };
 
 int main(int argc, char **argv)

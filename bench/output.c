@@ -283,6 +283,8 @@ static void bench_output_json(const struct bench_config *cfg, const struct bench
 	json_object_set_new(j, "options", cfg->options ? json_string(cfg->options) : json_null());
 	json_object_set_new(j, "flush_period_ms", json_integer(cfg->flush_period_ms));
 	json_object_set_new(j, "charge_burst", json_integer(cfg->charge_burst));
+	/* ctr_params.batch: the algorithm's default (0) but in the charge workload */
+	json_object_set_new(j, "batch", json_integer(cfg->workload == BENCH_CHARGE ? BENCH_CHARGE_BATCH : 0));
 	if (cfg->readers)
 		json_object_set_new(j, "read_node", cfg->read_node >= 0 ? json_integer(cfg->read_node) :
 				    json_string(cfg->read_node == BENCH_READ_LEAF ? "leaf" :

@@ -418,6 +418,7 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 		if (!limit)
 			goto out;
 		p.limit = limit;
+		p.batch = BENCH_CHARGE_BATCH;
 		gate.limit = limit;
 	}
 	err = bench_shared_mem_policy(cfg->shared_mem);

@@ -1,0 +1,793 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * scenario.c - `ctrbench scenario NAME`: each experiment of the seed threads
+ * (../shared/seeds/, docs/reproducing.md) as one command that prints the
+ * thread's table in its layout (its rows; one column per algorithm) from
+ * runs on this machine, and writes every run's raw result as a JSON line.
+ *
+ * A scenario is a list of configurations; each runs every algorithm of the
+ * table (reps interleaved, bench_run_reps) and prints its row(s) as soon as
+ * it is measured, so an interrupted scenario has shown, and written, all it
+ * finished.  What the seeds had and this machine has not (80-384 CPUs, a PMU,
+ * a kernel's osq_lock) is said in the header, never made up.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "cli.h"
+#include "output.h"
+#include "reps.h"
+#include "scenario.h"
+#include "setup.h"
+
+/* The seed's workers: 20 on an 80-CPU machine. */
+#define SCN_SEED_WORKERS 20
+/* Column width of the tables: the longest algorithm name is 17. */
+#define SCN_COL 18
+
+struct scn_ctx;
+
+struct scn {
+	const char *name;	/* as typed */
+	const char *seed;	/* the thread it reproduces */
+	const char *what;	/* one line for `scenario list` */
+	void (*run)(struct scn_ctx *c);
+};
+
+struct scn_ctx {
+	const struct scn *s;			/* the scenario */
+	int quick;				/* --quick: under 30 s here, for the tests */
+	int reps;				/* --reps, or the scenario's default */
+	int duration_ms, warmup_ms;		/* per run */
+	int flush_period_ms;			/* periodic flushers' period, printed */
+	int readers;				/* stat-read-storm test 2: reader threads */
+	int no_cap;				/* --no-cap: seed thread counts even past this machine's PUs */
+	int pus;				/* this machine's PUs */
+	int table;				/* print the table (else JSON lines on stdout) */
+	struct bench_config base;		/* the machine, set up once */
+	const struct bench_algo *algos[BENCH_MAX_ALGOS];	/* the columns */
+	int nr_algos;				/* their number */
+	int user_algos;				/* --algo given: no scenario may add or drop one */
+	struct bench_output raw;		/* every summary as a JSON line */
+	struct bench_summary *sums;		/* scratch: one per column */
+	int failed;				/* a verification failed or a run could not start */
+};
+
+/* The seed's column order: designs (a), (b), (c), (d), then the rest of the suite in list order. */
+static const char *const scn_seed_order[] = { "rstat_force", "rstat_ratelimit", "percpu_hier", "atomic_tree" };
+
+static void scn_default_algos(struct scn_ctx *c)
+{
+	const int nseed = (int)(sizeof(scn_seed_order) / sizeof(scn_seed_order[0]));
+
+	for (int i = 0; i < nseed; i++)
+		c->algos[c->nr_algos++] = bench_algo_find(scn_seed_order[i]);
+	for (int i = 0; i < bench_nr_algos; i++) {
+		int seed = 0;
+
+		for (int k = 0; k < nseed; k++)
+			seed |= !strcmp(bench_algos[i].name, scn_seed_order[k]);
+		if (!seed && !bench_algos[i].baseline)
+			c->algos[c->nr_algos++] = &bench_algos[i];
+	}
+}
+
+/* A fresh run configuration on the machine set up once. */
+static struct bench_config scn_config(const struct scn_ctx *c, enum bench_workload w, const char *shape,
+				      int threads)
+{
+	struct bench_config cfg = c->base;
+	const char *why;
+
+	cfg.workload = w;
+	cfg.threads = threads;
+	cfg.readers = 0;
+	cfg.read_node = BENCH_READ_RANDOM;
+	cfg.duration_ms = c->duration_ms;
+	cfg.warmup_ms = c->warmup_ms;
+	cfg.flush_period_ms = c->flush_period_ms;
+	cfg.reps = c->reps;
+	cfg.pus = NULL;
+	cfg.slot_node = NULL;
+	if (bench_shape_parse(shape, &cfg.shape, &why))
+		die("scenario %s: bad shape '%s' (%s)", c->s->name, shape, why);
+	return cfg;
+}
+
+/*
+ * Run cfg for algos[0..n), note saying which row it is, summaries into
+ * c->sums.  Returns 0, or 1 when a signal stopped it (the caller stops too).
+ */
+static int scn_measure(struct scn_ctx *c, struct bench_config *cfg, const struct bench_algo **algos,
+		       int n, const char *note)
+{
+	char buf[256];
+	int stop;
+
+	snprintf(buf, sizeof(buf), "scenario %s: %s", c->s->name, note);
+	cfg->note = buf;
+	bench_setup_threads(cfg);
+	memset(c->sums, 0, sizeof(*c->sums) * (size_t)n);
+	stop = bench_run_reps(cfg, &c->raw, algos, n, c->reps, c->sums);
+	for (int i = 0; i < n; i++)
+		c->failed |= !c->sums[i].k || c->sums[i].med.verify == 0;
+	stop = stop && bench_was_interrupted();
+	free(cfg->pus);
+	free(cfg->slot_node);
+	cfg->pus = cfg->slot_node = NULL;
+	cfg->note = NULL;
+	return stop;
+}
+
+/* --- the tables --------------------------------------------------------- */
+
+static void scn_header(const struct scn_ctx *c, const char *corner, int width)
+{
+	if (!c->table)
+		return;
+	printf("%-*s", width, corner);
+	for (int i = 0; i < c->nr_algos; i++)
+		printf(" %*s", SCN_COL, c->algos[i]->name);
+	putchar('\n');
+}
+
+/* One cell: n/a where NaN, "FAIL" where verification failed, "~" after a noisy median (CV > 10%). */
+static void scn_cell(const struct bench_summary *s, double v, int noisy)
+{
+	char buf[64];
+
+	if (!s->k)
+		snprintf(buf, sizeof(buf), "not run");
+	else if (s->med.verify == 0)
+		snprintf(buf, sizeof(buf), "FAIL");
+	else if (isnan(v))
+		snprintf(buf, sizeof(buf), "n/a");
+	else if (fabs(v) >= 1000 || v == floor(v))
+		snprintf(buf, sizeof(buf), "%.0f%s", v, noisy ? "~" : "");
+	else if (fabs(v) >= 1)
+		snprintf(buf, sizeof(buf), "%.1f%s", v, noisy ? "~" : "");
+	else
+		snprintf(buf, sizeof(buf), "%.3g%s", v, noisy ? "~" : "");
+	printf(" %*s", SCN_COL, buf);
+}
+
+/* A figure of one summary; NaN where it does not apply.  *cv_metric: the metric whose CV marks noise. */
+typedef double (*scn_value_fn)(const struct bench_summary *s, int *noisy);
+
+static void scn_row(const struct scn_ctx *c, const char *label, int width, scn_value_fn fn)
+{
+	if (!c->table)
+		return;
+	printf("%-*s", width, label);
+	for (int i = 0; i < c->nr_algos; i++) {
+		int noisy = 0;
+		double v = c->sums[i].k ? fn(&c->sums[i], &noisy) : NAN;
+
+		scn_cell(&c->sums[i], v, noisy);
+	}
+	putchar('\n');
+	fflush(stdout);
+}
+
+static int scn_noisy(const struct bench_summary *s, enum bench_metric m)
+{
+	return s->k > 1 && s->stat[m].cv > BENCH_NOISY_CV;
+}
+
+static double scn_cpu_ns(const struct bench_summary *s, int *noisy)
+{
+	*noisy = scn_noisy(s, BM_CPU_NS_PER_OP);
+	return s->med.cpu_ns_per_op;
+}
+
+static double scn_p50(const struct bench_summary *s, int *noisy)
+{
+	*noisy = scn_noisy(s, BM_P50);
+	return s->med.lat.p50;
+}
+
+static double scn_p90(const struct bench_summary *s, int *noisy)
+{
+	*noisy = scn_noisy(s, BM_P90);
+	return s->med.lat.p90;
+}
+
+static double scn_p95(const struct bench_summary *s, int *noisy)
+{
+	*noisy = scn_noisy(s, BM_P95);
+	return s->med.lat.p95;
+}
+
+static double scn_p99(const struct bench_summary *s, int *noisy)
+{
+	*noisy = scn_noisy(s, BM_P99);
+	return s->med.lat.p99;
+}
+
+static double scn_mean(const struct bench_summary *s, int *noisy)
+{
+	*noisy = scn_noisy(s, BM_MEAN);
+	return s->med.lat.mean;
+}
+
+static void scn_note(const struct scn_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void scn_note(const struct scn_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!c->table)
+		return;
+	fputs("# ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* The seed's workers (20) capped at this machine's PUs unless --no-cap. */
+static int scn_workers(const struct scn_ctx *c, int want)
+{
+	return c->no_cap || want <= c->pus ? want : c->pus;
+}
+
+static void scn_common_notes(const struct scn_ctx *c, const char *workers)
+{
+	scn_note(c, "%s, from %s; %d rep%s of %d ms after %d ms warm-up, median shown, ~ = CV over 10%%",
+		 c->s->name, c->s->seed, c->reps, c->reps == 1 ? "" : "s", c->duration_ms, c->warmup_ms);
+	scn_note(c, "this machine: %d PUs; workers %s", c->pus, workers);
+	scn_note(c, "periodic flush every %d ms where an algorithm has a flusher (the kernel's is 2000 ms:"
+		 " scaled so a window holds about 10; --flush-period-ms)", c->flush_period_ms);
+}
+
+/* --- zswap-store-limit, zswap-store-nolimit, zswap-load-latency ---------- */
+
+static const int scn_store_depths[] = { 1, 2, 4, 8, 32 };
+static const int scn_load_depths[] = { 2, 4, 8, 32 };
+
+static void scn_store(struct scn_ctx *c, enum bench_workload w)
+{
+	const int workers = scn_workers(c, SCN_SEED_WORKERS);
+	char buf[128];
+
+	snprintf(buf, sizeof(buf), "%d (the seed's 20%s) on a chain's leaf", workers,
+		 workers < SCN_SEED_WORKERS ? ", capped at this machine's PUs" : "");
+	scn_common_notes(c, buf);
+	if (w == BENCH_CHARGE)
+		scn_note(c, "ns/store = CPU time per store: try_charge of one 4 KiB page with a limit at every"
+			 " level (checked through each algorithm's own read, as obj_cgroup_may_zswap), its"
+			 " uncharge later; limits 3/4 of what the workers can hold");
+	else
+		scn_note(c, "ns/store = CPU time per update (+1 or -1 on the leaf, every ancestor's view"
+			 " included): the store path with no limit to check");
+	scn_note(c, "the seed's stores also compressed a page (~35 us); here only the counter's cost is"
+		 " timed (--work-ns adds a stand-in)");
+	scn_header(c, "ns/store", 10);
+	for (size_t d = 0; d < sizeof(scn_store_depths) / sizeof(scn_store_depths[0]); d++) {
+		char shape[32], label[32];
+		struct bench_config cfg;
+		int stop;
+
+		snprintf(shape, sizeof(shape), "chain:%d", scn_store_depths[d]);
+		snprintf(label, sizeof(label), "depth %d", scn_store_depths[d]);
+		cfg = scn_config(c, w, shape, workers);
+		stop = scn_measure(c, &cfg, c->algos, c->nr_algos, label);
+		bench_shape_free(&cfg.shape);
+		scn_row(c, label, 10, scn_cpu_ns);
+		if (stop)
+			return;
+	}
+}
+
+static void scn_store_limit(struct scn_ctx *c)
+{
+	scn_store(c, BENCH_CHARGE);
+}
+
+static void scn_store_nolimit(struct scn_ctx *c)
+{
+	scn_store(c, BENCH_UPDATE);
+}
+
+static void scn_load_latency(struct scn_ctx *c)
+{
+	const int workers = scn_workers(c, SCN_SEED_WORKERS);
+	static const struct {
+		const char *name;
+		scn_value_fn fn;
+	} rows[] = { { "p50", scn_p50 }, { "p90", scn_p90 }, { "p95", scn_p95 }, { "p99", scn_p99 },
+		     { "avg", scn_mean } };
+	char buf[128];
+
+	snprintf(buf, sizeof(buf), "%d (the seed's 20%s)", workers,
+		 workers < SCN_SEED_WORKERS ? ", capped at this machine's PUs" : "");
+	scn_common_notes(c, buf);
+	scn_note(c, "ns per load = latency of the uncharge a load hit does (-1 on the leaf), 1 op in %u timed"
+		 " with rdtsc, timer overhead subtracted; resolution %.1f ns", c->base.sample_every,
+		 (double)c->base.tsc.resolution / c->base.tsc.ghz);
+	scn_note(c, "the seed's loads also decompressed a page (~6 us); here only the counter's part is timed");
+	scn_header(c, "ns/load", 14);
+	for (size_t d = 0; d < sizeof(scn_load_depths) / sizeof(scn_load_depths[0]); d++) {
+		char shape[32], label[32];
+		struct bench_config cfg;
+		int stop;
+
+		snprintf(shape, sizeof(shape), "chain:%d", scn_load_depths[d]);
+		snprintf(label, sizeof(label), "depth %d", scn_load_depths[d]);
+		cfg = scn_config(c, BENCH_UPDATE, shape, workers);
+		stop = scn_measure(c, &cfg, c->algos, c->nr_algos, label);
+		bench_shape_free(&cfg.shape);
+		for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+			snprintf(label, sizeof(label), "depth %d %s", scn_load_depths[d], rows[r].name);
+			scn_row(c, label, 14, rows[r].fn);
+		}
+		if (stop)
+			return;
+	}
+}
+
+/* --- worker-scaling ------------------------------------------------------ */
+
+static void scn_worker_scaling(struct scn_ctx *c)
+{
+	static const int want[] = { 10, 20, 40, 50, 80 };
+	int ran = -1;
+
+	scn_common_notes(c, c->no_cap ? "as the seed's rows ask (--no-cap: past the PUs they share CPUs)"
+				      : "as the row asks, capped at this machine's PUs (--no-cap runs them all)");
+	scn_note(c, "ns/store = CPU time per charge attempt at depth 8 (chain:8), limits at every level");
+	scn_header(c, "workers", 16);
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		const int t = scn_workers(c, want[k]);
+		char label[64];
+
+		if (t != want[k])
+			snprintf(label, sizeof(label), "%d (ran %d)", want[k], t);
+		else
+			snprintf(label, sizeof(label), "%d", want[k]);
+		/* a capped row that would repeat the one above prints its figures again, not a new run */
+		if (t != ran) {
+			struct bench_config cfg = scn_config(c, BENCH_CHARGE, "chain:8", t);
+			int stop = scn_measure(c, &cfg, c->algos, c->nr_algos, label);
+
+			bench_shape_free(&cfg.shape);
+			ran = t;
+			if (stop) {
+				scn_row(c, label, 16, scn_cpu_ns);
+				return;
+			}
+		} else if (c->table) {
+			snprintf(label + strlen(label), sizeof(label) - strlen(label), "=");
+		}
+		scn_row(c, label, 16, scn_cpu_ns);
+	}
+	scn_note(c, "a label ending in = repeats the run above it (same capped worker count)");
+}
+
+/* --- shrinker-count ------------------------------------------------------- */
+
+static double scn_flush_rate(const struct bench_summary *s, uint64_t v)
+{
+	return s->med.has_flush && s->med.seconds > 0 ? (double)v / s->med.seconds : NAN;
+}
+
+static double scn_contended(const struct bench_summary *s, int *noisy)
+{
+	*noisy = 0;
+	return scn_flush_rate(s, s->med.flush.lock_contended);
+}
+
+static double scn_lock_wait(const struct bench_summary *s, int *noisy)
+{
+	*noisy = 0;
+	return scn_flush_rate(s, s->med.flush.lock_wait_ns) / 1e9;
+}
+
+static double scn_flushes(const struct bench_summary *s, int *noisy)
+{
+	*noisy = 0;
+	return scn_flush_rate(s, s->med.flush.flushes);
+}
+
+static double scn_read_p99(const struct bench_summary *s, int *noisy)
+{
+	*noisy = scn_noisy(s, BM_READ_P99);
+	return s->med.reads ? s->med.read_lat.p99 : NAN;
+}
+
+static double scn_na(const struct bench_summary *s, int *noisy)
+{
+	(void)s;
+	*noisy = 0;
+	return NAN;
+}
+
+static void scn_shrinker(struct scn_ctx *c)
+{
+	const int workers = scn_workers(c, SCN_SEED_WORKERS), shrinkers = 4;
+	static const struct {
+		const char *name;
+		scn_value_fn fn;
+	} rows[] = { { "osq_lock % cycles", scn_na }, { "contended acq/s", scn_contended },
+		     { "lock wait s/s", scn_lock_wait }, { "flushes/s", scn_flushes },
+		     { "count p99 ns", scn_read_p99 } };
+	char buf[160];
+
+	snprintf(buf, sizeof(buf), "%d updaters on the leaves of tree:4x4 (16 memcgs)", workers);
+	scn_common_notes(c, buf);
+	scn_note(c, "shrinker=Y: %d shrinker threads call count (one read of a leaf through the algorithm,"
+		 " as zswap_shrinker_count flushes then reads two stats) every 100 us; shrinker=N: updates"
+		 " and the periodic flusher only", shrinkers);
+	scn_note(c, "the seed's column is the flush before the patch (rstat_force) and after it"
+		 " (rstat_ratelimit); lock figures are n/a for algorithms without a flush lock");
+	scn_note(c, "osq_lock %% cycles is n/a: it needs a PMU and a kernel's optimistic spinning; this"
+		 " machine has no PMU and user space has no osq_lock");
+	scn_header(c, "shrinker", 22);
+	for (int y = 1; y >= 0; y--) {
+		struct bench_config cfg = scn_config(c, y ? BENCH_READERS : BENCH_UPDATE, "tree:4x4", workers);
+		int stop;
+
+		if (y) {
+			cfg.readers = shrinkers;
+			cfg.read_node = BENCH_READ_LEAF;
+			cfg.read_interval_us = 100;
+		}
+		stop = scn_measure(c, &cfg, c->algos, c->nr_algos, y ? "shrinker=Y" : "shrinker=N");
+		bench_shape_free(&cfg.shape);
+		for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+			char label[64];
+
+			if (!y && rows[r].fn == scn_read_p99)
+				continue;
+			snprintf(label, sizeof(label), "%s %s", y ? "Y" : "N", rows[r].name);
+			scn_row(c, label, 22, rows[r].fn);
+		}
+		if (stop)
+			return;
+	}
+}
+
+/* --- stat-read-storm ------------------------------------------------------ */
+
+static const char *const scn_strategies[] = { "spin", "mutex", "sem", "batch" };
+
+/* One row per (algorithm, strategy): the read-storm figures of 004 as columns. */
+static void scn_storm_header(const struct scn_ctx *c)
+{
+	if (c->table)
+		printf("%-28s %8s %9s %9s %9s %10s %10s %7s %7s %11s %9s\n", "algorithm read=", "reads",
+		       "p50 ns", "p99 ns", "p99.9 ns", "max ns", ">1ms %", ">1s %", "flush/rd",
+		       "lock wait", "verify");
+}
+
+static void scn_storm_row(const struct scn_ctx *c, const char *label, const struct bench_summary *s)
+{
+	const struct bench_result *r = &s->med;
+	const struct ctr_flush_stats *f = &r->flush;
+	char fr[32] = "n/a", lw[32] = "n/a";
+
+	if (!c->table)
+		return;
+	if (!s->k) {
+		printf("%-28s not run\n", label);
+		return;
+	}
+	if (r->has_flush && r->reads) {
+		snprintf(fr, sizeof(fr), "%.3f", (double)f->flushes / (double)r->reads);
+		snprintf(lw, sizeof(lw), "%.4f", (double)f->lock_wait_ns / 1e9 / (r->seconds > 0 ? r->seconds : 1));
+	}
+	printf("%-28s %8llu %9.0f %9.0f %9.0f %10.0f %10.3f %7.3f %7s %9s s/s %9s\n", label,
+	       (unsigned long long)r->reads, r->read_lat.p50, r->read_lat.p99, r->read_lat.p999,
+	       r->read_lat.max, 100 * r->read_lat.over_1ms, 100 * r->read_lat.over_1s, fr, lw,
+	       r->verify > 0 ? "ok" : r->verify ? "n/a" : "FAIL");
+	fflush(stdout);
+}
+
+/* Test (1) or (2) of 004 for every algorithm, the rstat ones under each strategy. */
+static int scn_storm_test(struct scn_ctx *c, int test)
+{
+	const int updaters = c->pus;
+	const int readers = test == 1 ? 301 : c->readers;
+
+	for (int i = 0; i < c->nr_algos; i++) {
+		const struct bench_algo *ba = c->algos[i];
+		const int rstat = !strncmp(ba->name, "rstat_", 6);
+
+		for (int k = 0; k < (rstat ? 4 : 1); k++) {
+			struct bench_config cfg = scn_config(c, BENCH_READERS, "tree:50x5", updaters);
+			char opt[32], label[64];
+			int stop;
+
+			cfg.readers = readers;
+			cfg.read_node = BENCH_READ_OWN;
+			cfg.read_interval_us = test == 1 ? 1000000 : 100000;
+			if (rstat) {
+				snprintf(opt, sizeof(opt), "read=%s", scn_strategies[k]);
+				cfg.options = opt;
+				snprintf(label, sizeof(label), "test %d %s %s", test, ba->name, scn_strategies[k]);
+			} else {
+				snprintf(label, sizeof(label), "test %d %s", test, ba->name);
+			}
+			stop = scn_measure(c, &cfg, &ba, 1, label);
+			bench_shape_free(&cfg.shape);
+			scn_storm_row(c, label + 7, &c->sums[0]);
+			if (stop)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static void scn_read_storm(struct scn_ctx *c)
+{
+	char buf[200];
+
+	snprintf(buf, sizeof(buf), "%d updaters (the seed's 10 per leaf, scaled to this machine) on"
+		 " tree:50x5 (50 top-level memcgs x 5 children, 301 nodes)", c->pus);
+	scn_common_notes(c, buf);
+	scn_note(c, "read= is the reader-side flush serialization of the rstat algorithms: spin (contend on"
+		 " the flush lock), mutex (a reader mutex first), sem (1 ms semaphore, then wait for a unified"
+		 " flush), batch (wait for a flush that started after arrival; one reader flushes for all)");
+	scn_note(c, "latencies are of every read, ns; >1ms/>1s: share of reads certainly above; flush/rd:"
+		 " flushes (any cause) per read; lock wait: time waiting for the flush lock per second");
+	scn_note(c, "test 1: one reader per node (301), each reading its node every second");
+	scn_storm_header(c);
+	if (scn_storm_test(c, 1))
+		return;
+	scn_note(c, "test 2: %d readers (the seed's 10000 on 384 CPUs; --readers), each reading its own"
+		 " node every 100 ms", c->readers);
+	scn_storm_header(c);
+	scn_storm_test(c, 2);
+}
+
+/* --- admission-staleness -------------------------------------------------- */
+
+static double scn_refused(const struct bench_summary *s, int *noisy)
+{
+	*noisy = 0;
+	return s->med.ops ? 100.0 * (double)s->med.charge_fail / (double)s->med.ops : NAN;
+}
+
+static double scn_audited(const struct bench_summary *s, int *noisy)
+{
+	*noisy = 0;
+	return (double)s->med.audited;
+}
+
+static double scn_false_rejects(const struct bench_summary *s, int *noisy)
+{
+	*noisy = 0;
+	return (double)s->med.false_rejects;
+}
+
+static double scn_false_pct(const struct bench_summary *s, int *noisy)
+{
+	*noisy = 0;
+	return s->med.audit_rejected ? 100.0 * (double)s->med.false_rejects / (double)s->med.audit_rejected
+				     : 0.0;
+}
+
+static double scn_overshoot(const struct bench_summary *s, int *noisy)
+{
+	*noisy = 0;
+	return s->med.overshoot_max > 0 ? (double)s->med.overshoot_max / BENCH_CHARGE_UNIT : 0.0;
+}
+
+static void scn_admission(struct scn_ctx *c)
+{
+	const int workers = c->pus, burst = 64;
+	static const struct {
+		const char *name;
+		scn_value_fn fn;
+	} rows[] = { { "refused %", scn_refused }, { "audited attempts", scn_audited },
+		     { "false rejects", scn_false_rejects }, { "false rejects % of refusals", scn_false_pct },
+		     { "worst overshoot (pages)", scn_overshoot } };
+	struct bench_config cfg;
+	char buf[160];
+	int stop;
+
+	snprintf(buf, sizeof(buf), "%d, each in bursts of %d stores (charges of a 4 KiB page) then as many"
+		 " frees, on chain:4", workers, burst);
+	scn_common_notes(c, buf);
+	scn_note(c, "limit at every level: 3/4 of what the workers hold at a burst's top; 1 attempt in %u is"
+		 " audited against the exact values of that moment (workers' published holdings)",
+		 c->base.sample_every);
+	scn_note(c, "false reject: refused although every level had room (stale high: the premature OOM);"
+		 " overshoot: admitted past a limit (stale low, or racing check-then-act)");
+	scn_header(c, "admission", 28);
+	cfg = scn_config(c, BENCH_CHARGE, "chain:4", workers);
+	cfg.charge_burst = burst;
+	stop = scn_measure(c, &cfg, c->algos, c->nr_algos, "bursts");
+	bench_shape_free(&cfg.shape);
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++)
+		scn_row(c, rows[r].name, 28, rows[r].fn);
+	(void)stop;
+}
+
+/* --- the list, and the command ------------------------------------------- */
+
+static const struct scn scn_list[] = {
+	{ "zswap-store-limit", "000_2f7e5ca340efc1f8.txt",
+	  "CPU time per store that checks the limit at every level, depths 1-32", scn_store_limit },
+	{ "zswap-store-nolimit", "000_2f7e5ca340efc1f8.txt",
+	  "the same store with no limit: the update path only", scn_store_nolimit },
+	{ "zswap-load-latency", "000_2f7e5ca340efc1f8.txt",
+	  "load (uncharge) latency p50/p90/p95/p99/avg, depths 2-32", scn_load_latency },
+	{ "worker-scaling", "000_2f7e5ca340efc1f8.txt",
+	  "CPU time per store at depth 8 for 10-80 workers", scn_worker_scaling },
+	{ "shrinker-count", "001_1254a0fcae606091.txt",
+	  "shrinker count reads racing updates: flushes, flush lock contention and wait", scn_shrinker },
+	{ "stat-read-storm", "004_8da19ccf0ddfde5d.txt",
+	  "stat readers by the hundred: read latency per reader-side flush strategy", scn_read_storm },
+	{ "admission-staleness", "000_2f7e5ca340efc1f8.txt",
+	  "bursts of stores and frees against a limit: false rejections and overshoot", scn_admission },
+};
+static const int scn_nr = (int)(sizeof(scn_list) / sizeof(scn_list[0]));
+
+static const char *scn_names(void)
+{
+	static char buf[512];
+
+	buf[0] = 0;
+	for (int i = 0; i < scn_nr; i++)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? ", " : "", scn_list[i].name);
+	return buf;
+}
+
+int bench_cmd_scenario(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "quick", no_argument, NULL, 'q' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "reps", required_argument, NULL, 'k' },
+		{ "duration-ms", required_argument, NULL, 'd' },
+		{ "warmup-ms", required_argument, NULL, 'W' },
+		{ "flush-period-ms", required_argument, NULL, 'P' },
+		{ "readers", required_argument, NULL, 'r' },
+		{ "algo", required_argument, NULL, 'a' },
+		{ "work-ns", required_argument, NULL, 'X' },
+		{ "no-cap", no_argument, NULL, 'C' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct scn_ctx *c = calloc(1, sizeof(*c));
+	const char *out = NULL, *name;
+	char *algo_list = NULL, *path = NULL;
+	int opt, failed;
+
+	if (!c)
+		die("out of memory");
+	if (argc < 2)
+		die("scenario needs a name or list (%s)", scn_names());
+	name = argv[1];
+	if (!strcmp(name, "list")) {
+		if (argc > 2)
+			die("unexpected argument '%s'", argv[2]);
+		for (int i = 0; i < scn_nr; i++)
+			printf("%-20s %-26s %s\n", scn_list[i].name, scn_list[i].seed, scn_list[i].what);
+		free(c);
+		return 0;
+	}
+	for (int i = 0; i < scn_nr; i++)
+		if (!strcmp(name, scn_list[i].name))
+			c->s = &scn_list[i];
+	if (!c->s)
+		die("unknown scenario '%s' (want %s)", name, scn_names());
+	c->reps = -1;
+	c->readers = -1;
+	c->flush_period_ms = -1;
+	c->table = 1;
+	opterr = 0;
+	optind = 2;
+	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'q':
+			c->quick = 1;
+			break;
+		case 'f':
+			if (strcmp(optarg, "table") && strcmp(optarg, "json"))
+				die("unknown format '%s' (want table or json)", optarg);
+			c->table = !strcmp(optarg, "table");
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'k':
+			c->reps = bench_parse_int("reps", optarg, 1, 1000);
+			break;
+		case 'd':
+			c->duration_ms = bench_parse_int("duration-ms", optarg, 1, 3600 * 1000);
+			break;
+		case 'W':
+			c->warmup_ms = bench_parse_int("warmup-ms", optarg, 0, 3600 * 1000);
+			break;
+		case 'P':
+			c->flush_period_ms = bench_parse_int("flush-period-ms", optarg, 1, 3600 * 1000);
+			break;
+		case 'r':
+			c->readers = bench_parse_int("readers", optarg, 1, 4000);
+			break;
+		case 'a':
+			algo_list = optarg;
+			break;
+		case 'X':
+			c->base.work_ns = bench_parse_int("work-ns", optarg, 0, 10 * 1000 * 1000);
+			break;
+		case 'C':
+			c->no_cap = 1;
+			break;
+		default:
+			bench_die_getopt(opt, argv);
+		}
+	}
+	if (optind < argc)
+		die("unexpected argument '%s'", argv[optind]);
+	if (c->base.work_ns && (c->s->run == scn_read_storm || c->s->run == scn_shrinker))
+		die("--work-ns applies to the store, load, scaling and admission scenarios");
+	if (algo_list) {
+		c->nr_algos = bench_parse_algos(algo_list, c->algos);
+		c->user_algos = 1;
+	} else {
+		scn_default_algos(c);
+	}
+	/* Defaults: --quick keeps every scenario under 30 s here (the tests run them all). */
+	if (c->reps < 0)
+		c->reps = c->quick ? 1 : 3;
+	if (!c->duration_ms)
+		c->duration_ms = c->s->run == scn_read_storm ? (c->quick ? 400 : 3000) : c->quick ? 60 : 1000;
+	if (!c->warmup_ms)
+		c->warmup_ms = c->quick ? 20 : 200;
+	if (c->flush_period_ms < 0)
+		c->flush_period_ms = c->duration_ms / 10 > 0 ? c->duration_ms / 10 : 1;
+	if (c->readers < 0)
+		c->readers = c->quick ? 100 : 1000;
+	if (c->s->run == scn_read_storm && c->quick && !c->user_algos) {
+		/* quick: the two flush designs 004 compares, under every strategy */
+		c->nr_algos = 0;
+		c->algos[c->nr_algos++] = bench_algo_find("rstat_force");
+		c->algos[c->nr_algos++] = bench_algo_find("rstat_unified");
+	}
+	c->base.flush_period_ms = c->flush_period_ms;
+	c->base.sample_every = BENCH_SAMPLE_EVERY;
+	bench_check_options(&c->base, c->algos, c->nr_algos);
+	bench_setup_machine(&c->base, NULL, NULL);
+	c->pus = topo_nr_pus(c->base.topo);
+	c->sums = calloc(c->nr_algos, sizeof(*c->sums));
+	if (!c->sums)
+		die("out of memory");
+
+	/* Raw results: a file, one fsynced line per summary, unless --format json prints them. */
+	c->raw.format = BENCH_FMT_JSON;
+	c->raw.nr_cpus = c->pus;
+	if (!out && c->table) {
+		if (asprintf(&path, "ctrbench-%s.jsonl", c->s->name) < 0)
+			die("out of memory");
+		out = path;
+	}
+	if (out) {
+		c->raw.fp = fopen(out, "w");
+		if (!c->raw.fp)
+			die("cannot write '%s' for --out: %s", out, strerror(errno));
+	}
+	c->s->run(c);
+	if (bench_was_interrupted())
+		fprintf(stderr, "ctrbench: scenario %s interrupted: what was measured is printed%s%s\n",
+			c->s->name, out ? " and in " : "", out ? out : "");
+	else if (out && c->table)
+		printf("# raw results: %s\n", out);
+	failed = c->failed || bench_was_interrupted();
+	if (c->raw.fp && fclose(c->raw.fp))
+		fprintf(stderr, "ctrbench: writing '%s': %s\n", out, strerror(errno)), failed = 1;
+	bench_setup_release(&c->base);
+	free(c->sums);
+	free(path);
+	free(c);
+	return failed ? 1 : 0;
+}

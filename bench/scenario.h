@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * scenario.h - `ctrbench scenario list|NAME [--quick] ...`: the seed threads'
+ * experiments, each printing the thread's table from this machine's runs.
+ */
+#ifndef BENCH_SCENARIO_H
+#define BENCH_SCENARIO_H
+
+/* argv[0] is "scenario"; returns the exit status (bad input dies with 2). */
+int bench_cmd_scenario(int argc, char **argv);
+
+#endif /* BENCH_SCENARIO_H */
