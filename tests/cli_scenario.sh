@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# cli_scenario.sh - `ctrbench scenario`: the list names all seven; every
+# scenario's --quick form runs, exits 0 and prints the seed's rows and columns
+# (the seed's four designs first, then the rest of the suite), and its raw
+# results file holds one whole JSON line per algorithm and row, every one
+# verified; an interrupted scenario leaves only whole lines; bad input is one
+# stderr line naming the bad value, exit 2.
+# Prints "ok - ..." / "not ok - ..." per check.  Usage: cli_scenario.sh [CTRBENCH_BINARY]
+set -u
+cd "$(dirname "$0")/.."
+B=${1:-build/ctrbench}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+. tests/tap.sh
+BAD_PREFIX=scenario
+
+SEED4="rstat_force rstat_ratelimit percpu_hier atomic_tree"
+ALL=$("$B" list | awk '$1 != "empty" && $1 != "shared_atomic" { print $1 }' | tr '\n' ' ')
+
+# scn NAME ARGS...: run a quick scenario into $tmp/NAME.{out,err,jsonl}; status in $rc.
+scn() {
+	local name=$1
+	shift
+	"$B" scenario "$name" --quick --out "$tmp/$name.jsonl" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	rc=$?
+}
+
+# table_ok NAME CORNER ROWS...: the header row starts with CORNER and names the
+# seed's four designs first, then every other algorithm once; each of ROWS
+# (a label) is a row with one cell per algorithm.
+table_ok() {
+	local name=$1 corner=$2
+	shift 2
+	python3 - "$tmp/$name.out" "$corner" "$SEED4" "$ALL" "$@" <<'PY'
+import sys
+path, corner, seed4, allalgos = sys.argv[1:5]
+rows = sys.argv[5:]
+lines = [l.rstrip("\n") for l in open(path) if not l.startswith("#")]
+head = [l for l in lines if l.startswith(corner + " ")]
+assert len(head) == 1, "header '%s' found %d times" % (corner, len(head))
+cols = head[0][len(corner):].split()
+want = seed4.split()
+assert cols[:4] == want, "first columns %s, want %s" % (cols[:4], want)
+assert sorted(cols) == sorted(allalgos.split()), "columns %s" % cols
+for r in rows:
+    # a label can begin another ("false rejects", "false rejects % of ..."): count the cells too
+    hit = [l for l in lines if l.startswith(r + " ") and len(l[len(r):].split()) == len(cols)]
+    assert len(hit) == 1, "row '%s' found %d times" % (r, len(hit))
+    cells = hit[0][len(r):].split()
+    assert len(cells) == len(cols), "row '%s': %d cells for %d columns" % (r, len(cells), len(cols))
+    assert "FAIL" not in cells and "not" not in cells, "row '%s': %s" % (r, cells)
+PY
+}
+
+# raw_ok NAME N: N lines, each one whole JSON object of this scenario, verified.
+raw_ok() {
+	python3 - "$tmp/$1.jsonl" "$1" "$2" <<'PY'
+import json, sys
+path, name, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+lines = open(path).read().split("\n")
+assert lines[-1] == "", "the file does not end in a newline"
+objs = [json.loads(l) for l in lines[:-1]]
+assert len(objs) == n, "%d lines, want %d" % (len(objs), n)
+for o in objs:
+    assert o["note"].startswith("scenario %s: " % name), o["note"]
+    assert o["verify"] in ("ok", "n/a"), (o["algo"], o["verify"])
+PY
+}
+
+check_scn() {
+	local name=$1 what=$2
+	if [ $rc -eq 0 ] && [ ! -s "$tmp/$name.err" ]; then
+		ok "$name --quick runs ($what)"
+	else
+		nok "$name --quick runs: exit $rc"
+		sed 's/^/#   /' "$tmp/$name.err" | head -20
+	fi
+}
+
+check() {
+	local name=$1
+	shift
+	if "$@" 2>"$tmp/why"; then
+		ok "$name"
+	else
+		nok "$name"
+		sed 's/^/#   /' "$tmp/why" | tail -5
+	fi
+}
+
+N=$(echo $ALL | wc -w)
+
+"$B" scenario list >"$tmp/list" 2>&1
+for s in zswap-store-limit zswap-store-nolimit zswap-load-latency worker-scaling shrinker-count \
+	 stat-read-storm admission-staleness; do
+	grep -q "^$s " "$tmp/list" || nok "scenario list names $s"
+done
+check "scenario list names all seven" test "$(wc -l <"$tmp/list")" -eq 7
+
+scn zswap-store-limit
+check_scn zswap-store-limit "$(wc -l <"$tmp/zswap-store-limit.jsonl") results"
+check "zswap-store-limit: depths 1-32 x algorithms" \
+	table_ok zswap-store-limit ns/store "depth 1" "depth 2" "depth 4" "depth 8" "depth 32"
+check "zswap-store-limit: one raw line per depth and algorithm" raw_ok zswap-store-limit $((5 * N))
+check "zswap-store-limit: charge workload" grep -q '"workload":"charge"' "$tmp/zswap-store-limit.jsonl"
+
+scn zswap-store-nolimit
+check_scn zswap-store-nolimit "update path"
+check "zswap-store-nolimit: depths 1-32 x algorithms" \
+	table_ok zswap-store-nolimit ns/store "depth 1" "depth 2" "depth 4" "depth 8" "depth 32"
+check "zswap-store-nolimit: update workload, one line per depth and algorithm" raw_ok zswap-store-nolimit $((5 * N))
+
+scn zswap-load-latency
+check_scn zswap-load-latency "percentiles"
+rows=()
+for d in 2 4 8 32; do for p in p50 p90 p95 p99 avg; do rows+=("depth $d $p"); done; done
+check "zswap-load-latency: depth x p50/p90/p95/p99/avg rows" table_ok zswap-load-latency ns/load "${rows[@]}"
+check "zswap-load-latency: one raw line per depth and algorithm" raw_ok zswap-load-latency $((4 * N))
+
+scn worker-scaling
+check_scn worker-scaling "capped"
+# Capped rows say what ran; a capped row that repeats the one above is not run again.
+P=$(nproc)
+labels=()
+prev=
+for w in 10 20 40 50 80; do
+	t=$((w < P ? w : P))
+	l=$w
+	[ $t -ne $w ] && l="$w (ran $t)"
+	[ "$t" = "$prev" ] && l="$l="
+	labels+=("$l")
+	prev=$t
+done
+check "worker-scaling: 10/20/40/50/80 rows labelled by what ran" table_ok worker-scaling workers "${labels[@]}"
+distinct=$(for w in 10 20 40 50 80; do echo $((w < P ? w : P)); done | sort -u | wc -l)
+check "worker-scaling: one run per distinct worker count" raw_ok worker-scaling $((distinct * N))
+
+scn shrinker-count
+check_scn shrinker-count "flush lock"
+check "shrinker-count: shrinker=Y/N rows of 001's figures" table_ok shrinker-count shrinker \
+	"Y osq_lock % cycles" "Y contended acq/s" "Y lock wait s/s" "Y flushes/s" "Y count p99 ns" \
+	"N osq_lock % cycles" "N contended acq/s" "N lock wait s/s" "N flushes/s"
+check "shrinker-count: osq_lock is n/a, never a number" \
+	awk '/^Y osq_lock/ { for (i = 5; i <= NF; i++) if ($i != "n/a") exit 1 }' "$tmp/shrinker-count.out"
+check "shrinker-count: rstat_force flushes with shrinker=Y" \
+	awk '/^Y flushes\/s/ { exit !($3 > 0) }' "$tmp/shrinker-count.out"
+check "shrinker-count: raw lines for Y and N" raw_ok shrinker-count $((2 * N))
+
+scn stat-read-storm
+check_scn stat-read-storm "reader strategies"
+# batch serves most readers with another reader's flush: fewer flushes per read than spin.
+check "stat-read-storm: every strategy for rstat_force and rstat_unified, both tests" python3 - \
+	"$tmp/stat-read-storm.out" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l.startswith("rstat_")]
+for a in ("rstat_force", "rstat_unified"):
+    for s in ("spin", "mutex", "sem", "batch"):
+        hit = [r for r in rows if r[0] == a and r[1] == s]
+        assert len(hit) == 2, (a, s, len(hit))
+        assert all(r[-1] == "ok" for r in hit), hit
+PY
+check "stat-read-storm: batch does fewer flushes per read than spin (test 2, rstat_force)" python3 - \
+	"$tmp/stat-read-storm.out" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l.startswith("rstat_force ")]
+spin = [float(r[9]) for r in rows if r[1] == "spin"][-1]
+batch = [float(r[9]) for r in rows if r[1] == "batch"][-1]
+assert batch < spin, "batch %.3f flushes/read, spin %.3f" % (batch, spin)
+PY
+check "stat-read-storm: raw lines" raw_ok stat-read-storm 16
+
+scn admission-staleness
+check_scn admission-staleness "bursts"
+check "admission-staleness: rows of false rejects and overshoot" table_ok admission-staleness admission \
+	"refused %" "audited attempts" "false rejects" "false rejects % of refusals" "worst overshoot (pages)"
+check "admission-staleness: one raw line per algorithm, bursts recorded" raw_ok admission-staleness $N
+check "admission-staleness: charge bursts of 64" grep -q '"charge_burst":64' "$tmp/admission-staleness.jsonl"
+
+# --format json: the raw lines on stdout, nothing else.
+"$B" scenario admission-staleness --quick --algo atomic_tree,rstat_ratelimit --format json >"$tmp/j" 2>"$tmp/je"
+rc=$?
+check "--format json prints one JSON line per algorithm" python3 -c '
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1])]
+assert [o["algo"] for o in objs] == ["atomic_tree", "rstat_ratelimit"], objs
+assert objs[1]["flush_period_ms"] == 6, objs[1]["flush_period_ms"]
+' "$tmp/j"
+
+# Interrupted: exit 1, and the raw file holds whole lines only, each a finished measurement.
+"$B" scenario zswap-store-nolimit --algo atomic_tree --reps 1 --duration-ms 300 --warmup-ms 0 \
+	--out "$tmp/int.jsonl" >"$tmp/int.out" 2>"$tmp/int.err" &
+pid=$!
+for _ in $(seq 100); do
+	[ -s "$tmp/int.jsonl" ] && break
+	sleep 0.1
+done
+kill -INT $pid
+wait $pid
+rc=$?
+check "SIGINT: exit 1, said so, and only whole lines written" python3 - "$tmp/int.jsonl" "$rc" \
+	"$tmp/int.err" <<'PY'
+import json, sys
+path, rc, err = sys.argv[1], int(sys.argv[2]), open(sys.argv[3]).read()
+assert rc == 1, "exit %d" % rc
+assert "interrupted" in err, err
+text = open(path).read()
+assert text.endswith("\n") and 1 <= text.count("\n") < 5, repr(text[-80:])
+for l in text.splitlines():
+    json.loads(l)
+PY
+
+BADVAL="spiral" bad spiral
+BADVAL="xml" bad zswap-store-limit --format xml
+BADVAL="'0'" bad stat-read-storm --readers 0
+BADVAL="--work-ns" bad stat-read-storm --work-ns 100
+BADVAL="bogus" bad zswap-store-limit --algo atomic_tree,bogus
+BADVAL="$tmp/no/such/dir/x.jsonl" bad zswap-store-limit --quick --out "$tmp/no/such/dir/x.jsonl"
+BADVAL="'extra'" bad zswap-store-limit extra
+BADVAL="--quick" bad list --quick
