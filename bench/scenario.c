@@ -462,9 +462,9 @@ static const char *const scn_strategies[] = { "spin", "mutex", "sem", "batch" };
 static void scn_storm_header(const struct scn_ctx *c)
 {
 	if (c->table)
-		printf("%-28s %8s %9s %9s %9s %10s %10s %7s %7s %11s %9s\n", "algorithm read=", "reads",
+		printf("%-28s %8s %9s %9s %9s %10s %10s %7s %8s %13s %10s %6s\n", "algorithm read=", "reads",
 		       "p50 ns", "p99 ns", "p99.9 ns", "max ns", ">1ms %", ">1s %", "flush/rd",
-		       "lock wait", "verify");
+		       "lock wait", "upd Mops/s", "verify");
 }
 
 static void scn_storm_row(const struct scn_ctx *c, const char *label, const struct bench_summary *s)
@@ -483,10 +483,10 @@ static void scn_storm_row(const struct scn_ctx *c, const char *label, const stru
 		snprintf(fr, sizeof(fr), "%.3f", (double)f->flushes / (double)r->reads);
 		snprintf(lw, sizeof(lw), "%.4f", (double)f->lock_wait_ns / 1e9 / (r->seconds > 0 ? r->seconds : 1));
 	}
-	printf("%-28s %8llu %9.0f %9.0f %9.0f %10.0f %10.3f %7.3f %7s %9s s/s %9s\n", label,
+	printf("%-28s %8llu %9.0f %9.0f %9.0f %10.0f %10.3f %7.3f %8s %9s s/s %10.2f %6s\n", label,
 	       (unsigned long long)r->reads, r->read_lat.p50, r->read_lat.p99, r->read_lat.p999,
 	       r->read_lat.max, 100 * r->read_lat.over_1ms, 100 * r->read_lat.over_1s, fr, lw,
-	       r->verify > 0 ? "ok" : r->verify ? "n/a" : "FAIL");
+	       r->ops_per_sec / 1e6, r->verify > 0 ? "ok" : r->verify ? "n/a" : "FAIL");
 	fflush(stdout);
 }
 
@@ -536,7 +536,8 @@ static void scn_read_storm(struct scn_ctx *c)
 		 " the flush lock), mutex (a reader mutex first), sem (1 ms semaphore, then wait for a unified"
 		 " flush), batch (wait for a flush that started after arrival; one reader flushes for all)");
 	scn_note(c, "latencies are of every read, ns; >1ms/>1s: share of reads certainly above; flush/rd:"
-		 " flushes (any cause) per read; lock wait: time waiting for the flush lock per second");
+		 " flushes (any cause) per read; lock wait: time waiting for the flush lock per second;"
+		 " upd Mops/s: the updaters' throughput meanwhile (004's test 1 measured the updaters' run time)");
 	scn_note(c, "test 1: one reader per node (301), each reading its node every second");
 	scn_storm_header(c);
 	if (scn_storm_test(c, 1))
