@@ -241,7 +241,6 @@ static void ctr_rstat_flush(struct ctr_rstat *r, int n, int by_reader)
 
 const char *const ctr_rstat_read_names[CTR_RSTAT_READ_NR] = { "spin", "mutex", "sem", "batch" };
 
-
 /*
  * rstat_unified with read=spin, as it always was: one reader flushes from the
  * root; readers that find it flushing wait for it, yielding, and share it.
