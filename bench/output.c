@@ -98,9 +98,11 @@ static json_t *bench_flush_json(const struct bench_result *r)
 	double s = r->seconds > 0 ? r->seconds : 1;
 	const struct ctr_hist *h = &f->flush_ns;
 
+	json_t *j;
+
 	if (!r->has_flush)
 		return json_null();
-	return json_pack("{s:I,s:f,s:{s:f,s:f,s:f,s:I},s:I,s:f,s:I,s:f,s:I,s:f,s:I}",
+	j = json_pack("{s:I,s:f,s:{s:f,s:f,s:f,s:I},s:I,s:f,s:I,s:f,s:I,s:f,s:I}",
 			 "flushes", (json_int_t)f->flushes, "flushes_per_sec", (double)f->flushes / s,
 			 "flush_ns", "mean", h->count ? (double)h->sum / (double)h->count : 0.0,
 			 "p50", (double)ctr_hist_quantile(h, 0.5), "p99", (double)ctr_hist_quantile(h, 0.99),
@@ -112,6 +114,25 @@ static json_t *bench_flush_json(const struct bench_result *r)
 			 "lock_hold_ns", (json_int_t)f->lock_hold_ns,
 			 "lock_hold_s_per_s", (double)f->lock_hold_ns / 1e9 / s,
 			 "lock_breaks", (json_int_t)f->lock_breaks);
+	/* How reads that needed a flush got it (options=read=...); per read only where reads are counted. */
+	json_object_set_new(j, "reads_flush", json_integer((json_int_t)f->reads_flush));
+	json_object_set_new(j, "reader_flushes", json_integer((json_int_t)f->reader_flushes));
+	json_object_set_new(j, "reads_shared", json_integer((json_int_t)f->reads_shared));
+	json_object_set_new(j, "reader_waits", json_integer((json_int_t)f->reader_waits));
+	json_object_set_new(j, "reader_wait_ns", json_integer((json_int_t)f->reader_wait_ns));
+	json_object_set_new(j, "reader_wait_s_per_s", json_real((double)f->reader_wait_ns / 1e9 / s));
+	json_object_set_new(j, "sem_fallbacks", json_integer((json_int_t)f->sem_fallbacks));
+	json_object_set_new(j, "flushes_per_read",
+			    r->reads ? json_real((double)f->flushes / (double)r->reads) : json_null());
+	json_object_set_new(j, "reader_flushes_per_read",
+			    r->reads ? json_real((double)f->reader_flushes / (double)r->reads) : json_null());
+	/* one window: of the reads that needed a flush, the share that flushed themselves */
+	json_object_set_new(j, "reader_flushes_per_flush_read",
+			    f->reads_flush ? json_real((double)f->reader_flushes / (double)f->reads_flush)
+					   : json_null());
+	json_object_set_new(j, "lock_wait_ns_per_read",
+			    r->reads ? json_real((double)f->lock_wait_ns / (double)r->reads) : json_null());
+	return j;
 }
 
 static json_t *bench_int_array(const int *v, int n)
@@ -372,6 +393,29 @@ static void bench_table_details(const struct bench_config *cfg, const struct ben
 		       (unsigned long long)f->lock_contended, (double)f->lock_contended / s,
 		       (double)f->lock_wait_ns / 1e9 / s, (double)f->lock_hold_ns / 1e9 / s,
 		       (unsigned long long)f->lock_breaks);
+		/*
+		 * How the reads that needed a flush got it (options=read=...): by
+		 * their own flush, or served by another's; and what they waited at
+		 * the reader-side gate (mutex, semaphore, batch sleep), apart from
+		 * the flush lock above.  Per read where reads are counted (readers):
+		 * the harness's reads, counted in each reader's own window, against
+		 * the algorithm's counts over the main one; the share of the reads
+		 * that needed a flush which flushed comes from one window, exact.
+		 */
+		printf("  %-12s", "read flushes");
+		if (r->reads)
+			printf(" %.3g flushes/read, lock wait %.0f ns/read;", (double)f->flushes / (double)r->reads,
+			       (double)f->lock_wait_ns / (double)r->reads);
+		printf(" of %llu reads that needed one %llu flushed (%.3g), %llu were served by another's;"
+		       " gate waits %llu, %.3f s/s, mean %.0f ns", (unsigned long long)f->reads_flush,
+		       (unsigned long long)f->reader_flushes,
+		       f->reads_flush ? (double)f->reader_flushes / (double)f->reads_flush : 0.0,
+		       (unsigned long long)f->reads_shared, (unsigned long long)f->reader_waits,
+		       (double)f->reader_wait_ns / 1e9 / s,
+		       f->reader_waits ? (double)f->reader_wait_ns / (double)f->reader_waits : 0.0);
+		if (f->sem_fallbacks)
+			printf("; sem timeouts %llu", (unsigned long long)f->sem_fallbacks);
+		putchar('\n');
 	}
 }
 

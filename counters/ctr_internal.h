@@ -78,6 +78,19 @@ struct ctr_flush_stats {
 	uint64_t lock_hold_ns;		/* time it was held */
 	uint64_t lock_breaks;		/* times a flush dropped it between CPUs for a waiter */
 	struct ctr_hist flush_ns;	/* duration of each flush */
+	/*
+	 * The reads (ctr_read, and try_charge's reads) whose policy decided to
+	 * flush, and how they got it done (options=read=...).  Each either
+	 * flushed itself or was served by another's flush: at rest
+	 * reader_flushes + reads_shared == reads_flush.
+	 */
+	uint64_t reads_flush;		/* reads that needed a flush */
+	uint64_t reader_flushes;	/* flushes done by such reads themselves (of flushes) */
+	uint64_t reads_shared;		/* ... reads served by someone else's flush (unified, sem fallback, batch) */
+	uint64_t reader_waits;		/* ... reads that waited at the reader-side gate */
+	uint64_t reader_wait_ns;	/* time spent there: reader mutex, semaphore, batch sleep, unified
+					 * wait (not the flush lock: that is lock_wait_ns) */
+	uint64_t sem_fallbacks;		/* read=sem: reads whose semaphore wait timed out */
 };
 
 /* struct ctr_algo.flags */

@@ -200,7 +200,7 @@ static void ctr_rstat_lock_break(struct ctr_rstat *r)
  * n is exact.  Its duration, from taking the lock to releasing it, includes
  * any time spent getting the lock back after a lock break.
  */
-static void ctr_rstat_flush(struct ctr_rstat *r, int n)
+static void ctr_rstat_flush(struct ctr_rstat *r, int n, int by_reader)
 {
 	uint64_t t0;
 
@@ -230,39 +230,188 @@ static void ctr_rstat_flush(struct ctr_rstat *r, int n)
 	if (!n)
 		atomic_fetch_sub_explicit(&r->root_flushing, 1, memory_order_seq_cst);
 	r->flushes++;
+	r->reader_flushes += by_reader;
 	ctr_hist_add(&r->flush_ns, ctr_now_ns() - t0);
 	if (!n)
 		atomic_store_explicit(&r->last_flush_ns, ctr_jiffies_ns(), memory_order_relaxed);
 	ctr_rstat_unlock(r);
 }
 
-/* rstat_unified: one reader flushes from the root; readers that find it flushing wait and share. */
-static void ctr_rstat_unified_flush(struct ctr_rstat *r)
+/* ---- reads that flush, per options=read=... ---- */
+
+const char *const ctr_rstat_read_names[CTR_RSTAT_READ_NR] = { "spin", "mutex", "sem", "batch" };
+
+/*
+ * rstat_unified with read=spin, as it always was: one reader flushes from the
+ * root; readers that find it flushing wait for it, yielding, and share it.
+ */
+static void ctr_rstat_unified_flush(struct ctr_rstat *r, uint64_t *waited)
 {
-	uint64_t seq = atomic_load_explicit(&r->flush_seq, memory_order_acquire);
+	uint64_t seq = atomic_load_explicit(&r->flush_seq, memory_order_acquire), t0;
 	int idle = 0;
 
 	if (atomic_compare_exchange_strong_explicit(&r->ongoing, &idle, 1, memory_order_acquire,
 						    memory_order_relaxed)) {
-		ctr_rstat_flush(r, 0);
+		ctr_rstat_flush(r, 0, 1);
 		atomic_fetch_add_explicit(&r->flush_seq, 1, memory_order_release);
 		atomic_store_explicit(&r->ongoing, 0, memory_order_release);
 		return;
 	}
 	/* Not queueing on the lock: wait for the flush in progress to end. */
+	t0 = ctr_now_ns();
 	while (atomic_load_explicit(&r->ongoing, memory_order_acquire) &&
 	       atomic_load_explicit(&r->flush_seq, memory_order_acquire) == seq)
 		sched_yield();
+	*waited += ctr_now_ns() - t0;
+	atomic_fetch_add_explicit(&r->gate.reads_shared, 1, memory_order_relaxed);
+}
+
+/* Take the waiter lock; time spent blocked on it is gate wait too (trylock first: free when idle). */
+static void ctr_rstat_gate_lock(struct ctr_rstat_gate *g, uint64_t *waited)
+{
+	if (pthread_mutex_trylock(&g->mutex)) {
+		uint64_t t0 = ctr_now_ns();
+
+		pthread_mutex_lock(&g->mutex);
+		*waited += ctr_now_ns() - t0;
+	}
+}
+
+/*
+ * Root flushes that one reader does for all (read=batch, and read=sem's
+ * fallback).  They run one at a time, numbered in the order they start:
+ * flush k started after every reader that saw started < k arrived.
+ *
+ * fresh (batch): the reader needs flush started + 1 as of its arrival, one
+ * that had not begun when it arrived, so everything that completed before the
+ * read began is folded by the time it returns: as fresh as a flush of its
+ * own.  Not fresh (sem fallback): if a flush is running it needs only that
+ * one, which may have folded some CPU before an update that completed before
+ * the read began (the staleness Yosry's fallback accepts); if none is, it
+ * does one.
+ *
+ * Waiting is asleep on done_cond, never spinning: with 64 readers on 2 CPUs a
+ * spinning waiter would steal the flusher's CPU.  The waiter lock is not held
+ * during the flush, so readers keep arriving and numbering themselves.
+ */
+static void ctr_rstat_batch_flush(struct ctr_rstat *r, int fresh, uint64_t *waited)
+{
+	struct ctr_rstat_gate *g = &r->gate;
+	uint64_t need;
+	int flushed = 0;
+
+	ctr_rstat_gate_lock(g, waited);
+	need = g->started + (fresh || !g->running);
+	while (g->done < need) {
+		if (!g->running) {
+			g->running = 1;
+			g->started++;
+			pthread_mutex_unlock(&g->mutex);
+			ctr_rstat_flush(r, 0, 1);
+			ctr_rstat_gate_lock(g, waited);
+			g->done++;
+			g->running = 0;
+			flushed = 1;
+			pthread_cond_broadcast(&g->done_cond);
+		} else {
+			uint64_t t0 = ctr_now_ns();
+
+			g->sleepers++;
+			pthread_cond_wait(&g->done_cond, &g->mutex);	/* retaking the lock is in it */
+			g->sleepers--;
+			*waited += ctr_now_ns() - t0;
+		}
+	}
+	pthread_mutex_unlock(&g->mutex);
+	if (!flushed)
+		atomic_fetch_add_explicit(&g->reads_shared, 1, memory_order_relaxed);
+}
+
+/*
+ * read=sem: the semaphore's count is 1, as the kernel proposal's: the flush
+ * lock admits one flusher at a time anyway, so a second holder would only
+ * queue on that lock, the contention the gate exists to keep off it (and
+ * with lock breaks would stretch the first holder's flush).  The timeout
+ * bounds the wait for the gate; past it, the reader shares a root flush.
+ */
+#define CTR_RSTAT_SEM_TIMEOUT_NS 1000000L	/* 1 ms: down_timeout(..., msecs_to_jiffies(1)) */
+
+static int ctr_rstat_sem_get(struct ctr_rstat *r, uint64_t *waited)
+{
+	struct timespec due;
+	uint64_t t0;
+	int ok;
+
+	if (!sem_trywait(&r->gate.sem))
+		return 1;
+	t0 = ctr_now_ns();
+	/* CLOCK_MONOTONIC: a wall-clock step must not stretch or cut the 1 ms */
+	clock_gettime(CLOCK_MONOTONIC, &due);
+	due.tv_nsec += CTR_RSTAT_SEM_TIMEOUT_NS;
+	if (due.tv_nsec >= 1000000000L) {
+		due.tv_sec++;
+		due.tv_nsec -= 1000000000L;
+	}
+	while ((ok = !sem_clockwait(&r->gate.sem, CLOCK_MONOTONIC, &due)) == 0 && errno == EINTR)
+		;
+	*waited += ctr_now_ns() - t0;
+	return ok;
+}
+
+/* A read that its policy decided must flush n's subtree (n = 0: from the root). */
+static void ctr_rstat_read_flush(struct ctr_rstat *r, int n)
+{
+	uint64_t waited = 0;	/* at the gate, over the whole read: one wait a read at most */
+
+	atomic_fetch_add_explicit(&r->gate.reads_flush, 1, memory_order_relaxed);
+	switch (r->read) {
+	case CTR_RSTAT_READ_SPIN:
+		if (r->policy == CTR_RSTAT_UNIFIED)
+			ctr_rstat_unified_flush(r, &waited);
+		else
+			ctr_rstat_flush(r, n, 1);
+		break;
+	case CTR_RSTAT_READ_MUTEX:
+		if (pthread_mutex_trylock(&r->gate.user_mutex)) {
+			uint64_t t0 = ctr_now_ns();
+
+			pthread_mutex_lock(&r->gate.user_mutex);
+			waited += ctr_now_ns() - t0;
+		}
+		ctr_rstat_flush(r, n, 1);
+		pthread_mutex_unlock(&r->gate.user_mutex);
+		break;
+	case CTR_RSTAT_READ_SEM:
+		if (ctr_rstat_sem_get(r, &waited)) {
+			ctr_rstat_flush(r, n, 1);
+			sem_post(&r->gate.sem);
+		} else {
+			atomic_fetch_add_explicit(&r->gate.sem_fallbacks, 1, memory_order_relaxed);
+			ctr_rstat_batch_flush(r, 0, &waited);
+		}
+		break;
+	default:
+		ctr_rstat_batch_flush(r, 1, &waited);
+		break;
+	}
+	if (waited) {
+		atomic_fetch_add_explicit(&r->gate.waits, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&r->gate.wait_ns, waited, memory_order_relaxed);
+	}
 }
 
 int64_t __ctr_rstat_read(struct ctr_tree *t, int node, int stat)
 {
 	struct ctr_rstat *r = ctr_rstat_of(t);
 
-	/* No shared counter here: in the charge path reads are the hot path (the harness counts them). */
+	/*
+	 * No shared counter before the policy decides: in the charge path reads
+	 * are the hot path (the harness counts them); only reads that flush are
+	 * counted, in ctr_rstat_read_flush.
+	 */
 	switch (r->policy) {
 	case CTR_RSTAT_FORCE:
-		ctr_rstat_flush(r, node);
+		ctr_rstat_read_flush(r, node);
 		break;
 	case CTR_RSTAT_RATELIMIT: {
 		/* Only when the periodic flush is more than one full period late. */
@@ -270,17 +419,17 @@ int64_t __ctr_rstat_read(struct ctr_tree *t, int node, int stat)
 
 		/* signed: a flush may store a later time than the clock read after the load */
 		if ((int64_t)(ctr_jiffies_ns() - last) > 2 * (int64_t)r->period_ms * 1000000)
-			ctr_rstat_flush(r, 0);
+			ctr_rstat_read_flush(r, 0);
 		break;
 	}
 	case CTR_RSTAT_THRESHOLD:
 		/* total first, then the flag: a reset this load missed was flagged before it */
 		if (atomic_load_explicit(&r->total, memory_order_seq_cst) > r->threshold ||
 		    atomic_load_explicit(&r->root_flushing, memory_order_seq_cst))
-			ctr_rstat_flush(r, 0);
+			ctr_rstat_read_flush(r, 0);
 		break;
 	case CTR_RSTAT_UNIFIED:
-		ctr_rstat_unified_flush(r);
+		ctr_rstat_read_flush(r, 0);
 		break;
 	}
 	return atomic_load_explicit(&r->aggr[(size_t)node * t->nr_stats + stat], memory_order_relaxed);
@@ -290,7 +439,7 @@ static int64_t ctr_rstat_read_exact(struct ctr_tree *t, int node, int stat)
 {
 	struct ctr_rstat *r = ctr_rstat_of(t);
 
-	ctr_rstat_flush(r, 0);
+	ctr_rstat_flush(r, 0, 0);
 	return atomic_load_explicit(&r->aggr[(size_t)node * t->nr_stats + stat], memory_order_relaxed);
 }
 
@@ -315,7 +464,7 @@ static void *ctr_rstat_flusher_main(void *arg)
 		if (r->stop)
 			break;
 		pthread_mutex_unlock(&r->stop_mutex);
-		ctr_rstat_flush(r, 0);
+		ctr_rstat_flush(r, 0, 0);
 		pthread_mutex_lock(&r->stop_mutex);
 	}
 	pthread_mutex_unlock(&r->stop_mutex);
@@ -364,6 +513,15 @@ static int ctr_rstat_set_option(struct ctr_tree *t, const char *key, const char 
 {
 	struct ctr_rstat *r = ctr_rstat_of(t);
 
+	if (!strcmp(key, "read")) {
+		for (int i = 0; i < CTR_RSTAT_READ_NR; i++) {
+			if (!strcmp(value, ctr_rstat_read_names[i])) {
+				r->read = (enum ctr_rstat_read)i;
+				return 0;
+			}
+		}
+		return -EINVAL;
+	}
 	if (strcmp(key, "fence"))
 		return -EINVAL;
 	if (!strcmp(value, "update"))
@@ -422,6 +580,10 @@ static void ctr_rstat_fini(struct ctr_tree *t)
 	free(r->pending);
 	free(r->stack);
 	pthread_mutex_destroy(&r->lock.mutex);
+	pthread_mutex_destroy(&r->gate.user_mutex);
+	sem_destroy(&r->gate.sem);
+	pthread_mutex_destroy(&r->gate.mutex);
+	pthread_cond_destroy(&r->gate.done_cond);
 }
 
 static int ctr_rstat_init(struct ctr_tree *t, enum ctr_rstat_policy policy)
@@ -439,7 +601,13 @@ static int ctr_rstat_init(struct ctr_tree *t, enum ctr_rstat_policy policy)
 	pthread_mutexattr_init(&ma);
 	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ADAPTIVE_NP);
 	pthread_mutex_init(&r->lock.mutex, &ma);
+	/* the reader mutex models a kernel mutex too (optimistic spinning, then sleep) */
+	pthread_mutex_init(&r->gate.user_mutex, &ma);
 	pthread_mutexattr_destroy(&ma);
+	/* process-private, count 1 (see ctr_rstat_sem_get); cannot fail for these arguments */
+	sem_init(&r->gate.sem, 0, 1);
+	pthread_mutex_init(&r->gate.mutex, NULL);
+	pthread_cond_init(&r->gate.done_cond, NULL);
 
 	/* read on every update: on lines of its own, shared with no written heap neighbour */
 	r->cpu = ctr_zalloc_aligned(t->nr_cpus * sizeof(*r->cpu));
@@ -472,6 +640,12 @@ static int64_t ctr_rstat_error_bound(const struct ctr_tree *t)
 
 	if (r->fence == CTR_RSTAT_FENCE_NONE)
 		return -1;	/* a stranded delta waits for its node's next update */
+	/*
+	 * read=sem's fallback can return a flush that began before the read did,
+	 * missing any number of updates that completed meanwhile: a time bound.
+	 */
+	if (r->read == CTR_RSTAT_READ_SEM)
+		return -1;
 	switch (r->policy) {
 	case CTR_RSTAT_FORCE:
 		return 0;
@@ -482,8 +656,15 @@ static int64_t ctr_rstat_error_bound(const struct ctr_tree *t)
 		 * folded is less than 2 x batch x nr_cpus in absolute value.
 		 */
 		return 2 * r->batch * t->nr_cpus;
+	case CTR_RSTAT_UNIFIED:
+		/*
+		 * spin: a shared flush may predate the read.  mutex: the reader's
+		 * own root flush.  batch: a root flush that started after the read
+		 * did.  Either way everything completed before the read is folded.
+		 */
+		return r->read == CTR_RSTAT_READ_SPIN ? -1 : 0;
 	default:
-		/* ratelimit: until the next periodic flush; unified: a shared flush may predate the read */
+		/* ratelimit: until the next periodic flush */
 		return -1;
 	}
 }
@@ -495,14 +676,24 @@ static void ctr_rstat_flush_stats(struct ctr_tree *t, struct ctr_flush_stats *ou
 	/* The raw mutex: reading the figures must not count in them. */
 	pthread_mutex_lock(&r->lock.mutex);
 	out->flushes = r->flushes;
+	out->reader_flushes = r->reader_flushes;
 	out->lock_breaks = r->lock_breaks;
 	out->lock_acquisitions = r->lock.acquisitions;
 	out->lock_contended = r->lock.contended;
 	out->lock_wait_ns = r->lock.wait_ns;
 	out->lock_hold_ns = r->lock.hold_ns;
 	out->flush_ns = r->flush_ns;
+	/* Reads bump these outside the lock: taken (and zeroed) one by one. */
+#define CTR_RSTAT_TAKE(f) (reset ? atomic_exchange_explicit(&r->gate.f, 0, memory_order_relaxed) \
+				 : atomic_load_explicit(&r->gate.f, memory_order_relaxed))
+	out->reads_flush = CTR_RSTAT_TAKE(reads_flush);
+	out->reads_shared = CTR_RSTAT_TAKE(reads_shared);
+	out->reader_waits = CTR_RSTAT_TAKE(waits);
+	out->reader_wait_ns = CTR_RSTAT_TAKE(wait_ns);
+	out->sem_fallbacks = CTR_RSTAT_TAKE(sem_fallbacks);
+#undef CTR_RSTAT_TAKE
 	if (reset) {
-		r->flushes = r->lock_breaks = 0;
+		r->flushes = r->reader_flushes = r->lock_breaks = 0;
 		r->lock.acquisitions = r->lock.contended = 0;
 		r->lock.wait_ns = r->lock.hold_ns = 0;
 		ctr_hist_reset(&r->flush_ns);

@@ -45,17 +45,52 @@
  *   none    the kernel's behaviour: a delta can be stranded until the next
  *           update of that node on that CPU, so reads are not exact (error
  *           bound -1) and the exactness tests do not apply.
+ *
+ * Reader-side serialization, options=read=...: how a read that its policy
+ * decided must flush (force: always, its subtree; ratelimit: when the
+ * periodic flush is late; threshold: when enough is pending; unified: always,
+ * from the root) gets that flush done.  The options of seed 004's thread:
+ *   spin   (default) as the policies always did: the reader takes the global
+ *          flush lock itself (rstat_unified: shares a reader's flush in
+ *          progress, yielding until it ends).  Wei Xu's "mutex removed,
+ *          readers contend directly on cgroup_rstat_lock".
+ *   mutex  the reader takes a reader mutex, then the flush lock: readers
+ *          queue on their own mutex and at most one of them competes with
+ *          other flushers (patch 4/4 v4, stats_user_flush_mutex).  As fresh
+ *          as spin; every read still pays for a flush, now one at a time.
+ *   sem    the reader tries a semaphore of count 1 for 1 ms; holding it, it
+ *          flushes as spin; timed out, it falls back to a unified flush: it
+ *          waits (asleep) for the root flush in progress and uses its result,
+ *          or does one if none is.  That flush may have started before the
+ *          reader arrived and folded a CPU before an update the reader saw
+ *          complete: stale by up to one flush (Yosry Ahmed's down_timeout()
+ *          proposal).  Error bound -1 where the policy's was a count.
+ *   batch  the reader records the flush sequence at arrival; if no flush of
+ *          the batch is running it flushes from the root for everyone,
+ *          otherwise it sleeps until a flush that STARTED after its arrival
+ *          has completed (Tejun Heo's "at least one flush since the read
+ *          attempt started").  So the read is as fresh as a flush of its own:
+ *          it keeps the policy's bound (and gives rstat_unified a bound of 0),
+ *          while most readers never flush.
+ * Update paths and the periodic flusher are the same for all four, and the
+ * state the strategies add sits on lines of its own (struct ctr_rstat_gate).
  */
 #ifndef CTR_RSTAT_H
 #define CTR_RSTAT_H
 
 #include <pthread.h>
+#include <semaphore.h>
 
 #include "ctr_internal.h"
 #include "hist.h"
 
 enum ctr_rstat_policy { CTR_RSTAT_FORCE, CTR_RSTAT_RATELIMIT, CTR_RSTAT_THRESHOLD, CTR_RSTAT_UNIFIED };
 enum ctr_rstat_fence { CTR_RSTAT_FENCE_UPDATE, CTR_RSTAT_FENCE_NONE };
+/* options=read=...; the zero of a fresh instance is the default, spin. */
+enum ctr_rstat_read { CTR_RSTAT_READ_SPIN, CTR_RSTAT_READ_MUTEX, CTR_RSTAT_READ_SEM, CTR_RSTAT_READ_BATCH,
+		      CTR_RSTAT_READ_NR };
+/* Their option values, indexed by enum ctr_rstat_read: a harness can iterate them. */
+extern const char *const ctr_rstat_read_names[CTR_RSTAT_READ_NR];
 
 #define CTR_RSTAT_OFF (-1)		/* updated_next of a node not on the CPU's updated tree */
 #define CTR_RSTAT_DEFAULT_PERIOD_MS 2000	/* the kernel's FLUSH_TIME, 2 s */
@@ -94,10 +129,34 @@ struct ctr_rstat_lock {
 	uint64_t t_acquired;		/* when the current holder took it */
 };
 
+/*
+ * What the read strategies share.  Only reads that decided to flush touch
+ * it, never an update: it lives on lines of its own (this struct is aligned),
+ * the sleepers' lock and counts apart from the figures every such read bumps.
+ */
+struct ctr_rstat_gate {
+	pthread_mutex_t user_mutex;	/* read=mutex: the kernel's stats_user_flush_mutex */
+	sem_t sem;			/* read=sem: the user_flush_sem, count 1 */
+	/* read=batch, and read=sem's fallback: root flushes that one reader does for all */
+	pthread_mutex_t mutex;		/* the waiter lock: guards the four below */
+	pthread_cond_t done_cond;	/* broadcast when a flush of the batch completes */
+	uint64_t started;		/* batch flushes started; under mutex */
+	uint64_t done;			/* ... completed, in the order started (one runs at a time); under mutex */
+	int running;			/* one is under way (started == done + 1); under mutex */
+	int sleepers;			/* readers asleep on done_cond; under mutex (tests wait on it) */
+	/* Figures, bumped by reads outside any lock: relaxed atomics, on a line of their own. */
+	_Atomic uint64_t reads_flush __ctr_aligned;	/* reads whose policy decided to flush */
+	_Atomic uint64_t reads_shared;		/* ... served by another reader's flush */
+	_Atomic uint64_t waits;			/* ... that waited at the gate (mutex, semaphore, sleep, unified spin) */
+	_Atomic uint64_t wait_ns;		/* time spent waiting there */
+	_Atomic uint64_t sem_fallbacks;		/* read=sem: semaphore timed out, fell back to a unified flush */
+} __ctr_aligned;
+
 struct ctr_rstat {
 	struct ctr_tree base;		/* common part, read-only */
 	enum ctr_rstat_policy policy;	/* which algorithm this is */
 	enum ctr_rstat_fence fence;	/* options=fence=... */
+	enum ctr_rstat_read read;	/* options=read=...: how a read that flushes gets it done */
 	int64_t batch;			/* rstat_threshold: per-CPU |delta| before it reaches the total */
 	int64_t threshold;		/* rstat_threshold: total above which a read flushes (batch x nr_cpus) */
 	int period_ms;			/* periodic flusher period (ratelimit, threshold) */
@@ -108,6 +167,7 @@ struct ctr_rstat {
 
 	struct ctr_rstat_lock lock __ctr_aligned;	/* the global flush lock */
 	uint64_t flushes;		/* flushes done; under flush lock */
+	uint64_t reader_flushes;	/* ... of them by a read (not ctr_read_exact, not periodic); under it */
 	uint64_t lock_breaks;		/* times a flush dropped the lock between CPUs for a waiter; under it */
 	struct ctr_hist flush_ns;	/* duration of each flush; under flush lock */
 
@@ -116,6 +176,8 @@ struct ctr_rstat {
 	_Atomic int ongoing __ctr_aligned;	/* rstat_unified: a reader is flushing */
 	_Atomic uint64_t flush_seq;		/* rstat_unified: completed reader flushes */
 	_Atomic uint64_t last_flush_ns;		/* CLOCK_MONOTONIC_COARSE of the last flush from the root */
+
+	struct ctr_rstat_gate gate;		/* options=read=...: readers' own serialization (aligned) */
 
 	/* The periodic flusher (ratelimit, threshold); created with the tree, joined by free. */
 	pthread_t flusher;		/* its thread */

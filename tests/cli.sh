@@ -54,6 +54,7 @@ BADVAL="'0'" bad run --algo atomic_tree --workload charge --shape chain:2 --thre
 BADVAL="mine" bad run --algo atomic_tree --workload readers --shape chain:2 --threads 1 --read-node mine
 BADVAL="fence=none" bad "${R[@]}" --algo rstat_force,atomic_tree --options fence=none
 BADVAL="fence=sometimes" bad "${R[@]}" --algo rstat_force --options fence=sometimes
+BADVAL="read=sometimes" bad "${R[@]}" --algo rstat_force --options read=sometimes
 BADVAL="'0'" bad "${R[@]}" --algo rstat_ratelimit --flush-period-ms 0
 BADVAL="'-x'" bad run -xy --algo atomic_tree --shape chain:2 --threads 1
 BADVAL=",atomic_tree" bad run --algo ,atomic_tree --workload update --shape chain:2 --threads 1
@@ -113,6 +114,29 @@ for r in j.values():
     assert r["verify"] == "ok" and r["reads"] > 0 and set(r["read_ns"]) >= {"p50", "p999", "max"}
 PY
 then ok "readers: ratelimit stale under updates, force exact, flush figures"; else nok "readers workload (exit $rc)"; sed 's/^/#   /' "$tmp/readers"; fi
+
+# options=read=batch: the reader-side figures, per read, in the JSON and the table.
+"$B" run --reps 1 --algo rstat_force,rstat_unified --workload readers --readers 16 --shape chain:4 \
+	--threads 2 --duration-ms 200 --warmup-ms 20 --options read=batch --format json >"$tmp/batch"
+rc=$?
+if [ $rc -eq 0 ] && python3 - "$tmp/batch" <<'PY'
+import json, sys
+for r in map(json.loads, open(sys.argv[1])):
+    f = r["flush"]
+    assert r["verify"] == "ok" and r["options"] == "read=batch" and r["read_error_bound"] == 0, r
+    # a fresh root flush per read at most: never more reader flushes than reads that needed one
+    assert 0 < f["reader_flushes"] <= f["flushes"] and f["reader_flushes"] <= f["reads_flush"], f
+    assert f["reads_flush"] > 0 and f["sem_fallbacks"] == 0 and f["reader_wait_ns"] >= 0, f
+    assert abs(f["reader_flushes_per_read"] - f["reader_flushes"] / r["reads"]) < 1e-9, f
+    assert f["flushes_per_read"] > 0 and f["lock_wait_ns_per_read"] >= 0, f
+    assert abs(f["reader_flushes_per_flush_read"] - f["reader_flushes"] / f["reads_flush"]) < 1e-9, f
+PY
+then ok "--options read=batch: reader flush figures in the JSON"; else nok "--options read=batch (exit $rc)"; sed 's/^/#   /' "$tmp/batch"; fi
+"$B" run --reps 1 --algo rstat_force --workload readers --readers 4 --shape chain:2 --threads 1 \
+	--duration-ms 50 --warmup-ms 0 --options read=mutex >"$tmp/mutex"
+if grep -qE '^  read flushes +[0-9.e+-]+ flushes/read, lock wait [0-9]+ ns/read; of [0-9]+ reads that needed one [0-9]+ flushed \((1|0\.999)\), 0 were served' "$tmp/mutex"; then
+	ok "--options read=mutex: table shows flushes per read and lock wait"
+else nok "--options read=mutex table"; sed 's/^/#   /' "$tmp/mutex"; fi
 
 # Every algorithm and baseline runs both workloads on a bushy tree, more threads than CPUs.
 for w in update charge readers; do

@@ -8,7 +8,12 @@
  *    ctr_read_exact flushing first;
  *  - rstat_ratelimit is stale until the periodic flush and exact after it;
  *  - the periodic flusher is created with the tree and stopped and joined by
- *    ctr_tree_free (ThreadSanitizer sees the joins; no thread is left over).
+ *    ctr_tree_free (ThreadSanitizer sees the joins; no thread is left over);
+ *  - every reader-side strategy (options=read=spin|mutex|sem|batch) of every
+ *    policy loses nothing under 64 flushing readers, and its figures add up;
+ *  - read=batch does a fixed, small number of flushes for 64 queued readers
+ *    where read=spin does one each, and a batch read includes every update
+ *    completed before it began (where read=sem's fallback does not).
  * Built with -fsanitize=thread by make test.
  */
 #include <dirent.h>
@@ -17,10 +22,13 @@
 #include <time.h>
 
 #include "testutil.h"
+#include "../counters/rstat.h"
 
 #define WRITERS 12
-#define READERS 4
-#define OPS 30000
+#define READERS 64
+#define OPS 6000		/* updates per writer, at least */
+#define READS_EACH 16		/* reads per reader: a fixed count, whatever the load */
+#define NR_READ (sizeof(ctr_rstat_read_names) / sizeof(ctr_rstat_read_names[0]))
 
 static const char *const rstat_algos[] = { "rstat_force", "rstat_ratelimit", "rstat_threshold",
 					   "rstat_unified" };
@@ -29,14 +37,18 @@ struct rs_shared {
 	struct ctr_tree *t;		/* under test */
 	int n;				/* nodes */
 	pthread_barrier_t start;	/* writers and readers begin together */
-	_Atomic int writers_left;	/* readers stop when it reaches 0 */
+	_Atomic int readers_left;	/* writers go on past OPS until it reaches 0 */
+	int exact_every;		/* a reader's ctr_read_exact every so many reads; 0 = none */
+	long pause_ns;			/* a reader's pause between reads */
 };
 
 struct rs_worker {
 	struct rs_shared *sh;		/* the run */
 	int slot;			/* owned slot (writers) */
 	int64_t *direct;		/* what a writer added per node */
-	long reads;			/* what a reader read */
+	long updates;			/* what a writer did */
+	long reads;			/* reads a reader did, of both kinds */
+	long policy_reads;		/* ... of them through ctr_read (the policy's read) */
 };
 
 static void *rs_writer(void *arg)
@@ -45,7 +57,8 @@ static void *rs_writer(void *arg)
 	uint64_t rng = 0x1234567ULL * (w->slot + 1);
 
 	pthread_barrier_wait(&w->sh->start);
-	for (int i = 0; i < OPS; i++) {
+	/* At least OPS, and on until every reader is done: each read overlaps updates. */
+	for (long i = 0; i < OPS || atomic_load(&w->sh->readers_left) > 0; i++, w->updates++) {
 		int node = tu_range(&rng, 0, w->sh->n - 1);
 		int64_t delta = tu_range(&rng, -9, 10);
 
@@ -54,7 +67,6 @@ static void *rs_writer(void *arg)
 		if (i % 500 == 499)
 			sched_yield();
 	}
-	atomic_fetch_sub(&w->sh->writers_left, 1);
 	return NULL;
 }
 
@@ -64,38 +76,79 @@ static void *rs_reader(void *arg)
 	uint64_t rng = 0x9876543ULL * (w->slot + 1);
 
 	pthread_barrier_wait(&w->sh->start);
-	while (atomic_load(&w->sh->writers_left) > 0) {
+	while (w->reads < READS_EACH) {
 		int node = tu_range(&rng, 0, w->sh->n - 1);
 
 		/* Mostly the algorithm's own read; now and then a full flush. */
-		if (w->reads % 16)
+		if (!w->sh->exact_every || w->reads % w->sh->exact_every) {
 			ctr_read(w->sh->t, node, 0);
-		else
+			w->policy_reads++;
+		} else {
 			ctr_read_exact(w->sh->t, node, 0);
+		}
 		w->reads++;
+		if (w->sh->pause_ns)
+			nanosleep(&(struct timespec){ 0, w->sh->pause_ns }, NULL);
 	}
+	atomic_fetch_sub(&w->sh->readers_left, 1);
 	return NULL;
 }
 
+/* ctr_read_error_bound of policy k (rstat_algos order) with read strategy rd: see rstat.c. */
+static int64_t expected_bound(int k, int rd, int64_t threshold_bound)
+{
+	if (rd == CTR_RSTAT_READ_SEM || k == 1)
+		return -1;	/* sem's fallback may share an older flush; ratelimit is stale by time */
+	if (k == 2)
+		return threshold_bound;
+	if (k == 3)
+		return rd == CTR_RSTAT_READ_SPIN ? -1 : 0;
+	return 0;
+}
+
+/*
+ * 12 writers (on 2 CPUs) and 64 readers flushing as they go, for every
+ * policy and every read strategy: nothing is lost, the policy's own read is
+ * exact once flushed, and the reader-side figures add up.
+ */
 static void test_flushing_readers(void **state)
 {
 	(void)state;
 	for (size_t k = 0; k < sizeof(rstat_algos) / sizeof(rstat_algos[0]); k++) {
+	for (size_t rd = 0; rd < NR_READ; rd++) {
 		const struct ctr_algo *a = ctr_algo_find(rstat_algos[k]);
 		uint64_t rng = tu_seed(rstat_algos[k]);
 		struct rs_shared sh = { .n = 60 };
-		struct rs_worker ws[WRITERS + READERS];
+		struct rs_worker *ws = calloc(WRITERS + READERS, sizeof(*ws));
 		pthread_t tid[WRITERS + READERS];
 		int *parent = tu_random_tree(&rng, sh.n, 32, NULL);
 		int64_t direct[60] = { 0 }, want[60];
 		struct ctr_flush_stats fs;
-		long reads = 0;
+		long reads = 0, policy_reads = 0, updates = 0;
+		char opts[32];
 
 		assert_non_null(a);
+		assert_non_null(ws);
+		snprintf(opts, sizeof(opts), "read=%s", ctr_rstat_read_names[rd]);
 		sh.t = ctr_tree_new(a, &(struct ctr_params){ .nr_nodes = sh.n, .parent = parent,
-							      .nr_cpus = WRITERS, .flush_period_ms = 1 });
+							      .nr_cpus = WRITERS, .flush_period_ms = 1,
+							      .options = opts });
 		assert_non_null(sh.t);
-		atomic_store(&sh.writers_left, WRITERS);
+		assert_int_equal(ctr_read_error_bound(sh.t),
+				 expected_bound((int)k, (int)rd, 2 * ctr_rstat_of(sh.t)->batch * WRITERS));
+		/*
+		 * rstat_ratelimit's reads flush only when no root flush came for two
+		 * periods, which a 1 ms flusher on schedule, or readers' exact reads,
+		 * rarely allow: hold the flusher back (it waits for its stop_mutex),
+		 * leave out the exact reads and space the reads out over several
+		 * periods, so that reads find the flush late and the strategy is
+		 * exercised.
+		 */
+		sh.exact_every = k == 1 ? 0 : 16;
+		sh.pause_ns = k == 1 ? 1000000 : 0;
+		if (k == 1)
+			pthread_mutex_lock(&ctr_rstat_of(sh.t)->stop_mutex);
+		atomic_store(&sh.readers_left, READERS);
 		pthread_barrier_init(&sh.start, NULL, WRITERS + READERS);
 		for (int i = 0; i < WRITERS + READERS; i++) {
 			ws[i] = (struct rs_worker){ .sh = &sh, .slot = i,
@@ -108,29 +161,267 @@ static void test_flushing_readers(void **state)
 			for (int m = 0; i < WRITERS && m < sh.n; m++)
 				direct[m] += ws[i].direct[m];
 			reads += i >= WRITERS ? ws[i].reads : 0;
+			policy_reads += i >= WRITERS ? ws[i].policy_reads : 0;
+			updates += ws[i].updates;
 			free(ws[i].direct);
 		}
+		free(ws);
+		if (k == 1)
+			pthread_mutex_unlock(&ctr_rstat_of(sh.t)->stop_mutex);
 		tu_hier_sums(parent, sh.n, 1, direct, want);
 		for (int m = 0; m < sh.n; m++)
 			if (ctr_read_exact(sh.t, m, 0) != want[m])
-				fail_msg("%s: node %d: %lld, want %lld", rstat_algos[k], m,
-					 (long long)ctr_read_exact(sh.t, m, 0), (long long)want[m]);
+				fail_msg("%s read=%s: node %d: %lld, want %lld", rstat_algos[k],
+					 ctr_rstat_read_names[rd], m, (long long)ctr_read_exact(sh.t, m, 0),
+					 (long long)want[m]);
+		/* After a flush, the policy's own read (whatever it decides) is exact. */
+		for (int m = 0; m < sh.n; m++, policy_reads++)
+			if (ctr_read(sh.t, m, 0) != want[m])
+				fail_msg("%s read=%s: ctr_read node %d: %lld, want %lld", rstat_algos[k],
+					 ctr_rstat_read_names[rd], m, (long long)ctr_read(sh.t, m, 0),
+					 (long long)want[m]);
 		a->flush_stats(sh.t, &fs, 0);
-		printf("# %s: %d updates, %ld concurrent reads: %llu flushes, lock taken %llu times, "
-		       "%llu contended, %llu breaks, flush p50 %llu ns\n", rstat_algos[k],
-		       WRITERS * OPS, reads, (unsigned long long)fs.flushes,
-		       (unsigned long long)fs.lock_acquisitions, (unsigned long long)fs.lock_contended,
-		       (unsigned long long)fs.lock_breaks,
-		       (unsigned long long)ctr_hist_quantile(&fs.flush_ns, 0.5));
+		printf("# %s read=%s: %ld updates, %ld concurrent reads (%ld through the policy): "
+		       "%llu flushes (%llu by readers), %llu reads needed one, %llu served by another's, "
+		       "gate waits %llu (%.1f ms), sem timeouts %llu; lock taken %llu times, %llu contended, "
+		       "%llu breaks\n", rstat_algos[k], ctr_rstat_read_names[rd], updates, reads,
+		       policy_reads, (unsigned long long)fs.flushes, (unsigned long long)fs.reader_flushes,
+		       (unsigned long long)fs.reads_flush, (unsigned long long)fs.reads_shared,
+		       (unsigned long long)fs.reader_waits, (double)fs.reader_wait_ns / 1e6,
+		       (unsigned long long)fs.sem_fallbacks, (unsigned long long)fs.lock_acquisitions,
+		       (unsigned long long)fs.lock_contended, (unsigned long long)fs.lock_breaks);
 		assert_true(fs.flushes > 0);
 		assert_true(fs.flush_ns.count == fs.flushes);
 		assert_true(fs.lock_acquisitions >= fs.flushes);
 		assert_true(fs.lock_contended <= fs.lock_acquisitions);
 		assert_true(fs.lock_wait_ns > 0 || fs.lock_contended == 0);
+		/* Every read that needed a flush did one or was served by another's, never both. */
+		assert_true(fs.reader_flushes <= fs.flushes);
+		assert_true(fs.reader_flushes + fs.reads_shared == fs.reads_flush);
+		assert_true(fs.reader_waits <= fs.reads_flush);
+		assert_true(fs.reader_wait_ns > 0 || fs.reader_waits == 0);
+		/* force and unified decide to flush on every read of theirs */
+		if (k == 0 || k == 3)
+			assert_true(fs.reads_flush == (uint64_t)policy_reads);
+		else
+			assert_true(fs.reads_flush <= (uint64_t)policy_reads);
+		switch (rd) {
+		case CTR_RSTAT_READ_MUTEX:	/* every read flushes itself, one at a time */
+			assert_true(fs.reads_shared == 0);
+			break;
+		case CTR_RSTAT_READ_SEM:	/* only a read that timed out can share a flush */
+			assert_true(fs.reads_shared <= fs.sem_fallbacks);
+			break;
+		case CTR_RSTAT_READ_BATCH:	/* a read served by another's flush slept for it */
+			assert_true(fs.reads_shared <= fs.reader_waits);
+			break;
+		default:			/* spin: only rstat_unified shares */
+			if (k != 3)
+				assert_true(fs.reads_shared == 0 && fs.reader_waits == 0);
+			break;
+		}
+		if (rd != CTR_RSTAT_READ_SEM)
+			assert_true(fs.sem_fallbacks == 0);
 		pthread_barrier_destroy(&sh.start);
 		ctr_tree_free(sh.t);
 		free(parent);
 	}
+	}
+}
+
+/* Poll cond (re-evaluated) every 100 us for up to 20 s: a loaded 2-CPU machine can be slow, never stuck. */
+#define WAIT_FOR(cond, what) do {						\
+	struct timespec nap_ = { 0, 100000 };					\
+	int tries_ = 0;								\
+	while (!(cond) && ++tries_ < 200000)					\
+		nanosleep(&nap_, NULL);						\
+	if (!(cond))								\
+		fail_msg("timed out waiting for %s", what);			\
+} while (0)
+
+static int gate_sleepers(struct ctr_rstat *r)
+{
+	int n;
+
+	pthread_mutex_lock(&r->gate.mutex);
+	n = r->gate.sleepers;
+	pthread_mutex_unlock(&r->gate.mutex);
+	return n;
+}
+
+/*
+ * 64 readers of rstat_force, each doing one read per round, all queued up
+ * behind a held flush lock before any flush can proceed.
+ */
+#define GATED_READERS 64
+#define GATED_ROUNDS 6
+
+struct gated {
+	struct ctr_tree *t;		/* under test */
+	pthread_barrier_t go, done;	/* the readers and the main thread, per round */
+	int64_t got[GATED_ROUNDS][GATED_READERS];	/* what each read returned */
+};
+
+struct gated_reader {
+	struct gated *g;		/* the run */
+	int id;				/* its index in got[][] */
+};
+
+static void *gated_reader(void *arg)
+{
+	struct gated_reader *gr = arg;
+
+	for (int round = 0; round < GATED_ROUNDS; round++) {
+		pthread_barrier_wait(&gr->g->go);
+		gr->g->got[round][gr->id] = ctr_read(gr->g->t, 3, 0);
+		pthread_barrier_wait(&gr->g->done);
+	}
+	return NULL;
+}
+
+static struct ctr_flush_stats gated_run(const char *opts, int batch)
+{
+	struct gated *g = calloc(1, sizeof(*g));
+	struct gated_reader gr[GATED_READERS];
+	pthread_t tid[GATED_READERS];
+	struct ctr_flush_stats fs;
+	struct ctr_rstat *r;
+	int64_t want = 0;
+
+	assert_non_null(g);
+	g->t = ctr_tree_new(ctr_algo_find("rstat_force"),
+			    &(struct ctr_params){ .nr_nodes = 4, .nr_cpus = 2, .options = opts });
+	assert_non_null(g->t);
+	r = ctr_rstat_of(g->t);
+	pthread_barrier_init(&g->go, NULL, GATED_READERS + 1);
+	pthread_barrier_init(&g->done, NULL, GATED_READERS + 1);
+	for (int i = 0; i < GATED_READERS; i++) {
+		gr[i] = (struct gated_reader){ g, i };
+		assert_int_equal(pthread_create(&tid[i], NULL, gated_reader, &gr[i]), 0);
+	}
+	for (int round = 0; round < GATED_ROUNDS; round++) {
+		ctr_add(g->t, round % 2, 3, 0, round + 1);
+		want += round + 1;
+		/* Hold the flush lock (raw, as a flusher would) until every reader has queued. */
+		pthread_mutex_lock(&r->lock.mutex);
+		pthread_barrier_wait(&g->go);
+		if (batch)	/* one reader is the batch's flusher, blocked on the lock; the rest asleep */
+			WAIT_FOR(gate_sleepers(r) == GATED_READERS - 1, "63 batch sleepers");
+		else		/* every reader blocked on the lock */
+			WAIT_FOR(atomic_load(&r->lock.waiters) == GATED_READERS, "64 lock waiters");
+		pthread_mutex_unlock(&r->lock.mutex);
+		pthread_barrier_wait(&g->done);
+		/* Every read began after the add completed: each must include it. */
+		for (int i = 0; i < GATED_READERS; i++)
+			assert_int_equal(g->got[round][i], want);
+	}
+	for (int i = 0; i < GATED_READERS; i++)
+		pthread_join(tid[i], NULL);
+	g->t->algo->flush_stats(g->t, &fs, 0);
+	pthread_barrier_destroy(&g->go);
+	pthread_barrier_destroy(&g->done);
+	ctr_tree_free(g->t);
+	free(g);
+	return fs;
+}
+
+/*
+ * Why the counts are exact, not lucky: in each round every reader has
+ * arrived before any flush can run (the test holds the flush lock until the
+ * 64 are queued).  spin: each read of rstat_force flushes its own subtree,
+ * so 64 flushes a round whatever the timing.  batch: the first reader to
+ * take the waiter lock starts flush 1 of the round (and blocks on the flush
+ * lock); the 63 others arrive while it runs, so each needs a flush that
+ * starts after flush 1, and flush 2, started by the first of them to wake,
+ * serves all 63: 2 flushes a round, whatever the order of the wake-ups, since
+ * nobody arrives after flush 2 starts.
+ */
+static void test_batch_fewer_flushes(void **state)
+{
+	struct ctr_flush_stats spin, batch;
+
+	(void)state;
+	spin = gated_run("read=spin", 0);
+	batch = gated_run("read=batch", 1);
+	printf("# rstat_force, %d readers x %d reads, queued: spin %llu reader flushes, batch %llu "
+	       "(%llu reads served by another's, gate waits %llu)\n", GATED_READERS, GATED_ROUNDS,
+	       (unsigned long long)spin.reader_flushes, (unsigned long long)batch.reader_flushes,
+	       (unsigned long long)batch.reads_shared, (unsigned long long)batch.reader_waits);
+	assert_int_equal(spin.reads_flush, GATED_READERS * GATED_ROUNDS);
+	assert_int_equal(spin.reader_flushes, GATED_READERS * GATED_ROUNDS);
+	assert_int_equal(batch.reads_flush, GATED_READERS * GATED_ROUNDS);
+	assert_int_equal(batch.reader_flushes, 2 * GATED_ROUNDS);
+	assert_int_equal(batch.reads_shared, (GATED_READERS - 2) * GATED_ROUNDS);
+	assert_true(batch.reader_flushes * 16 <= spin.reader_flushes);
+}
+
+/*
+ * Freshness: a read that arrives while a flush is under way, after an update
+ * that flush has already passed, must not return that flush's result.
+ *   1. +5 on CPU 0 (node 1), +7 on CPU 1 (node 2).
+ *   2. The test holds CPU 1's lock, so reader A's root flush F1 folds CPU 0
+ *      and then blocks at CPU 1 (seen as node 1's value 5 being folded).
+ *   3. +100 on CPU 0 completes: F1 has passed CPU 0, it will not see it.
+ *   4. Reader B arrives (it is asleep in the gate), then the lock is let go.
+ * batch: B needs a flush started after its arrival: 112.  sem, with the
+ * semaphore held so that both readers time out and fall back: B shares F1
+ * and returns 12, the staleness rstat.h documents; this shows the check
+ * can fail.
+ */
+struct fresh_reader {
+	struct ctr_tree *t;	/* under test */
+	int64_t got;		/* its read of the root */
+};
+
+static void *fresh_read_root(void *arg)
+{
+	struct fresh_reader *fr = arg;
+
+	fr->got = ctr_read(fr->t, 0, 0);
+	return NULL;
+}
+
+static void fresh_case(const char *algo, const char *opts, int64_t want_b)
+{
+	const int parent[] = { -1, 0, 0 };
+	struct ctr_tree *t = ctr_tree_new(ctr_algo_find(algo), &(struct ctr_params){
+		.nr_nodes = 3, .parent = parent, .nr_cpus = 2, .options = opts });
+	struct fresh_reader a = { t, 0 }, b = { t, 0 };
+	pthread_t ta, tb;
+	struct ctr_rstat *r;
+	int sem = !strcmp(opts, "read=sem");
+
+	assert_non_null(t);
+	r = ctr_rstat_of(t);
+	ctr_add(t, 0, 1, 0, 5);
+	ctr_add(t, 1, 2, 0, 7);
+	if (sem)
+		sem_wait(&r->gate.sem);
+	pthread_mutex_lock(&r->cpu[1]->lock);
+	assert_int_equal(pthread_create(&ta, NULL, fresh_read_root, &a), 0);
+	WAIT_FOR(atomic_load(&r->aggr[1]) == 5, "the first flush to fold CPU 0");
+	ctr_add(t, 0, 1, 0, 100);
+	assert_int_equal(pthread_create(&tb, NULL, fresh_read_root, &b), 0);
+	WAIT_FOR(gate_sleepers(r) == 1, "the second reader asleep behind the first flush");
+	pthread_mutex_unlock(&r->cpu[1]->lock);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	if (sem)
+		sem_post(&r->gate.sem);
+	printf("# %s %s: read begun after +100 completed returned %lld (exact 112)\n", algo, opts,
+	       (long long)b.got);
+	assert_int_equal(b.got, want_b);
+	assert_int_equal(ctr_read_exact(t, 0, 0), 112);
+	ctr_tree_free(t);
+}
+
+static void test_batch_read_is_fresh(void **state)
+{
+	(void)state;
+	fresh_case("rstat_force", "read=batch", 112);
+	fresh_case("rstat_unified", "read=batch", 112);
+	fresh_case("rstat_force", "read=sem", 12);
+	fresh_case("rstat_unified", "read=sem", 12);
 }
 
 /* A read with no update in progress, and no ctr_read_exact before it. */
@@ -304,6 +595,8 @@ int main(void)
 		cmocka_unit_test(test_flusher_lifecycle),
 		cmocka_unit_test(test_flushing_readers),
 		cmocka_unit_test(test_threshold_bound_racing_readers),
+		cmocka_unit_test(test_batch_fewer_flushes),
+		cmocka_unit_test(test_batch_read_is_fresh),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -73,6 +73,40 @@ static void test_bad_params(void **state)
 	}
 }
 
+/* rstat's options=read=...: the four strategies are taken, anything else is EINVAL. */
+static void test_rstat_read_option(void **state)
+{
+	static const char *const rstat[] = { "rstat_force", "rstat_ratelimit", "rstat_threshold",
+					     "rstat_unified" };
+	static const char *const good[] = { "read=spin", "read=mutex", "read=sem", "read=batch",
+					    "read=batch,fence=none", "fence=update,read=sem" };
+	static const char *const bad[] = { "read=sometimes", "read=", "read=BATCH", "read=batch,read=x",
+					   "read=spin,fence=sometimes", "read" };
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(rstat) / sizeof(rstat[0]); k++) {
+		const struct ctr_algo *a = ctr_algo_find(rstat[k]);
+
+		assert_non_null(a);
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			expect_einval(a, &(struct ctr_params){ .nr_nodes = 2, .nr_cpus = 2, .options = bad[i] },
+				      bad[i]);
+		for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+			struct ctr_tree *t = ctr_tree_new(a, &(struct ctr_params){ .nr_nodes = 2, .nr_cpus = 2,
+										   .options = good[i] });
+
+			if (!t)
+				fail_msg("%s: options %s refused (errno %d)", rstat[k], good[i], errno);
+			ctr_add(t, 1, 1, 0, -4);
+			assert_int_equal(ctr_read_exact(t, 0, 0), -4);
+			ctr_tree_free(t);
+		}
+	}
+	/* Not an option of the algorithms that do not flush. */
+	expect_einval(ctr_algo_find("atomic_tree"), &(struct ctr_params){ .nr_nodes = 1, .options = "read=batch" },
+		      "read= on atomic_tree");
+}
+
 /* Zero means default: one stat, one slot per configured CPU; and a chain when parent is NULL. */
 static void test_defaults(void **state)
 {
@@ -166,6 +200,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_bad_params),
+		cmocka_unit_test(test_rstat_read_option),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_params_copied),
 	};
