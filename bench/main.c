@@ -29,6 +29,7 @@
 #include "events_cmd.h"
 #include "output.h"
 #include "run.h"
+#include "sweep.h"
 #include "topo_cmd.h"
 
 #define BENCH_MAX_THREADS 4096
@@ -46,7 +47,13 @@ static const char *bench_usage =
 	"                    [--shared-mem local|interleave|node:K] [--events LIST|bounce]\n"
 	"                    [--sample 1/N] [--reps K] [--note TEXT] [--work-ns NS]\n"
 	"                    [--options KEY=VAL,...] [--flush-period-ms MS]\n"
-	"                    [--duration-ms MS] [--warmup-ms MS] [--format table|csv|json]\n";
+	"                    [--duration-ms MS] [--warmup-ms MS] [--format table|csv|json]\n"
+	"       ctrbench sweep --algo LIST --shape LIST --threads LIST|A..B|nodes --out FILE [--resume]\n"
+	"                    [--workload LIST] [--placement LIST] [--plan FILE] [--reps K] [--readers R]\n"
+	"                    [--duration-ms MS] [--warmup-ms MS] [--options O] [--flush-period-ms MS]\n"
+	"                    [--work-ns NS] [--note TEXT]\n"
+	"       ctrbench recommend --updates-per-sec U --reads-per-sec R --depth D\n"
+	"                    --max-staleness EXACT|N|MSms [--results FILE] [--threads T] [--format table|json]\n";
 
 static int bench_cmd_list(void)
 {
@@ -478,6 +485,8 @@ static const struct {
 	{ "topo", bench_cmd_topo },
 	{ "events", bench_cmd_events },
 	{ "compare", bench_cmd_compare },
+	{ "sweep", bench_cmd_sweep },
+	{ "recommend", bench_cmd_recommend },
 };
 
 int main(int argc, char **argv)
