@@ -428,7 +428,7 @@ static void rec_environment(const struct rec_line *l, int n, const struct rec_qu
 			json_array_append(machines, m);
 		json_decref(m);
 	}
-	if (min_cpus > 0 || min_nodes > 0) {
+	if (min_cpus > 0 && min_nodes > 0) {
 		snprintf(buf, sizeof(buf), "measured on %lld CPU%s, %lld NUMA node%s: contention across %s"
 			 " is not in these figures", min_cpus, min_cpus == 1 ? "" : "s", min_nodes,
 			 min_nodes == 1 ? "" : "s", min_nodes <= 1 ? "CCXs and nodes" :
