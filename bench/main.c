@@ -31,6 +31,7 @@
 #include "run.h"
 #include "scenario.h"
 #include "setup.h"
+#include "sweep.h"
 #include "topo_cmd.h"
 
 #define BENCH_MAX_THREADS 4096
@@ -50,7 +51,13 @@ static const char *bench_usage =
 	"                    [--shared-mem local|interleave|node:K] [--events LIST|bounce]\n"
 	"                    [--sample 1/N] [--reps K] [--note TEXT] [--work-ns NS]\n"
 	"                    [--options KEY=VAL,...] [--flush-period-ms MS] [--charge-burst B]\n"
-	"                    [--duration-ms MS] [--warmup-ms MS] [--format table|csv|json]\n";
+	"                    [--duration-ms MS] [--warmup-ms MS] [--format table|csv|json]\n"
+	"       ctrbench sweep --algo LIST --shape LIST --threads LIST|A..B|nodes --out FILE [--resume]\n"
+	"                    [--workload LIST] [--placement LIST] [--plan FILE] [--reps K] [--readers R]\n"
+	"                    [--duration-ms MS] [--warmup-ms MS] [--options O] [--flush-period-ms MS]\n"
+	"                    [--work-ns NS] [--note TEXT]\n"
+	"       ctrbench recommend --updates-per-sec U --reads-per-sec R --depth D\n"
+	"                    --max-staleness EXACT|N|MSms [--results FILE] [--threads T] [--format table|json]\n";
 
 static int bench_cmd_list(void)
 {
@@ -273,6 +280,8 @@ static const struct {
 	{ "events", bench_cmd_events },
 	{ "compare", bench_cmd_compare },
 	{ "scenario", bench_cmd_scenario },
+	{ "sweep", bench_cmd_sweep },
+	{ "recommend", bench_cmd_recommend },
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * results.h - reading a file of result lines (`ctrbench run --format json`,
+ * `ctrbench sweep --out`): one JSON object per line.  Shared by sweep (to
+ * resume) and recommend (to rank); compare keeps its own reader, which
+ * folds lines into samples as it goes.
+ */
+#ifndef BENCH_RESULTS_H
+#define BENCH_RESULTS_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+struct bench_results_line {
+	json_t *obj;		/* the line's object (owned) */
+	int lineno;		/* 1-based line number in the file */
+};
+
+struct bench_results {
+	struct bench_results_line *line;	/* complete, non-blank lines in file order */
+	int n;					/* their number */
+	size_t complete_bytes;			/* bytes up to and including the last '\n' */
+	size_t partial_bytes;			/* bytes after it: a line cut short, 0 if none */
+};
+
+/*
+ * Reads path into r.  A last line without its '\n' is not parsed: a writer
+ * killed in the middle of a write(2) leaves such a tail, so it is only
+ * counted in partial_bytes for the caller to drop or report.  Blank lines
+ * are skipped.  A missing file is an empty result set when missing_ok,
+ * else bad input.  Bad input (unreadable, a complete line that is not a
+ * JSON object) dies naming the file and line.
+ */
+void bench_results_load(const char *path, int missing_ok, struct bench_results *r);
+void bench_results_free(struct bench_results *r);
+
+/* o's member at a dotted path ("read_ns.mean"), or NULL. */
+json_t *bench_json_path(json_t *o, const char *path);
+
+#endif /* BENCH_RESULTS_H */
