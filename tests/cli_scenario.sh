@@ -149,7 +149,6 @@ check "shrinker-count: raw lines for Y and N" raw_ok shrinker-count $((2 * N))
 
 scn stat-read-storm
 check_scn stat-read-storm "reader strategies"
-# batch serves most readers with another reader's flush: fewer flushes per read than spin.
 check "stat-read-storm: every strategy for rstat_force and rstat_unified, both tests" python3 - \
 	"$tmp/stat-read-storm.out" <<'PY'
 import sys
@@ -160,13 +159,18 @@ for a in ("rstat_force", "rstat_unified"):
         assert len(hit) == 2, (a, s, len(hit))
         assert all(r[-1] == "ok" for r in hit), hit
 PY
-check "stat-read-storm: batch does fewer flushes per read than spin (test 2, rstat_force)" python3 - \
+# flush/rd = flushes a reader did / reads that needed one, from the algorithm's own counts: 1 by
+# construction for rstat_force's spin (every such read flushes itself); batch serves readers that arrive during a
+# flush with the next one, and 100 readers woken together every 100 ms arrive together.  The
+# deterministic form (64 queued readers, exact counts) is in test_mt_rstat.
+check "stat-read-storm: batch does fewer flushes per read than spin" python3 - \
 	"$tmp/stat-read-storm.out" <<'PY'
 import sys
 rows = [l.split() for l in open(sys.argv[1]) if l.startswith("rstat_force ")]
-spin = [float(r[9]) for r in rows if r[1] == "spin"][-1]
-batch = [float(r[9]) for r in rows if r[1] == "batch"][-1]
-assert batch < spin, "batch %.3f flushes/read, spin %.3f" % (batch, spin)
+spin = [float(r[9]) for r in rows if r[1] == "spin" and r[9] != "n/a"]
+batch = [float(r[9]) for r in rows if r[1] == "batch" and r[9] != "n/a"]
+assert spin and batch, rows
+assert min(batch) < min(spin), "rstat_force: batch %s flushes/read, spin %s" % (batch, spin)
 PY
 check "stat-read-storm: raw lines" raw_ok stat-read-storm 16
 
