@@ -158,7 +158,7 @@ static void scn_cell(const struct bench_summary *s, double v, int noisy)
 	printf(" %*s", SCN_COL, buf);
 }
 
-/* A figure of one summary; NaN where it does not apply.  *cv_metric: the metric whose CV marks noise. */
+/* A figure of one summary; NaN where it does not apply.  *noisy: its median has a CV over 10%. */
 typedef double (*scn_value_fn)(const struct bench_summary *s, int *noisy);
 
 static void scn_row(const struct scn_ctx *c, const char *label, int width, scn_value_fn fn)
@@ -175,6 +175,12 @@ static void scn_row(const struct scn_ctx *c, const char *label, int width, scn_v
 	putchar('\n');
 	fflush(stdout);
 }
+
+/* A row of figures: its label and where its value comes from. */
+struct scn_rowdef {
+	const char *name;	/* label (after any prefix) */
+	scn_value_fn fn;	/* the value of one column */
+};
 
 static int scn_noisy(const struct bench_summary *s, enum bench_metric m)
 {
@@ -252,6 +258,21 @@ static void scn_common_notes(const struct scn_ctx *c, const char *workers)
 static const int scn_store_depths[] = { 1, 2, 4, 8, 32 };
 static const int scn_load_depths[] = { 2, 4, 8, 32 };
 
+/* Workload w on chain:depth, the row "depth D"; returns scn_measure's stop. */
+static int scn_measure_chain(struct scn_ctx *c, enum bench_workload w, int depth, int workers)
+{
+	char shape[32], label[32];
+	struct bench_config cfg;
+	int stop;
+
+	snprintf(shape, sizeof(shape), "chain:%d", depth);
+	snprintf(label, sizeof(label), "depth %d", depth);
+	cfg = scn_config(c, w, shape, workers);
+	stop = scn_measure(c, &cfg, c->algos, c->nr_algos, label);
+	bench_shape_free(&cfg.shape);
+	return stop;
+}
+
 static void scn_store(struct scn_ctx *c, enum bench_workload w)
 {
 	const int workers = scn_workers(c, SCN_SEED_WORKERS);
@@ -271,15 +292,10 @@ static void scn_store(struct scn_ctx *c, enum bench_workload w)
 		 " timed (--work-ns adds a stand-in)");
 	scn_header(c, "ns/store", 10);
 	for (size_t d = 0; d < sizeof(scn_store_depths) / sizeof(scn_store_depths[0]); d++) {
-		char shape[32], label[32];
-		struct bench_config cfg;
-		int stop;
+		int stop = scn_measure_chain(c, w, scn_store_depths[d], workers);
+		char label[32];
 
-		snprintf(shape, sizeof(shape), "chain:%d", scn_store_depths[d]);
 		snprintf(label, sizeof(label), "depth %d", scn_store_depths[d]);
-		cfg = scn_config(c, w, shape, workers);
-		stop = scn_measure(c, &cfg, c->algos, c->nr_algos, label);
-		bench_shape_free(&cfg.shape);
 		scn_row(c, label, 10, scn_cpu_ns);
 		if (stop)
 			return;
@@ -299,11 +315,8 @@ static void scn_store_nolimit(struct scn_ctx *c)
 static void scn_load_latency(struct scn_ctx *c)
 {
 	const int workers = scn_workers(c, SCN_SEED_WORKERS);
-	static const struct {
-		const char *name;
-		scn_value_fn fn;
-	} rows[] = { { "p50", scn_p50 }, { "p90", scn_p90 }, { "p95", scn_p95 }, { "p99", scn_p99 },
-		     { "avg", scn_mean } };
+	static const struct scn_rowdef rows[] = { { "p50", scn_p50 }, { "p90", scn_p90 }, { "p95", scn_p95 },
+						   { "p99", scn_p99 }, { "avg", scn_mean } };
 	char buf[128];
 
 	snprintf(buf, sizeof(buf), "%d (the seed's 20%s)", workers,
@@ -315,15 +328,9 @@ static void scn_load_latency(struct scn_ctx *c)
 	scn_note(c, "the seed's loads also decompressed a page (~6 us); here only the counter's part is timed");
 	scn_header(c, "ns/load", 14);
 	for (size_t d = 0; d < sizeof(scn_load_depths) / sizeof(scn_load_depths[0]); d++) {
-		char shape[32], label[32];
-		struct bench_config cfg;
-		int stop;
+		int stop = scn_measure_chain(c, BENCH_UPDATE, scn_load_depths[d], workers);
+		char label[32];
 
-		snprintf(shape, sizeof(shape), "chain:%d", scn_load_depths[d]);
-		snprintf(label, sizeof(label), "depth %d", scn_load_depths[d]);
-		cfg = scn_config(c, BENCH_UPDATE, shape, workers);
-		stop = scn_measure(c, &cfg, c->algos, c->nr_algos, label);
-		bench_shape_free(&cfg.shape);
 		for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 			snprintf(label, sizeof(label), "depth %d %s", scn_load_depths[d], rows[r].name);
 			scn_row(c, label, 14, rows[r].fn);
@@ -412,12 +419,10 @@ static double scn_na(const struct bench_summary *s, int *noisy)
 static void scn_shrinker(struct scn_ctx *c)
 {
 	const int workers = scn_workers(c, SCN_SEED_WORKERS), shrinkers = 4;
-	static const struct {
-		const char *name;
-		scn_value_fn fn;
-	} rows[] = { { "osq_lock % cycles", scn_na }, { "contended acq/s", scn_contended },
-		     { "lock wait s/s", scn_lock_wait }, { "flushes/s", scn_flushes },
-		     { "count p99 ns", scn_read_p99 } };
+	static const struct scn_rowdef rows[] = {
+		{ "osq_lock % cycles", scn_na }, { "contended acq/s", scn_contended },
+		{ "lock wait s/s", scn_lock_wait }, { "flushes/s", scn_flushes }, { "count p99 ns", scn_read_p99 },
+	};
 	char buf[160];
 
 	snprintf(buf, sizeof(buf), "%d updaters on the leaves of tree:4x4 (16 memcgs)", workers);
@@ -587,12 +592,11 @@ static double scn_overshoot(const struct bench_summary *s, int *noisy)
 static void scn_admission(struct scn_ctx *c)
 {
 	const int workers = c->pus, burst = 64;
-	static const struct {
-		const char *name;
-		scn_value_fn fn;
-	} rows[] = { { "refused %", scn_refused }, { "audited attempts", scn_audited },
-		     { "false rejects", scn_false_rejects }, { "false rejects % of refusals", scn_false_pct },
-		     { "worst overshoot (pages)", scn_overshoot } };
+	static const struct scn_rowdef rows[] = {
+		{ "refused %", scn_refused }, { "audited attempts", scn_audited },
+		{ "false rejects", scn_false_rejects }, { "false rejects % of refusals", scn_false_pct },
+		{ "worst overshoot (pages)", scn_overshoot },
+	};
 	struct bench_config cfg;
 	char buf[160];
 	int stop;
