@@ -177,7 +177,7 @@ check "stat-read-storm: raw lines" raw_ok stat-read-storm 16
 scn admission-staleness
 check_scn admission-staleness "bursts"
 check "admission-staleness: rows of false rejects and overshoot" table_ok admission-staleness admission \
-	"refused %" "audited attempts" "false rejects" "false rejects % of refusals" "worst overshoot (pages)"
+	"refused % (audited)" "audited attempts" "false rejects" "false rejects % of refusals" "worst overshoot (pages)"
 check "admission-staleness: one raw line per algorithm, bursts recorded" raw_ok admission-staleness $N
 check "admission-staleness: charge bursts of 64" grep -q '"charge_burst":64' "$tmp/admission-staleness.jsonl"
 
