@@ -28,6 +28,7 @@
 #include "env.h"
 #include "events_cmd.h"
 #include "output.h"
+#include "report_cmd.h"
 #include "run.h"
 #include "topo_cmd.h"
 
@@ -39,6 +40,8 @@ static const char *bench_usage =
 	"       ctrbench topo [--topology SPEC] [--placement P --threads N] [--format table|json]\n"
 	"       ctrbench events [--events LIST] [--format table|json]\n"
 	"       ctrbench compare A.jsonl B.jsonl [--metric M] [--format table|json]\n"
+	"       ctrbench report RESULTS.jsonl [MORE.jsonl...] --out DIR [--format html|markdown]\n"
+	"                       [--baseline ALGO]\n"
 	"       ctrbench run --algo A[,B...]|all --workload update|charge|readers\n"
 	"                    --shape chain:D|tree:AxB[xC...] --threads N\n"
 	"                    [--readers R] [--read-interval-us US] [--read-node random|root|leaf|N]\n"
@@ -478,6 +481,7 @@ static const struct {
 	{ "topo", bench_cmd_topo },
 	{ "events", bench_cmd_events },
 	{ "compare", bench_cmd_compare },
+	{ "report", bench_cmd_report },
 };
 
 int main(int argc, char **argv)
