@@ -58,10 +58,9 @@ check "the environment: every env field of the results" eval \
 	 "1 package, 1 NUMA node, 2 L3s, 2 cores, 2 PUs" "33 lines from tests/data/report.jsonl"; do
 	 grep -qF "$v" "$H" || { echo "missing: $v" >"$tmp/err"; exit 1; }; done'
 
-run $D --out "$tmp/r2" --format html
-check "the same page through scripts/report and twice in a row (nothing varies but the data)" eval \
-	'clean && scripts/report $D --out "$tmp/r3" >/dev/null && cmp -s "$H" "$tmp/r2/index.html" &&
-	 cmp -s "$H" "$tmp/r3/index.html"'
+check "the same page again through scripts/report (nothing in it varies but the data)" eval \
+	'scripts/report $D --out "$tmp/r3" --format html >/dev/null && cmp -s "$H" "$tmp/r3/index.html" &&
+	 cmp -s "$tmp/r/throughput-update-chain-4-compact.png" "$tmp/r3/throughput-update-chain-4-compact.png"'
 head -20 $D >"$tmp/a.jsonl"
 tail -n +21 $D >"$tmp/b.jsonl"
 run "$tmp/a.jsonl" - --out "$tmp/split" <"$tmp/b.jsonl"

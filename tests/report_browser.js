@@ -3,13 +3,14 @@
 // Opens a ctrbench report in headless Chromium (Debian's /usr/bin/chromium driven through
 // playwright-core) and prints TAP lines: the page loads from file:// with no console error, no
 // page error and no failed request; every <img> and every linked PNG decodes to a real picture;
-// every inline SVG plot is laid out with a size; then a full-page screenshot into SHOT.png.
+// every inline SVG plot is laid out with a size; then screenshots: SHOT.png of the first screen
+// (1280x900) and SHOT-full.png of the whole page.
 'use strict';
 const path = require('path');
 const { chromium } = require(process.argv[2]);
 const page_file = path.resolve(process.argv[3]);
 const shot = process.argv[4];
-const WIDTH = 1280;
+const WIDTH = 1280, HEIGHT = 900;
 
 let failed = 0;
 const ok = (cond, name, detail) => {
@@ -30,7 +31,7 @@ const ok = (cond, name, detail) => {
 		args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
 		       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 	});
-	const page = await browser.newPage({ viewport: { width: WIDTH, height: 900 } });
+	const page = await browser.newPage({ viewport: { width: WIDTH, height: HEIGHT } });
 	const errors = [], failures = [];
 	page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
 	page.on('pageerror', (e) => errors.push('page error: ' + e.message));
@@ -72,10 +73,12 @@ const ok = (cond, name, detail) => {
 	   `every image decodes: ${info.imgs.length} <img>, ${info.decoded.length} linked PNGs, one per plot`,
 	   JSON.stringify(bad_imgs.concat(bad_png)));
 
-	await page.screenshot({ path: shot, fullPage: true });
+	// SHOT: what a reader sees first (the viewport); SHOT-full.png: the whole page
+	await page.screenshot({ path: shot });
+	await page.screenshot({ path: shot.replace(/\.png$/, '') + '-full.png', fullPage: true });
 	ok(errors.length === 0 && failures.length === 0, 'no console error, page error or failed request',
 	   errors.concat(failures).join('\n'));
-	console.log(`# page ${WIDTH}x${info.height} px, screenshot ${shot}`);
+	console.log(`# page ${WIDTH}x${info.height} px, screenshots ${shot} (${WIDTH}x${HEIGHT}) and its -full.png`);
 	await browser.close();
 	process.exit(failed ? 1 : 0);
 })().catch((e) => {
