@@ -58,13 +58,16 @@ $(BUILD)/obj/%.o: %.c
 
 # Every result records the build: commit and flags, compiled into env.o, rebuilt when they change.
 CTRBENCH_COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-BUILD_ID := $(CTRBENCH_COMMIT) $(CFLAGS)
+BUILD_ID := $(CTRBENCH_COMMIT) $(CFLAGS) $(abspath scripts)
 $(BUILD)/build-id: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(BUILD_ID)' | cmp -s - $@ || echo '$(BUILD_ID)' > $@
 $(BUILD)/obj/bench/env.o: $(BUILD)/build-id
 $(BUILD)/obj/bench/env.o: EXTRA_DEFS = -DCTRBENCH_COMMIT='"$(CTRBENCH_COMMIT)"' -DCTRBENCH_CFLAGS='"$(CFLAGS)"'
 .PHONY: FORCE
+# ctrbench report execs scripts/report of this tree ($CTRBENCH_SCRIPTS_DIR overrides it).
+$(BUILD)/obj/bench/report_cmd.o: $(BUILD)/build-id
+$(BUILD)/obj/bench/report_cmd.o: EXTRA_DEFS = -DCTRBENCH_SCRIPTS_DIR='"$(abspath scripts)"'
 
 $(BUILD)/libctr.a: $(LIB_OBJ)
 	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^

@@ -28,6 +28,7 @@
 #include "env.h"
 #include "events_cmd.h"
 #include "output.h"
+#include "report_cmd.h"
 #include "run.h"
 #include "scenario.h"
 #include "setup.h"
@@ -44,6 +45,8 @@ static const char *bench_usage =
 	"       ctrbench scenario list | NAME [--quick] [--format table|json] [--out FILE] [--reps K]\n"
 	"                    [--duration-ms MS] [--warmup-ms MS] [--flush-period-ms MS] [--readers R]\n"
 	"                    [--algo LIST] [--work-ns NS] [--no-cap]\n"
+	"       ctrbench report RESULTS.jsonl [MORE.jsonl...] --out DIR [--format html|markdown]\n"
+	"                       [--baseline ALGO]\n"
 	"       ctrbench run --algo A[,B...]|all --workload update|charge|readers\n"
 	"                    --shape chain:D|tree:AxB[xC...] --threads N\n"
 	"                    [--readers R] [--read-interval-us US] [--read-node random|root|leaf|own|N]\n"
@@ -282,6 +285,7 @@ static const struct {
 	{ "scenario", bench_cmd_scenario },
 	{ "sweep", bench_cmd_sweep },
 	{ "recommend", bench_cmd_recommend },
+	{ "report", bench_cmd_report },
 };
 
 int main(int argc, char **argv)

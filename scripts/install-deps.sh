@@ -11,6 +11,12 @@
 #       pkg-config --cflags --libs [--static] libperf
 #
 # The script is idempotent: anything already present is skipped.
+#
+#   install-deps.sh --browser   only what tests/cli_report_browser.sh needs, and
+#                               nothing else: Debian's chromium, and playwright-core
+#                               (npm, pinned) into <repo>/.deps/playwright to drive
+#                               it.  Opt-in: the build and every other test do
+#                               without a browser.
 set -euo pipefail
 
 log() { printf 'install-deps: %s\n' "$*"; }
@@ -253,8 +259,52 @@ install_libperf() {
 }
 
 # --------------------------------------------------------------------------
+# 3. --browser: chromium and playwright-core, for the report screenshot test
+# --------------------------------------------------------------------------
+# Pinned: the test drives Debian's chromium through the Chrome DevTools
+# protocol, which playwright-core speaks; it downloads no browser of its own.
+PLAYWRIGHT_VERSION=1.65.1
+PLAYWRIGHT_PREFIX="$DEPS_DIR/playwright"
+
+install_browser() {
+    local missing=() p
+    for p in chromium; do
+        pkg_installed "$p" || missing+=("$p")
+    done
+    # Debian 12's nodejs (18) is enough for playwright-core; keep a newer one if present.
+    command -v node >/dev/null 2>&1 || missing+=(nodejs)
+    command -v npm >/dev/null 2>&1 || missing+=(npm)
+    apt_install "${missing[@]}"
+    [[ -x /usr/bin/chromium ]] || die "/usr/bin/chromium is missing after installing chromium"
+
+    local have=""
+    if [[ -f $PLAYWRIGHT_PREFIX/node_modules/playwright-core/package.json ]]; then
+        have=$(node -p "require('$PLAYWRIGHT_PREFIX/node_modules/playwright-core/package.json').version" \
+               2>/dev/null || true)
+    fi
+    if [[ $have == "$PLAYWRIGHT_VERSION" ]]; then
+        log "playwright-core $have already in ${PLAYWRIGHT_PREFIX#"$REPO_ROOT"/}"
+        return 0
+    fi
+    log "installing playwright-core $PLAYWRIGHT_VERSION (npm) into ${PLAYWRIGHT_PREFIX#"$REPO_ROOT"/}"
+    mkdir -p "$PLAYWRIGHT_PREFIX"
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix "$PLAYWRIGHT_PREFIX" --no-audit \
+        --no-fund --no-save --loglevel=error "playwright-core@$PLAYWRIGHT_VERSION" >&2 \
+        || die "npm install playwright-core@$PLAYWRIGHT_VERSION failed"
+    log "chromium $(/usr/bin/chromium --version 2>/dev/null | awk '{print $2}'), playwright-core $PLAYWRIGHT_VERSION ready"
+}
+
+# --------------------------------------------------------------------------
 main() {
     log "repository root: $REPO_ROOT"
+    case "${1:-}" in
+    "") ;;
+    --browser)
+        install_browser
+        return 0
+        ;;
+    *) die "unknown option '$1' (want no option, or --browser)" ;;
+    esac
     install_packages
     install_libperf
     log "done. Use: PKG_CONFIG_PATH=$LIBPERF_PREFIX/lib64/pkgconfig pkg-config --cflags --libs libperf"

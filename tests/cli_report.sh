@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# cli_report.sh - `ctrbench report`: from the fixed results of tests/data/report.jsonl (real runs,
+# tests/data/report.README says how they were made) the HTML page holds every plot (inline SVG
+# with its axis titles and a series per algorithm, and a PNG copy linked), every table (a row per
+# algorithm and thread count or depth, numbers as the results have them), the environment and
+# "n/a (no PMU)" with the recorded reason; the Markdown has the tables with mean, stddev and delta
+# % against the baseline algorithm; bad input is one stderr line naming the bad value, exit 2, and
+# writes nothing; an existing report folder is replaced whole, any other folder is refused, and a
+# failure half-way leaves the old report as it was.
+# Prints "ok - ..." / "not ok - ..." per check.  Usage: cli_report.sh [CTRBENCH_BINARY]
+set -u
+cd "$(dirname "$0")/.."
+B=${1:-build/ctrbench}
+D=tests/data/report.jsonl
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+. tests/tap.sh
+
+# check NAME CONDITION...: ok when the command list succeeds, else show the output.
+check() {
+	local name=$1
+	shift
+	if "$@"; then
+		ok "$name"
+	else
+		nok "$name"
+		sed 's/^/#   /' "$tmp/out" "$tmp/err" | head -20
+	fi
+}
+
+# run ARGS...: report into $tmp/out and $tmp/err, exit status in $rc.
+run() {
+	"$B" report "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+clean() { [ $rc -eq 0 ] && [ ! -s "$tmp/err" ]; }
+
+# --- HTML from the fixed results -----------------------------------------------------------------
+run $D --out "$tmp/r"
+check "html: exit 0, the page path on stdout, nothing on stderr" eval \
+	'clean && [ "$(cat "$tmp/out")" = "$tmp/r/index.html" ] && [ -s "$tmp/r/index.html" ]'
+H=$tmp/r/index.html
+# 4 throughput plots (update chain:1, chain:4, chain:16; readers chain:4), 4 latency (update at 1
+# and 2 threads; update and read latency of readers at 1 thread), 6 cost (CPU ns/op and
+# context-switches per op for update chain:1, chain:4, chain:16), 1 read error (readers chain:4).
+check "15 inline SVG plots, 15 PNG copies, each linked once from the page" eval \
+	'[ "$(grep -o "<svg" "$H" | wc -l)" -eq 15 ] && [ "$(ls "$tmp/r"/*.png | wc -l)" -eq 15 ] &&
+	 for f in "$tmp/r"/*.png; do [ "$(grep -o "href=\"${f##*/}\"" "$H" | wc -l)" -eq 1 ] || exit 1;
+	 head -c 8 "$f" | od -An -c | grep -q "P   N   G" || exit 1; done'
+check "self-contained: no script, nothing fetched from elsewhere, no SVG file left beside it" eval \
+	'! grep -qi "<script" "$H" && ! grep -Eq "(src|href)=\"(https?:)?//" "$H" && ! grep -q "<img" "$H" &&
+	 ! ls "$tmp/r"/*.svg >/dev/null 2>&1 && ! grep -q "<?xml" "$H"'
+# the plots and tables, one TAP line per check
+python3 tests/report_page_check.py "$H" $D
+check "the environment: every env field of the results" eval \
+	'for v in "AMD EPYC" "6.18.44-fc-v782" "a697cc4" "gcc 12.2.0" "perf_event_paranoid" \
+	 "1 package, 1 NUMA node, 2 L3s, 2 cores, 2 PUs" "33 lines from tests/data/report.jsonl"; do
+	 grep -qF "$v" "$H" || { echo "missing: $v" >"$tmp/err"; exit 1; }; done'
+
+check "the same page again through scripts/report (nothing in it varies but the data)" eval \
+	'scripts/report $D --out "$tmp/r3" --format html >/dev/null && cmp -s "$H" "$tmp/r3/index.html" &&
+	 cmp -s "$tmp/r/throughput-update-chain-4-compact.png" "$tmp/r3/throughput-update-chain-4-compact.png"'
+head -20 $D >"$tmp/a.jsonl"
+tail -n +21 $D >"$tmp/b.jsonl"
+run "$tmp/a.jsonl" - --out "$tmp/split" <"$tmp/b.jsonl"
+check "results from several files and stdin (-) make one report" eval \
+	'clean && [ "$(grep -o "<svg" "$tmp/split/index.html" | wc -l)" -eq 15 ] &&
+	 grep -qF "33 lines from $tmp/a.jsonl (20), &lt;stdin&gt; (13)" "$tmp/split/index.html"'
+# The same configurations from another build (the commit changed in a copy): two series each,
+# named by the commit, nothing averaged together.
+sed 's/"commit":"a697cc4"/"commit":"b0b0b0b"/' $D >"$tmp/other.jsonl"
+run $D "$tmp/other.jsonl" --out "$tmp/two"
+check "one configuration from two builds: a series per build, named by its commit" eval \
+	'clean && grep -qF "atomic_tree [commit a697cc4]" "$tmp/two/index.html" &&
+	 grep -qF "atomic_tree [commit b0b0b0b]" "$tmp/two/index.html"'
+
+# --- Markdown ------------------------------------------------------------------------------------
+run $D --out "$tmp/md" --format markdown
+M=$tmp/md/report.md
+check "markdown: exit 0, report.md and no page or plots" eval \
+	'clean && [ "$(cat "$tmp/out")" = "$tmp/md/report.md" ] && [ -s "$M" ] &&
+	 [ ! -e "$tmp/md/index.html" ] && ! ls "$tmp/md"/*.png >/dev/null 2>&1'
+check "markdown: tables with mean, stddev and delta % against atomic_tree, the numbers recomputed" python3 -c "
+import json, statistics, sys
+md = open(sys.argv[1]).read(); res = [json.loads(l) for l in open(sys.argv[2])]
+assert '| threads | algo' in md and 'ops/s average' in md and '| delta' in md, md[:500]
+def rowof(algo, t, shape, wl='update', pl='compact'):
+    r = [x for x in res if x['algo'] == algo and x['threads'] == t and x['shape'] == shape and x['workload'] == wl and x['placement'] == pl]
+    assert len(r) == 1; return r[0]
+sect = md.split('update · chain:4 · compact, ops/s')[1].split('\n\n')[1]
+lines = [l for l in sect.splitlines() if l.startswith('|')]
+assert len(lines) == 2 + 9, lines
+for a in ['atomic_tree', 'percpu_hier', 'rstat_ratelimit']:
+    for t in (1, 2, 4):
+        r = rowof(a, t, 'chain:4'); b = rowof('atomic_tree', t, 'chain:4')
+        m = statistics.mean(x['ops_per_sec'] for x in r['reps']); sd = statistics.stdev(x['ops_per_sec'] for x in r['reps'])
+        bm = statistics.mean(x['ops_per_sec'] for x in b['reps'])
+        want = [str(t), a, format(m, ',.0f'), format(sd, ',.0f'), 'baseline' if a == 'atomic_tree' else '%+.1f%%' % (100 * (m - bm) / bm)]
+        got = [[c.strip() for c in l.strip('|').split('|')] for l in lines if ('| %s ' % a) in l and l.split('|')[1].strip() == str(t)]
+        assert len(got) == 1 and got[0][:5] == want, (got, want)
+        assert abs(sd / m - r['stats']['ops_per_sec']['cv']) < 1e-9 * max(1, sd / m)  # the cv ctrbench computed
+assert '## ns/op by depth' in md and '| depth 16 |' in md
+assert 'n/a (no PMU) [1]' in md and '[1] no PMU (ENOENT: this CPU or hypervisor exposes no such event)' in md
+assert 'rstat_ratelimit | by time' in md and 'a697cc4' in md and 'AMD EPYC' in md
+" "$M" $D
+run $D --out "$tmp/mdb" --format markdown --baseline percpu_hier
+check "--baseline percpu_hier: its rows are the baseline, the others' deltas are against it" eval \
+	'clean && grep -Eq "^\| +2 \| percpu_hier +\| .*\| baseline \|" "$tmp/mdb/report.md" &&
+	 grep -Eq "^\| +2 \| atomic_tree +\| +[0-9,]+ \| +[0-9,]+ \| +-[0-9.]+% \|" "$tmp/mdb/report.md" &&
+	 grep -q "against percpu_hier (--baseline)" "$tmp/mdb/report.md"'
+
+# --- Replacing DIR -------------------------------------------------------------------------------
+cp -r "$tmp/r" "$tmp/keep"
+run $D --out "$tmp/r" --format markdown
+check "an existing report folder is replaced whole (markdown over html: no page or PNG left)" eval \
+	'clean && [ -s "$tmp/r/report.md" ] && [ ! -e "$tmp/r/index.html" ] &&
+	 ! ls "$tmp/r"/*.png >/dev/null 2>&1 && [ -e "$tmp/r/.ctrbench-report" ]'
+mkdir "$tmp/empty"
+run $D --out "$tmp/empty" --format markdown
+check "an existing empty folder is used" eval 'clean && [ -s "$tmp/empty/report.md" ]'
+mkdir "$tmp/mine" && echo precious >"$tmp/mine/notes.txt"
+BAD_PREFIX=report BADVAL="$tmp/mine" bad $D --out "$tmp/mine"
+check "a folder that is not a report is refused and left as it was" eval \
+	'[ "$(ls -A "$tmp/mine")" = notes.txt ] && [ "$(cat "$tmp/mine/notes.txt")" = precious ]'
+# gnuplot failing half-way: exit 1, one line, the old report untouched, no temporary folder left.
+mkdir "$tmp/bin" && printf '#!/bin/sh\necho "gnuplot: cannot draw" >&2\nexit 3\n' >"$tmp/bin/gnuplot"
+chmod +x "$tmp/bin/gnuplot"
+(cd "$tmp/keep" && find . -type f -exec md5sum {} + | sort) >"$tmp/before"
+PATH="$tmp/bin:$PATH" "$B" report $D --out "$tmp/keep" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "gnuplot fails: exit 1, one line naming it, the old report as it was, nothing left over" eval \
+	'[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "gnuplot failed (exit 3): gnuplot: cannot draw" "$tmp/err" &&
+	 [ ! -s "$tmp/out" ] && (cd "$tmp/keep" && find . -type f -exec md5sum {} + | sort) | cmp -s - "$tmp/before" &&
+	 [ -z "$(ls -A "$tmp" | grep "^\.keep\.")" ]'
+
+# --- Bad input: one line naming the bad value, exit 2, nothing written -------------------------
+mkdir "$tmp/o"
+O=$tmp/o/r
+printf '%s\n{"algo": "x",\n' "$(head -1 $D)" >"$tmp/trunc.jsonl"
+printf '[1, 2]\n' >"$tmp/array.jsonl"
+printf '{"workload": "update", "shape": "chain:2", "threads": 2, "ops_per_sec": 1}\n' >"$tmp/noalgo.jsonl"
+printf '{"algo": "a", "workload": "update", "shape": "chain:2", "threads": "2", "ops_per_sec": 1}\n' >"$tmp/threads.jsonl"
+printf '{"algo": "a", "workload": "update", "shape": "chain:2", "threads": 2, "ops_per_sec": NaN}\n' >"$tmp/nan.jsonl"
+printf '{"algo": "a", "workload": "update", "shape": "chain:2", "threads": 2, "ops_per_sec": 1, "stats": {"ops_per_sec": {"lo": "x"}}}\n' >"$tmp/stats.jsonl"
+printf '\n\n' >"$tmp/blank.jsonl"
+: >"$tmp/empty.jsonl"
+printf 'x\n' >"$tmp/afile"
+printf '\xff\xfe\n' >"$tmp/latin.jsonl"
+export BAD_PREFIX=report
+BADVAL="/no/such/file.jsonl" bad /no/such/file.jsonl --out "$O"
+BADVAL="$tmp/trunc.jsonl:2: not JSON" bad $D "$tmp/trunc.jsonl" --out "$O"
+BADVAL="$tmp/array.jsonl:1: not a JSON object" bad "$tmp/array.jsonl" --out "$O"
+BADVAL="\"algo\" is missing" bad "$tmp/noalgo.jsonl" --out "$O"
+BADVAL="\"threads\" is not a positive integer" bad "$tmp/threads.jsonl" --out "$O"
+BADVAL="$tmp/nan.jsonl:1: not JSON (NaN is not JSON)" bad "$tmp/nan.jsonl" --out "$O"
+BADVAL="\"stats.ops_per_sec.lo\" is not a number" bad "$tmp/stats.jsonl" --out "$O"
+BADVAL="'$tmp/empty.jsonl' has no results" bad "$tmp/empty.jsonl" --out "$O"
+BADVAL="'$tmp/blank.jsonl' has no results" bad $D "$tmp/blank.jsonl" --out "$O"
+BADVAL="$tmp/latin.jsonl: not UTF-8" bad "$tmp/latin.jsonl" --out "$O"
+BADVAL="'pdf'" bad $D --out "$O" --format pdf
+BADVAL="'nosuch'" bad $D --out "$O" --baseline nosuch
+BADVAL="needs --out" bad $D
+BADVAL="'--out' needs a value" bad $D --out
+BADVAL="'--bogus'" bad $D --out "$O" --bogus
+BADVAL="needs a results file" bad --out "$O"
+BADVAL="$tmp/o/no/r" bad $D --out "$tmp/o/no/r"
+BADVAL="'$tmp/afile' for --out (it exists and is not a folder)" bad $D --out "$tmp/afile"
+unset BAD_PREFIX
+check "nothing written by any rejected call" eval '[ -z "$(ls -A "$tmp/o")" ] && [ "$(cat "$tmp/afile")" = x ]'
+
+# --- The binary's own failures: exit 1 and one line ----------------------------------------------
+CTRBENCH_SCRIPTS_DIR=$tmp/none "$B" report $D --out "$O" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "no report script: exit 1, one line naming where it looked and CTRBENCH_SCRIPTS_DIR" eval \
+	'[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "$tmp/none/report" "$tmp/err" &&
+	 grep -q CTRBENCH_SCRIPTS_DIR "$tmp/err" && [ ! -s "$tmp/out" ] && [ ! -e "$O" ]'
+mkdir "$tmp/nopython"
+PATH=$tmp/nopython "$B" report $D --out "$O" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "no python3: exit 1, one line saying so" eval \
+	'[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "report needs python3" "$tmp/err" &&
+	 [ ! -s "$tmp/out" ] && [ ! -e "$O" ]'

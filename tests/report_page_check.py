@@ -1,0 +1,216 @@
+# SPDX-License-Identifier: MIT
+# report_page_check.py PAGE.html RESULTS.jsonl - run by tests/cli_report.sh on the report made from
+# tests/data/report.jsonl.  Parses the page (each <figure>: its inline SVG text, PNG links, text and
+# table rows with their data-* attributes and cells) and prints one TAP line per check.  One
+# process for all of them: starting python3 is slow behind some version managers.
+import html.parser
+import json
+import sys
+import traceback
+
+
+class Page(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.figs = {}
+        self.cur = None
+        self.svgtext = False
+        self.td = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "figure":
+            self.cur = a["id"]
+            self.figs[self.cur] = {"svgs": [], "pngs": [], "rows": [], "text": ""}
+        if self.cur is None:
+            return
+        f = self.figs[self.cur]
+        if tag == "svg":
+            f["svgs"].append("")
+        if tag == "a" and a.get("href", "").endswith(".png"):
+            f["pngs"].append(a["href"])
+        if tag == "tr" and "data-algo" in a:
+            f["rows"].append({k[5:]: v for k, v in a.items() if k.startswith("data-")})
+            f["rows"][-1]["cells"] = []
+        if tag == "td":
+            self.td = ""
+        if tag == "text":
+            self.svgtext = True
+
+    def handle_endtag(self, tag):
+        if tag == "figure":
+            self.cur = None
+        if tag == "text":
+            self.svgtext = False
+        if self.cur and tag == "td" and self.figs[self.cur]["rows"]:
+            self.figs[self.cur]["rows"][-1]["cells"].append(self.td)
+            self.td = None
+
+    def handle_data(self, d):
+        if self.cur is None:
+            return
+        f = self.figs[self.cur]
+        f["text"] += d
+        if self.svgtext and f["svgs"]:
+            f["svgs"][-1] += d + "\n"
+        if self.td is not None:
+            self.td += d
+
+
+page = Page()
+page.feed(open(sys.argv[1], encoding="utf-8").read())
+res = [json.loads(line) for line in open(sys.argv[2]) if line.strip()]
+ALGOS = ["atomic_tree", "percpu_hier", "rstat_ratelimit"]
+checks = []
+
+
+def find(fid):
+    assert fid in page.figs, (fid, sorted(page.figs))
+    return page.figs[fid]
+
+
+def rows(fid):
+    return sorted((r["algo"], int(r["threads"])) for r in find(fid)["rows"])
+
+
+def row_of(f, r, key="threads"):
+    hits = [x for x in f["rows"] if x["algo"] == r["algo"] and int(x[key]) == r[key]]
+    assert len(hits) == 1, (r["algo"], r[key], f["rows"])
+    return hits[0]
+
+
+def check(name):
+    def reg(fn):
+        checks.append((name, fn))
+        return fn
+    return reg
+
+
+@check("throughput plots: axis titles and a series per algorithm, bands noted, the PNG linked")
+def _():
+    for fid in ["throughput-update-chain-1-compact", "throughput-update-chain-4-compact",
+                "throughput-update-chain-16-compact", "throughput-readers-chain-4-compact-1-reader"]:
+        f = find(fid)
+        assert len(f["svgs"]) == 1, fid
+        t = f["svgs"][0]
+        assert "threads (updaters)" in t and "ops/s (sum over updaters)" in t, t
+        for a in ALGOS:
+            assert a in t, (fid, a)
+        assert "Shaded bands: the order-statistic interval of the median ops/s" in f["text"], fid
+        assert f["pngs"] == [fid + ".png"], f["pngs"]
+
+
+@check("throughput tables: a row per algorithm and thread count, medians and intervals as the "
+       "results have them")
+def _():
+    want = {"throughput-update-chain-4-compact": [1, 2, 4],
+            "throughput-update-chain-1-compact": [1, 2],
+            "throughput-update-chain-4-list-0-0": [2],
+            "throughput-readers-chain-16-compact-1-reader": [1]}
+    for fid, ts in want.items():
+        assert rows(fid) == sorted((a, t) for a in ALGOS for t in ts), (fid, rows(fid))
+
+    def mega(v):        # 4 significant digits, in millions (every figure here is 1M to 999M)
+        v /= 1e6
+        return "%.*fM" % (4 - len(str(int(v))), v)
+    f = find("throughput-update-chain-4-compact")
+    for r in res:
+        if r["workload"] == "update" and r["shape"] == "chain:4" and r["placement"] == "compact":
+            row = row_of(f, r)
+            st = r["stats"]["ops_per_sec"]
+            assert row["cells"][2] == mega(r["ops_per_sec"]), (row, r["ops_per_sec"])
+            assert row["cells"][3] == "[%s, %s]" % (mega(st["lo"]), mega(st["hi"])), (row, st)
+
+
+@check("one thread count: a table and a note, no plot")
+def _():
+    for fid in ["throughput-update-chain-4-list-0-0", "throughput-readers-chain-16-compact-1-reader"]:
+        f = find(fid)
+        assert not f["svgs"] and not f["pngs"], fid
+        assert "No plot: every result here has" in f["text"], f["text"]
+        assert "a line needs two thread counts" in f["text"], f["text"]
+
+
+@check("oversubscription said where threads outnumber CPUs")
+def _():
+    assert "At 4 threads there are more threads than the 2 CPUs" in \
+        find("throughput-update-chain-4-compact")["text"]
+
+
+@check("latency vs depth: p50 and p99 per algorithm, a row per algorithm and depth")
+def _():
+    f = find("latency-update-update-chain-shapes-2-threads-compact")
+    t = f["svgs"][0]
+    assert "tree depth (levels)" in t and "update latency, ns" in t, t
+    for a in ALGOS:
+        assert a + " p50" in t and a + " p99" in t, a
+    assert sorted((r["algo"], int(r["depth"])) for r in f["rows"]) == \
+        sorted((a, d) for a in ALGOS for d in (1, 4, 16))
+    assert "read latency, ns" in \
+        find("latency-read-readers-chain-shapes-1-thread-compact-1-reader")["svgs"][0]
+    h = find("latency-update-update-chain-shapes-4-threads-compact")
+    assert not h["svgs"] and "every result here is at depth 4" in h["text"]
+
+
+@check("latency table numbers are the results' own (p99 of every row)")
+def _():
+    f = find("latency-update-update-chain-shapes-2-threads-compact")
+    for r in res:
+        if r["workload"] == "update" and r["threads"] == 2 and r["placement"] == "compact":
+            row = row_of(f, r, "depth")
+            assert row["cells"][5] == format(r["update_ns"]["p99"], ",.1f"), (row, r["update_ns"])
+
+
+@check("cost by distance class: the classes of each run, CPU ns/op and a counted event plotted, "
+       "n/a (no PMU) with the reason")
+def _():
+    f = find("cost-update-chain-4")
+    assert len(f["svgs"]) == 2, len(f["svgs"])
+    assert "CPU ns per op (task-clock)" in f["svgs"][0] and "context-switches per op" in f["svgs"][1]
+    for c in ["no pairs", "numa 1", "same 1", "same 2, numa 4"]:
+        assert c in f["svgs"][0], c
+    assert sorted((r["algo"], int(r["threads"]), r["placement"]) for r in f["rows"]) == sorted(
+        (a, t, p) for a in ALGOS for t, p in [(1, "compact"), (2, "compact"), (2, "list:0,0"),
+                                                (4, "compact")])
+    assert ("cycles, instructions: n/a (no PMU), not counted in any run here: no PMU (ENOENT: "
+            "this CPU or hypervisor exposes no such event)") in f["text"], f["text"]
+    for r in f["rows"]:
+        assert r["cells"][5] == "n/a (no PMU) [1]" and r["cells"][6] == "n/a (no PMU) [1]", r
+    for r in res:
+        if r["workload"] == "update" and r["shape"] == "chain:4":
+            row = [x for x in f["rows"] if x["algo"] == r["algo"] and int(x["threads"]) ==
+                   r["threads"] and x["placement"] == r["placement"]][0]
+            assert row["cells"][4] == format(r["cpu_ns_per_op"], ",.1f"), (row, r["cpu_ns_per_op"])
+    g = find("cost-readers-chain-16-1-reader")
+    assert not g["svgs"] and "n/a (readers)" in g["text"]
+
+
+@check("read error: bound vs observed, exact algorithms not drawn, 'by time' said")
+def _():
+    f = find("error-readers-chain-4-compact-1-reader")
+    t = f["svgs"][0]
+    assert "rstat_ratelimit at rest" in t and "rstat_ratelimit under updates (max)" in t, t
+    assert "atomic_tree" not in t, t
+    assert "Not drawn: atomic_tree, percpu_hier, exact (bound 0)" in f["text"]
+    assert "bounded by time (bound -1)" in f["text"]
+    for r in res:
+        if r["workload"] == "readers" and r["shape"] == "chain:4":
+            row = row_of(f, r)
+            assert row["cells"][3] == format(r["read_error_at_rest"], ","), row
+            assert row["cells"][4] == format(r["read_error"]["max_abs"], ","), row
+            assert row["cells"][2] == ("by time" if r["read_error_bound"] < 0 else "0 (exact)"), row
+    e = find("error-update-chain-4-compact")
+    assert not e["svgs"] and "no read error was observed" in e["text"]
+
+
+failed = 0
+for name, fn in checks:
+    try:
+        fn()
+        print("ok - " + name)
+    except Exception:
+        failed += 1
+        print("not ok - " + name)
+        print("".join("#   " + line + "\n" for line in traceback.format_exc().splitlines()[-6:]),
+              end="")
+sys.exit(1 if failed else 0)
