@@ -110,9 +110,17 @@ test: deps
 		$(MT_TESTS:build/%=build/tsan/%) \
 		$(ST_TESTS:build/%=build/asan/%) build/asan/api_demo $(CLI_TESTS:%=%@build/asan/ctrbench)
 
+# The default benchmark: its table, then the same over 1 and 2 threads as a sweep, and the report
+# page of that sweep (build/run/report/index.html).
+RUN_OUT = $(BUILD)/run
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(BUILD)/ctrbench run --algo all --workload update --shape chain:8 --threads 2 --duration-ms 500
+	$(Q)rm -rf $(RUN_OUT) && mkdir -p $(RUN_OUT)
+	$(Q)$(BUILD)/ctrbench sweep --algo all --workload update --shape chain:8 --threads 1..2 \
+		--placement compact --reps 3 --duration-ms 200 --out $(RUN_OUT)/results.jsonl
+	$(Q)$(BUILD)/ctrbench report $(RUN_OUT)/results.jsonl --out $(RUN_OUT)/report
+	@echo "results: $(RUN_OUT)/results.jsonl"
 
 clean:
 	rm -rf build
