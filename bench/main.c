@@ -58,7 +58,7 @@ static const char *bench_usage =
 	"       ctrbench sweep --algo LIST --shape LIST --threads LIST|A..B|nodes --out FILE [--resume]\n"
 	"                    [--workload LIST] [--placement LIST] [--plan FILE] [--reps K] [--readers R]\n"
 	"                    [--duration-ms MS] [--warmup-ms MS] [--options O] [--flush-period-ms MS]\n"
-	"                    [--work-ns NS] [--note TEXT]\n"
+	"                    [--work-ns NS] [--events LIST|bounce] [--note TEXT]\n"
 	"       ctrbench recommend --updates-per-sec U --reads-per-sec R --depth D\n"
 	"                    --max-staleness EXACT|N|MSms [--results FILE] [--threads T] [--format table|json]\n";
 

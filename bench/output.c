@@ -303,6 +303,7 @@ static void bench_output_json(const struct bench_config *cfg, const struct bench
 	json_object_set_new(j, "work_ns", json_integer(cfg->work_ns));
 	json_object_set_new(j, "options", cfg->options ? json_string(cfg->options) : json_null());
 	json_object_set_new(j, "flush_period_ms", json_integer(cfg->flush_period_ms));
+	json_object_set_new(j, "events_requested", cfg->events_spec ? json_string(cfg->events_spec) : json_null());
 	json_object_set_new(j, "charge_burst", json_integer(cfg->charge_burst));
 	/* ctr_params.batch: the algorithm's default (0) but in the charge workload */
 	json_object_set_new(j, "batch", json_integer(cfg->workload == BENCH_CHARGE ? BENCH_CHARGE_BATCH : 0));

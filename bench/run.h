@@ -53,6 +53,7 @@ struct bench_config {
 	long pairs[TOPO_NR_CLASSES];	/* pairs of threads per distance class */
 	int *slot_node;			/* NUMA node of each updater's PU: where its slot's memory goes */
 	const char *shared_mem;		/* --shared-mem as given: local, interleave or node:K */
+	const char *events_spec;	/* --events as given, NULL if none */
 	struct pmu_event_spec *events;	/* --events, parsed */
 	int nr_events;			/* their number */
 	struct bench_tsc_info tsc;	/* calibrated once per process */

@@ -125,6 +125,7 @@ void bench_setup_machine(struct bench_config *cfg, const char *topology, const c
 	pmu_init();
 	if (events && pmu_events_parse(events, &cfg->events, &cfg->nr_events, err, sizeof(err)))
 		die("%s", err);
+	cfg->events_spec = events;
 	bench_tsc_calibrate(&cfg->tsc);
 	cfg->env = bench_env_json(cfg->note);
 	bench_env_add_topology(cfg->env, cfg->topo);

@@ -53,13 +53,13 @@
 /* The options a sweep takes with a value; a plan file takes the same names. */
 enum {
 	SO_ALGO, SO_WORKLOAD, SO_SHAPE, SO_THREADS, SO_PLACEMENT, SO_REPS, SO_DURATION, SO_WARMUP,
-	SO_READERS, SO_OPTIONS, SO_FLUSH, SO_WORK_NS, SO_NOTE, SO_OUT, SO_NR,
+	SO_READERS, SO_OPTIONS, SO_FLUSH, SO_WORK_NS, SO_NOTE, SO_OUT, SO_EVENTS, SO_NR,
 	SO_PLAN = SO_NR, SO_RESUME,
 };
 
 static const char *const sweep_opt_names[SO_NR] = {
 	"algo", "workload", "shape", "threads", "placement", "reps", "duration-ms", "warmup-ms",
-	"readers", "options", "flush-period-ms", "work-ns", "note", "out",
+	"readers", "options", "flush-period-ms", "work-ns", "note", "out", "events",
 };
 
 static void *xcalloc(size_t n, size_t size)
@@ -324,7 +324,7 @@ struct sweep_config {
  */
 static const char *const sweep_key_fields[] = {
 	"algo", "workload", "shape", "threads", "placement", "readers", "reps_requested",
-	"duration_ms", "warmup_ms", "options", "flush_period_ms", "work_ns", "shared_mem",
+	"duration_ms", "warmup_ms", "options", "flush_period_ms", "work_ns", "shared_mem", "events_requested",
 	"timer.sample_every", "note", "env.commit", "env.cflags", NULL,
 };
 
@@ -370,6 +370,7 @@ static char *sweep_expected_key(const struct bench_sweep *s, const struct sweep_
 	json_object_set_new(o, "options", s->options ? json_string(s->options) : json_null());
 	json_object_set_new(o, "flush_period_ms", json_integer(s->flush_period_ms));
 	json_object_set_new(o, "work_ns", json_integer(s->work_ns));
+	json_object_set_new(o, "events_requested", s->events ? json_string(s->events) : json_null());
 	json_object_set_new(o, "shared_mem", json_string("local"));
 	json_object_set_new(o, "timer", json_pack("{s:i}", "sample_every", (int)BENCH_SAMPLE_EVERY));
 	if (s->note)
@@ -418,6 +419,10 @@ static char **sweep_child_argv(const struct bench_sweep *s, const struct sweep_c
 		ARGI("--flush-period-ms", s->flush_period_ms);
 	if (s->work_ns)
 		ARGI("--work-ns", s->work_ns);
+	if (s->events) {
+		ARG("--events");
+		ARG(s->events);
+	}
 	if (s->note) {
 		ARG("--note");
 		ARG(s->note);
@@ -986,7 +991,7 @@ static char *sweep_read_plan(const char *path, const char *val[SO_NR], const int
 			;
 		if (k == SO_NR)
 			die("%s:%d: unknown option '%s' (want algo, workload, shape, threads, placement, reps,"
-			    " duration-ms, warmup-ms, readers, options, flush-period-ms, work-ns, note or out)",
+			    " duration-ms, warmup-ms, readers, options, flush-period-ms, work-ns, note, out or events)",
 			    path, lineno, key);
 		if (!*value)
 			die("%s:%d: '%s' needs a value", path, lineno, key);
@@ -1066,6 +1071,16 @@ int bench_cmd_sweep(int argc, char **argv)
 	if (val[SO_WORK_NS])
 		s.work_ns = bench_parse_int("work-ns", val[SO_WORK_NS], 0, 10 * 1000 * 1000);
 	s.options = val[SO_OPTIONS];
+	s.events = val[SO_EVENTS];
+	if (s.events) {
+		struct pmu_event_spec *spec = NULL;
+		int nr;
+
+		pmu_init();
+		if (pmu_events_parse(s.events, &spec, &nr, err, sizeof(err)))
+			die("%s", err);
+		free(spec);
+	}
 	s.note = val[SO_NOTE];
 	s.out = val[SO_OUT];
 	bench_sweep_check(&s);

@@ -30,6 +30,7 @@ struct bench_sweep {
 	int flush_period_ms;		/* --flush-period-ms; 0: not given (the algorithm's default) */
 	int work_ns;			/* --work-ns; 0: none */
 	const char *options;		/* --options or NULL */
+	const char *events;		/* --events (a list or bounce) or NULL */
 	const char *note;		/* --note or NULL */
 	const char *out;		/* --out: the results file, appended to */
 	int resume;			/* --resume: skip configurations already in out */

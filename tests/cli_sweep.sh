@@ -72,6 +72,16 @@ rc=$?
 check "--resume with another --duration-ms runs all 8 again, after the first 8" eval \
 	'[ $rc -eq 0 ] && parses "$tmp/a.jsonl" 16 && [ "$(head -8 "$tmp/a.jsonl")" = "$(cat "$tmp/a0.jsonl")" ] &&
 	 [ "$(grep -c "\"duration_ms\":21," "$tmp/a.jsonl")" -eq 8 ]'
+# --events reaches every run and is part of the configuration: with it, all 8 again, each saying why
+# an event it asked for has no count where there is none, or counting it.
+"$B" "${SW[@]}" --duration-ms 21 --events bounce --out "$tmp/a.jsonl" --resume >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "--resume with --events bounce runs all 8 again, each with the events it asked for" eval \
+	'[ $rc -eq 0 ] && [ "$(lines "$tmp/a.jsonl")" -eq 24 ] &&
+	 [ "$(grep -c "\"events_requested\":\"bounce\"" "$tmp/a.jsonl")" -eq 8 ] &&
+	 { [ "$(tail -8 "$tmp/a.jsonl" | grep -c "\"events_unavailable\":{\"" )" -eq 8 ] ||
+	   [ "$(tail -8 "$tmp/a.jsonl" | grep -c "\"events_per_op\":{\"" )" -eq 8 ]; }'
+head -16 "$tmp/a.jsonl" >"$tmp/a1.jsonl" && mv "$tmp/a1.jsonl" "$tmp/a.jsonl"
 # ... and so is another build: lines of another commit do not count.
 sed 's/"commit":"[^"]*"/"commit":"0000000-other-build"/' "$tmp/a0.jsonl" >"$tmp/c.jsonl"
 "$B" "${SW[@]}" --duration-ms 20 --out "$tmp/c.jsonl" --resume >"$tmp/out" 2>"$tmp/err"
@@ -164,6 +174,7 @@ S=(--algo atomic_tree --shape chain:2 --duration-ms 5 --warmup-ms 0 --reps 1)
 printf 'algo atomic_tree\nthreads 1\nbogus 3\n' >"$tmp/bad.plan"
 printf 'algo atomic_tree\nthreads\n' >"$tmp/bad2.plan"
 BADVAL="'1..'" bad "${S[@]}" --threads 1.. --out "$tmp/x"
+BADVAL="a,,b" bad "${S[@]}" --threads 1 --events a,,b --out "$tmp/x"
 BADVAL="'0'" bad "${S[@]}" --threads 0 --out "$tmp/x"
 BADVAL="'3..2'" bad "${S[@]}" --threads 1,3..2 --out "$tmp/x"
 BADVAL="'5000'" bad "${S[@]}" --threads 5000 --out "$tmp/x"
