@@ -15,18 +15,6 @@ trap 'rm -rf "$tmp"' EXIT
 . tests/tap.sh
 BAD_PREFIX=compare
 
-# check NAME CONDITION...: ok when the command list succeeds, else show the output.
-check() {
-	local name=$1
-	shift
-	if "$@"; then
-		ok "$name"
-	else
-		nok "$name"
-		sed 's/^/#   /' "$tmp/out" "$tmp/err"
-	fi
-}
-
 # run ARGS...: compare into $tmp/out and $tmp/err, exit status in $rc.
 run() {
 	"$B" compare "$@" >"$tmp/out" 2>"$tmp/err"

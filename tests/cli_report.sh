@@ -17,18 +17,6 @@ trap 'rm -rf "$tmp"' EXIT
 
 . tests/tap.sh
 
-# check NAME CONDITION...: ok when the command list succeeds, else show the output.
-check() {
-	local name=$1
-	shift
-	if "$@"; then
-		ok "$name"
-	else
-		nok "$name"
-		sed 's/^/#   /' "$tmp/out" "$tmp/err" | head -20
-	fi
-}
-
 # run ARGS...: report into $tmp/out and $tmp/err, exit status in $rc.
 run() {
 	"$B" report "$@" >"$tmp/out" 2>"$tmp/err"

@@ -78,17 +78,6 @@ check_scn() {
 	fi
 }
 
-check() {
-	local name=$1
-	shift
-	if "$@" 2>"$tmp/why"; then
-		ok "$name"
-	else
-		nok "$name"
-		sed 's/^/#   /' "$tmp/why" | tail -5
-	fi
-}
-
 N=$(echo $ALL | wc -w)
 
 "$B" scenario list >"$tmp/list" 2>&1

@@ -18,17 +18,6 @@ trap 'rm -rf "$tmp"' EXIT
 
 . tests/tap.sh
 
-check() {
-	local name=$1
-	shift
-	if "$@"; then
-		ok "$name"
-	else
-		nok "$name"
-		sed 's/^/#   /' "$tmp/out" "$tmp/err" 2>/dev/null
-	fi
-}
-
 # lines FILE: its line count.
 lines() { wc -l <"$1" | tr -d ' '; }
 # parses FILE N: every line one JSON object, N of them, each configuration once, the file ends in '\n'.

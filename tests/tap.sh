@@ -4,6 +4,19 @@
 ok() { echo "ok - $*"; }
 nok() { echo "not ok - $*"; }
 
+# check NAME COMMAND...: ok when the command succeeds; else not ok, with what it said on stderr
+# and the last command's $tmp/out and $tmp/err where a script keeps them (20 lines at most).
+check() {
+	local name=$1
+	shift
+	if "$@" 2>"$tmp/why"; then
+		ok "$name"
+	else
+		nok "$name"
+		cat "$tmp/why" "$tmp/out" "$tmp/err" 2>/dev/null | head -20 | sed 's/^/#   /'
+	fi
+}
+
 # bad ARGS... : exit 2, nothing on stdout, exactly one line on stderr that names $BADVAL.
 # BAD_PREFIX (e.g. "compare") goes before ARGS.
 bad() {
