@@ -81,11 +81,12 @@ struct ctr_flush_stats {
 	/*
 	 * The reads (ctr_read, and try_charge's reads) whose policy decided to
 	 * flush, and how they got it done (options=read=...).  Each either
-	 * flushed itself or was served by another's flush: at rest
-	 * reader_flushes + reads_shared == reads_flush.
+	 * flushed itself or was served by another's flush, and is counted once,
+	 * as it returns: reads_flush == reader_flushes + reads_shared in every
+	 * window, reads in progress at its edges included.
 	 */
 	uint64_t reads_flush;		/* reads that needed a flush */
-	uint64_t reader_flushes;	/* flushes done by such reads themselves (of flushes) */
+	uint64_t reader_flushes;	/* ... that flushed for themselves (one flush each) */
 	uint64_t reads_shared;		/* ... reads served by someone else's flush (unified, sem fallback, batch) */
 	uint64_t reader_waits;		/* ... reads that waited at the reader-side gate */
 	uint64_t reader_wait_ns;	/* time spent there: reader mutex, semaphore, batch sleep, unified

@@ -200,7 +200,7 @@ static void ctr_rstat_lock_break(struct ctr_rstat *r)
  * n is exact.  Its duration, from taking the lock to releasing it, includes
  * any time spent getting the lock back after a lock break.
  */
-static void ctr_rstat_flush(struct ctr_rstat *r, int n, int by_reader)
+static void ctr_rstat_flush(struct ctr_rstat *r, int n)
 {
 	uint64_t t0;
 
@@ -230,7 +230,6 @@ static void ctr_rstat_flush(struct ctr_rstat *r, int n, int by_reader)
 	if (!n)
 		atomic_fetch_sub_explicit(&r->root_flushing, 1, memory_order_seq_cst);
 	r->flushes++;
-	r->reader_flushes += by_reader;
 	ctr_hist_add(&r->flush_ns, ctr_now_ns() - t0);
 	if (!n)
 		atomic_store_explicit(&r->last_flush_ns, ctr_jiffies_ns(), memory_order_relaxed);
@@ -244,18 +243,19 @@ const char *const ctr_rstat_read_names[CTR_RSTAT_READ_NR] = { "spin", "mutex", "
 /*
  * rstat_unified with read=spin, as it always was: one reader flushes from the
  * root; readers that find it flushing wait for it, yielding, and share it.
+ * Returns 1 if this read did the flush, 0 if it shared another's.
  */
-static void ctr_rstat_unified_flush(struct ctr_rstat *r, uint64_t *waited)
+static int ctr_rstat_unified_flush(struct ctr_rstat *r, uint64_t *waited)
 {
 	uint64_t seq = atomic_load_explicit(&r->flush_seq, memory_order_acquire), t0;
 	int idle = 0;
 
 	if (atomic_compare_exchange_strong_explicit(&r->ongoing, &idle, 1, memory_order_acquire,
 						    memory_order_relaxed)) {
-		ctr_rstat_flush(r, 0, 1);
+		ctr_rstat_flush(r, 0);
 		atomic_fetch_add_explicit(&r->flush_seq, 1, memory_order_release);
 		atomic_store_explicit(&r->ongoing, 0, memory_order_release);
-		return;
+		return 1;
 	}
 	/* Not queueing on the lock: wait for the flush in progress to end. */
 	t0 = ctr_now_ns();
@@ -263,7 +263,7 @@ static void ctr_rstat_unified_flush(struct ctr_rstat *r, uint64_t *waited)
 	       atomic_load_explicit(&r->flush_seq, memory_order_acquire) == seq)
 		sched_yield();
 	*waited += ctr_now_ns() - t0;
-	atomic_fetch_add_explicit(&r->gate.reads_shared, 1, memory_order_relaxed);
+	return 0;
 }
 
 /* Take the waiter lock; time spent blocked on it is gate wait too (trylock first: free when idle). */
@@ -293,8 +293,9 @@ static void ctr_rstat_gate_lock(struct ctr_rstat_gate *g, uint64_t *waited)
  * Waiting is asleep on done_cond, never spinning: with 64 readers on 2 CPUs a
  * spinning waiter would steal the flusher's CPU.  The waiter lock is not held
  * during the flush, so readers keep arriving and numbering themselves.
+ * Returns 1 if this reader did a flush, 0 if another's served it.
  */
-static void ctr_rstat_batch_flush(struct ctr_rstat *r, int fresh, uint64_t *waited)
+static int ctr_rstat_batch_flush(struct ctr_rstat *r, int fresh, uint64_t *waited)
 {
 	struct ctr_rstat_gate *g = &r->gate;
 	uint64_t need;
@@ -307,7 +308,7 @@ static void ctr_rstat_batch_flush(struct ctr_rstat *r, int fresh, uint64_t *wait
 			g->running = 1;
 			g->started++;
 			pthread_mutex_unlock(&g->mutex);
-			ctr_rstat_flush(r, 0, 1);
+			ctr_rstat_flush(r, 0);
 			ctr_rstat_gate_lock(g, waited);
 			g->done++;
 			g->running = 0;
@@ -323,8 +324,7 @@ static void ctr_rstat_batch_flush(struct ctr_rstat *r, int fresh, uint64_t *wait
 		}
 	}
 	pthread_mutex_unlock(&g->mutex);
-	if (!flushed)
-		atomic_fetch_add_explicit(&g->reads_shared, 1, memory_order_relaxed);
+	return flushed;
 }
 
 /*
@@ -362,14 +362,14 @@ static int ctr_rstat_sem_get(struct ctr_rstat *r, uint64_t *waited)
 static void ctr_rstat_read_flush(struct ctr_rstat *r, int n)
 {
 	uint64_t waited = 0;	/* at the gate, over the whole read: one wait a read at most */
+	int own = 1;		/* this read flushed for itself (else another's flush served it) */
 
-	atomic_fetch_add_explicit(&r->gate.reads_flush, 1, memory_order_relaxed);
 	switch (r->read) {
 	case CTR_RSTAT_READ_SPIN:
 		if (r->policy == CTR_RSTAT_UNIFIED)
-			ctr_rstat_unified_flush(r, &waited);
+			own = ctr_rstat_unified_flush(r, &waited);
 		else
-			ctr_rstat_flush(r, n, 1);
+			ctr_rstat_flush(r, n);
 		break;
 	case CTR_RSTAT_READ_MUTEX:
 		if (pthread_mutex_trylock(&r->gate.user_mutex)) {
@@ -378,22 +378,25 @@ static void ctr_rstat_read_flush(struct ctr_rstat *r, int n)
 			pthread_mutex_lock(&r->gate.user_mutex);
 			waited += ctr_now_ns() - t0;
 		}
-		ctr_rstat_flush(r, n, 1);
+		ctr_rstat_flush(r, n);
 		pthread_mutex_unlock(&r->gate.user_mutex);
 		break;
 	case CTR_RSTAT_READ_SEM:
 		if (ctr_rstat_sem_get(r, &waited)) {
-			ctr_rstat_flush(r, n, 1);
+			ctr_rstat_flush(r, n);
 			sem_post(&r->gate.sem);
 		} else {
 			atomic_fetch_add_explicit(&r->gate.sem_fallbacks, 1, memory_order_relaxed);
-			ctr_rstat_batch_flush(r, 0, &waited);
+			own = ctr_rstat_batch_flush(r, 0, &waited);
 		}
 		break;
 	default:
-		ctr_rstat_batch_flush(r, 1, &waited);
+		own = ctr_rstat_batch_flush(r, 1, &waited);
 		break;
 	}
+	/* counted once, as it returns (struct ctr_rstat_gate) */
+	atomic_fetch_add_explicit(own ? &r->gate.reader_flushes : &r->gate.reads_shared, 1,
+				  memory_order_relaxed);
 	if (waited) {
 		atomic_fetch_add_explicit(&r->gate.waits, 1, memory_order_relaxed);
 		atomic_fetch_add_explicit(&r->gate.wait_ns, waited, memory_order_relaxed);
@@ -439,7 +442,7 @@ static int64_t ctr_rstat_read_exact(struct ctr_tree *t, int node, int stat)
 {
 	struct ctr_rstat *r = ctr_rstat_of(t);
 
-	ctr_rstat_flush(r, 0, 0);
+	ctr_rstat_flush(r, 0);
 	return atomic_load_explicit(&r->aggr[(size_t)node * t->nr_stats + stat], memory_order_relaxed);
 }
 
@@ -464,7 +467,7 @@ static void *ctr_rstat_flusher_main(void *arg)
 		if (r->stop)
 			break;
 		pthread_mutex_unlock(&r->stop_mutex);
-		ctr_rstat_flush(r, 0, 0);
+		ctr_rstat_flush(r, 0);
 		pthread_mutex_lock(&r->stop_mutex);
 	}
 	pthread_mutex_unlock(&r->stop_mutex);
@@ -676,7 +679,6 @@ static void ctr_rstat_flush_stats(struct ctr_tree *t, struct ctr_flush_stats *ou
 	/* The raw mutex: reading the figures must not count in them. */
 	pthread_mutex_lock(&r->lock.mutex);
 	out->flushes = r->flushes;
-	out->reader_flushes = r->reader_flushes;
 	out->lock_breaks = r->lock_breaks;
 	out->lock_acquisitions = r->lock.acquisitions;
 	out->lock_contended = r->lock.contended;
@@ -686,14 +688,15 @@ static void ctr_rstat_flush_stats(struct ctr_tree *t, struct ctr_flush_stats *ou
 	/* Reads bump these outside the lock: taken (and zeroed) one by one. */
 #define CTR_RSTAT_TAKE(f) (reset ? atomic_exchange_explicit(&r->gate.f, 0, memory_order_relaxed) \
 				 : atomic_load_explicit(&r->gate.f, memory_order_relaxed))
-	out->reads_flush = CTR_RSTAT_TAKE(reads_flush);
+	out->reader_flushes = CTR_RSTAT_TAKE(reader_flushes);
 	out->reads_shared = CTR_RSTAT_TAKE(reads_shared);
+	out->reads_flush = out->reader_flushes + out->reads_shared;
 	out->reader_waits = CTR_RSTAT_TAKE(waits);
 	out->reader_wait_ns = CTR_RSTAT_TAKE(wait_ns);
 	out->sem_fallbacks = CTR_RSTAT_TAKE(sem_fallbacks);
 #undef CTR_RSTAT_TAKE
 	if (reset) {
-		r->flushes = r->reader_flushes = r->lock_breaks = 0;
+		r->flushes = r->lock_breaks = 0;
 		r->lock.acquisitions = r->lock.contended = 0;
 		r->lock.wait_ns = r->lock.hold_ns = 0;
 		ctr_hist_reset(&r->flush_ns);

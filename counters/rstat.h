@@ -144,9 +144,14 @@ struct ctr_rstat_gate {
 	uint64_t done;			/* ... completed, in the order started (one runs at a time); under mutex */
 	int running;			/* one is under way (started == done + 1); under mutex */
 	int sleepers;			/* readers asleep on done_cond; under mutex (tests wait on it) */
-	/* Figures, bumped by reads outside any lock: relaxed atomics, on a line of their own. */
-	_Atomic uint64_t reads_flush __ctr_aligned;	/* reads whose policy decided to flush */
-	_Atomic uint64_t reads_shared;		/* ... served by another reader's flush */
+	/*
+	 * Figures, bumped by reads outside any lock: relaxed atomics, on a line of
+	 * their own.  A read that needed a flush is counted once, when it returns,
+	 * in exactly one of the first two, so their sum is the reads that needed
+	 * one in any window, however a reset falls among reads in progress.
+	 */
+	_Atomic uint64_t reader_flushes __ctr_aligned;	/* reads that flushed for themselves */
+	_Atomic uint64_t reads_shared;		/* reads served by another reader's flush */
 	_Atomic uint64_t waits;			/* ... that waited at the gate (mutex, semaphore, sleep, unified spin) */
 	_Atomic uint64_t wait_ns;		/* time spent waiting there */
 	_Atomic uint64_t sem_fallbacks;		/* read=sem: semaphore timed out, fell back to a unified flush */
@@ -166,8 +171,7 @@ struct ctr_rstat {
 	int *stack;			/* [nr_nodes] scratch of the detach walk; under flush lock */
 
 	struct ctr_rstat_lock lock __ctr_aligned;	/* the global flush lock */
-	uint64_t flushes;		/* flushes done; under flush lock */
-	uint64_t reader_flushes;	/* ... of them by a read (not ctr_read_exact, not periodic); under it */
+	uint64_t flushes;		/* flushes done, any cause; under flush lock */
 	uint64_t lock_breaks;		/* times a flush dropped the lock between CPUs for a waiter; under it */
 	struct ctr_hist flush_ns;	/* duration of each flush; under flush lock */
 

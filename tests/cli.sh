@@ -124,8 +124,10 @@ import json, sys
 for r in map(json.loads, open(sys.argv[1])):
     f = r["flush"]
     assert r["verify"] == "ok" and r["options"] == "read=batch" and r["read_error_bound"] == 0, r
-    # a fresh root flush per read at most: never more reader flushes than reads that needed one
-    assert 0 < f["reader_flushes"] <= f["flushes"] and f["reader_flushes"] <= f["reads_flush"], f
+    # a read is counted as it returns, its flush as it ends: at the window's edges they can differ
+    # by the reads in flight (one per reader); every read that needed a flush did one or shared one
+    assert 0 < f["reader_flushes"] <= f["flushes"] + r["readers"], f
+    assert f["reads_flush"] == f["reader_flushes"] + f["reads_shared"], f
     assert f["reads_flush"] > 0 and f["sem_fallbacks"] == 0 and f["reader_wait_ns"] >= 0, f
     assert abs(f["reader_flushes_per_read"] - f["reader_flushes"] / r["reads"]) < 1e-9, f
     assert f["flushes_per_read"] > 0 and f["lock_wait_ns_per_read"] >= 0, f
@@ -134,7 +136,7 @@ PY
 then ok "--options read=batch: reader flush figures in the JSON"; else nok "--options read=batch (exit $rc)"; sed 's/^/#   /' "$tmp/batch"; fi
 "$B" run --reps 1 --algo rstat_force --workload readers --readers 4 --shape chain:2 --threads 1 \
 	--duration-ms 50 --warmup-ms 0 --options read=mutex >"$tmp/mutex"
-if grep -qE '^  read flushes +[0-9.e+-]+ flushes/read, lock wait [0-9]+ ns/read; of [0-9]+ reads that needed one [0-9]+ flushed \((1|0\.999)\), 0 were served' "$tmp/mutex"; then
+if grep -qE '^  read flushes +[0-9.e+-]+ flushes/read, lock wait [0-9]+ ns/read; of [0-9]+ reads that needed one [0-9]+ flushed \(1\), 0 were served' "$tmp/mutex"; then
 	ok "--options read=mutex: table shows flushes per read and lock wait"
 else nok "--options read=mutex table"; sed 's/^/#   /' "$tmp/mutex"; fi
 
