@@ -188,7 +188,7 @@ static int bench_write_all(int fd, const char *p, size_t n)
  * write and is fsynced: a run killed at any moment leaves every finished
  * line whole and on disk, and never half a line.
  */
-static void bench_output_line(const struct bench_output *o, json_t *j)
+static void bench_output_line(struct bench_output *o, json_t *j)
 {
 	char *text = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	FILE *fp = o->fp ? o->fp : stdout;
@@ -200,8 +200,12 @@ static void bench_output_line(const struct bench_output *o, json_t *j)
 
 		text[n] = '\n';	/* json_dumps's NUL becomes the newline: one write */
 		fflush(fp);
-		if (bench_write_all(fileno(fp), text, n + 1) || fsync(fileno(fp)))
+		/* EINVAL: a file that cannot be synced (a pipe, /dev/null) has nothing to lose */
+		if ((bench_write_all(fileno(fp), text, n + 1) || (fsync(fileno(fp)) && errno != EINVAL)) &&
+		    !o->write_failed) {
 			fprintf(stderr, "ctrbench: writing results: %s\n", strerror(errno));
+			o->write_failed = 1;
+		}
 	} else {
 		fputs(text, fp);
 		putc('\n', fp);
@@ -209,7 +213,7 @@ static void bench_output_line(const struct bench_output *o, json_t *j)
 	free(text);
 }
 
-static void bench_output_json(const struct bench_config *cfg, const struct bench_output *o,
+static void bench_output_json(const struct bench_config *cfg, struct bench_output *o,
 			      const struct bench_result *r, const struct bench_summary *sum,
 			      const struct bench_result *reps)
 {

@@ -17,6 +17,7 @@ struct bench_output {
 	enum bench_format format;	/* how results are printed */
 	int nr_cpus;			/* CPUs the run could use, for the notes */
 	FILE *fp;			/* json: where lines go, each flushed and fsynced; NULL = stdout */
+	int write_failed;		/* a line could not be written to fp (said on stderr once) */
 };
 
 /* 0, or -EINVAL for an unknown name. */

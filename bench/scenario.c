@@ -13,12 +13,15 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/stat.h>
 #include <jansson.h>
 
 #include "cli.h"
@@ -666,6 +669,27 @@ static const char *scn_names(void)
 	return buf;
 }
 
+/*
+ * The raw results file: new, or empty.  One with results in it is refused
+ * (exit 2) rather than overwritten or mixed with this run's.
+ */
+static FILE *scn_open_out(const char *out)
+{
+	int fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	struct stat st;
+	FILE *fp;
+
+	if (fd < 0)
+		die("cannot write '%s' for --out: %s", out, strerror(errno));
+	if (fstat(fd, &st) || (S_ISREG(st.st_mode) && st.st_size > 0))
+		die("'%s' for --out is not empty: results are never overwritten (remove it or name another"
+		    " file)", out);
+	fp = fdopen(fd, "a");
+	if (!fp)
+		die("out of memory");
+	return fp;
+}
+
 int bench_cmd_scenario(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -707,6 +731,7 @@ int bench_cmd_scenario(int argc, char **argv)
 		die("unknown scenario '%s' (want %s)", name, scn_names());
 	c->reps = -1;
 	c->readers = -1;
+	c->warmup_ms = -1;
 	c->flush_period_ms = -1;
 	c->table = 1;
 	opterr = 0;
@@ -756,6 +781,11 @@ int bench_cmd_scenario(int argc, char **argv)
 		die("unexpected argument '%s'", argv[optind]);
 	if (c->base.work_ns && (c->s->run == scn_read_storm || c->s->run == scn_shrinker))
 		die("--work-ns applies to the store, load, scaling and admission scenarios");
+	if (c->readers >= 0 && c->s->run != scn_read_storm)
+		die("--readers applies to the stat-read-storm scenario");
+	/* its workers are this machine's PUs, never capped */
+	if (c->no_cap && (c->s->run == scn_read_storm || c->s->run == scn_admission))
+		die("--no-cap applies to the store, load, scaling and shrinker scenarios");
 	if (algo_list) {
 		c->nr_algos = bench_parse_algos(algo_list, c->algos);
 		c->user_algos = 1;
@@ -767,7 +797,7 @@ int bench_cmd_scenario(int argc, char **argv)
 		c->reps = c->quick ? 1 : 3;
 	if (!c->duration_ms)
 		c->duration_ms = c->s->run == scn_read_storm ? (c->quick ? 400 : 3000) : c->quick ? 60 : 1000;
-	if (!c->warmup_ms)
+	if (c->warmup_ms < 0)
 		c->warmup_ms = c->quick ? 20 : 200;
 	if (c->flush_period_ms < 0)
 		c->flush_period_ms = c->duration_ms / 10 > 0 ? c->duration_ms / 10 : 1;
@@ -792,22 +822,25 @@ int bench_cmd_scenario(int argc, char **argv)
 	c->raw.format = BENCH_FMT_JSON;
 	c->raw.nr_cpus = c->pus;
 	if (!out && c->table) {
-		if (asprintf(&path, "ctrbench-%s.jsonl", c->s->name) < 0)
+		/* a name of its own per run: results are never overwritten */
+		char stamp[32];
+		time_t now = time(NULL);
+
+		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
+		if (asprintf(&path, "ctrbench-%s-%s.jsonl", c->s->name, stamp) < 0)
 			die("out of memory");
 		out = path;
 	}
-	if (out) {
-		c->raw.fp = fopen(out, "w");
-		if (!c->raw.fp)
-			die("cannot write '%s' for --out: %s", out, strerror(errno));
-	}
+	if (out)
+		c->raw.fp = scn_open_out(out);
 	c->s->run(c);
 	if (bench_was_interrupted())
 		fprintf(stderr, "ctrbench: scenario %s interrupted: what was measured is printed%s%s\n",
-			c->s->name, out ? " and in " : "", out ? out : "");
-	else if (out && c->table)
+			c->s->name, out && !c->raw.write_failed ? " and in " : "",
+			out && !c->raw.write_failed ? out : "");
+	else if (out && c->table && !c->raw.write_failed)
 		printf("# raw results: %s\n", out);
-	failed = c->failed || bench_was_interrupted();
+	failed = c->failed || bench_was_interrupted() || c->raw.write_failed;
 	if (c->raw.fp && fclose(c->raw.fp))
 		fprintf(stderr, "ctrbench: writing '%s': %s\n", out, strerror(errno)), failed = 1;
 	bench_setup_release(&c->base);

@@ -70,9 +70,10 @@
  * So a switch that misses costs about one atomic_tree charge+uncharge (it
  * does the same two walks, plus the stock's lock and scan): beyond 7 nodes
  * per CPU the stock stops paying, and below it it removes the walk entirely.
- * ctrbench's charge workload charges 4096 units, more than a batch, so it
- * never uses the stock and cannot show this (which is also the kernel's
- * behaviour for charges over MEMCG_CHARGE_BATCH).
+ * ctrbench's charge workload charges one page (4096 units) against a batch
+ * of 64 pages (BENCH_CHARGE_BATCH), so it goes through the stock as the
+ * kernel's zswap charges do; one worker per slot never switches nodes, so
+ * the switch cost above shows only where workers share slots.
  */
 #ifndef CTR_ATOMIC_TREE_STOCK_H
 #define CTR_ATOMIC_TREE_STOCK_H

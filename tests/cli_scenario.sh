@@ -211,3 +211,16 @@ BADVAL="bogus" bad zswap-store-limit --algo atomic_tree,bogus
 BADVAL="$tmp/no/such/dir/x.jsonl" bad zswap-store-limit --quick --out "$tmp/no/such/dir/x.jsonl"
 BADVAL="'extra'" bad zswap-store-limit extra
 BADVAL="--quick" bad list --quick
+BADVAL="--readers" bad admission-staleness --quick --readers 5
+BADVAL="--no-cap" bad stat-read-storm --quick --no-cap
+# A results file is never overwritten; a write that fails is a failed run.
+echo '{"earlier":"results"}' >"$tmp/kept.jsonl"
+BADVAL="$tmp/kept.jsonl" bad admission-staleness --quick --algo atomic_tree --out "$tmp/kept.jsonl"
+check "an --out holding results is left as it was" grep -qx '{"earlier":"results"}' "$tmp/kept.jsonl"
+"$B" scenario admission-staleness --quick --algo atomic_tree --out /dev/full >"$tmp/full.out" 2>"$tmp/full.err"
+rc=$?
+check "a results file that cannot be written: exit 1, said once, not claimed" eval \
+	'[ $rc -eq 1 ] && [ "$(grep -c "writing results" "$tmp/full.err")" -eq 1 ] && ! grep -q "raw results" "$tmp/full.out"'
+# --warmup-ms 0 is kept, not taken for "not given"
+"$B" scenario admission-staleness --quick --algo atomic_tree --warmup-ms 0 --format json >"$tmp/w0" 2>&1
+check "--warmup-ms 0 is what runs" grep -q '"warmup_ms":0,' "$tmp/w0"
