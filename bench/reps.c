@@ -7,7 +7,8 @@
 const char *const bench_metric_names[BM_NR] = {
 	"ops_per_sec", "ns_per_op", "update_ns.mean", "update_ns.p50", "update_ns.p90",
 	"update_ns.p95", "update_ns.p99", "update_ns.p999", "update_ns.max", "cpu_ns_per_op", "ops",
-	"reads_per_sec", "read_ns.p50", "read_ns.p99",
+	"reads_per_sec", "read_ns.p50", "read_ns.p99", "read_ns.mean", "read_ns.p90", "read_ns.p95",
+	"read_ns.p999", "read_ns.max", "read_ns.over_1ms", "read_ns.over_1s", "reads",
 };
 
 double bench_metric(const struct bench_result *r, enum bench_metric m)
@@ -26,6 +27,14 @@ double bench_metric(const struct bench_result *r, enum bench_metric m)
 	case BM_READS_PER_SEC: return r->reads_per_sec;
 	case BM_READ_P50: return r->read_lat.p50;
 	case BM_READ_P99: return r->read_lat.p99;
+	case BM_READ_MEAN: return r->read_lat.mean;
+	case BM_READ_P90: return r->read_lat.p90;
+	case BM_READ_P95: return r->read_lat.p95;
+	case BM_READ_P999: return r->read_lat.p999;
+	case BM_READ_MAX: return r->read_lat.max;
+	case BM_READ_OVER_1MS: return r->read_lat.over_1ms;
+	case BM_READ_OVER_1S: return r->read_lat.over_1s;
+	case BM_READS: return (double)r->reads;
 	default: return r->lat.max;
 	}
 }
@@ -116,8 +125,21 @@ void bench_summarize(const struct bench_result *reps, int k, struct bench_summar
 		s->med.cpu_ns_per_op = s->stat[BM_CPU_NS_PER_OP].median;
 		s->med.ops = (uint64_t)s->stat[BM_OPS].median;
 		s->med.reads_per_sec = s->stat[BM_READS_PER_SEC].median;
+		/*
+		 * Every read figure a median too, so that a table never sets one
+		 * rep's p99.9 beside the median p99 (medians keep the order of
+		 * quantiles that hold in every rep: p99 <= p99.9 in each, so in theirs).
+		 */
+		s->med.read_lat.mean = s->stat[BM_READ_MEAN].median;
 		s->med.read_lat.p50 = s->stat[BM_READ_P50].median;
+		s->med.read_lat.p90 = s->stat[BM_READ_P90].median;
+		s->med.read_lat.p95 = s->stat[BM_READ_P95].median;
 		s->med.read_lat.p99 = s->stat[BM_READ_P99].median;
+		s->med.read_lat.p999 = s->stat[BM_READ_P999].median;
+		s->med.read_lat.max = s->stat[BM_READ_MAX].median;
+		s->med.read_lat.over_1ms = s->stat[BM_READ_OVER_1MS].median;
+		s->med.read_lat.over_1s = s->stat[BM_READ_OVER_1S].median;
+		s->med.reads = (uint64_t)s->stat[BM_READS].median;
 	}
 	/* what a bound or a limit promises must hold in every rep: report the worst */
 	for (int i = 0; i < k; i++) {

@@ -23,7 +23,9 @@ void bench_stat_of(double *v, int k, struct bench_stat *s);
 
 /* Metrics summarized per configuration, in this order. */
 enum bench_metric { BM_OPS_PER_SEC, BM_NS_PER_OP, BM_MEAN, BM_P50, BM_P90, BM_P95, BM_P99, BM_P999,
-		    BM_MAX, BM_CPU_NS_PER_OP, BM_OPS, BM_READS_PER_SEC, BM_READ_P50, BM_READ_P99, BM_NR };
+		    BM_MAX, BM_CPU_NS_PER_OP, BM_OPS, BM_READS_PER_SEC, BM_READ_P50, BM_READ_P99,
+		    BM_READ_MEAN, BM_READ_P90, BM_READ_P95, BM_READ_P999, BM_READ_MAX, BM_READ_OVER_1MS,
+		    BM_READ_OVER_1S, BM_READS, BM_NR };
 extern const char *const bench_metric_names[BM_NR];
 double bench_metric(const struct bench_result *r, enum bench_metric m);
 
