@@ -157,6 +157,14 @@ BADVAL="'$tmp/afile' for --out (it exists and is not a folder)" bad $D --out "$t
 unset BAD_PREFIX
 check "nothing written by any rejected call" eval '[ -z "$(ls -A "$tmp/o")" ] && [ "$(cat "$tmp/afile")" = x ]'
 
+# A killed sweep can leave a last line without its newline: skipped, said in one line, the rest reported.
+{ head -2 $D; head -1 $D | head -c 100; } >"$tmp/killed.jsonl"
+"$B" report "$tmp/killed.jsonl" --out "$tmp/killed" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "a partial last line is skipped with one line on stderr, the rest reported" eval \
+	'[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "killed.jsonl:3: skipped a partial last line" "$tmp/err" &&
+	 [ -s "$tmp/killed/index.html" ]'
+
 # --- The binary's own failures: exit 1 and one line ----------------------------------------------
 CTRBENCH_SCRIPTS_DIR=$tmp/none "$B" report $D --out "$O" >"$tmp/out" 2>"$tmp/err"
 rc=$?
