@@ -131,6 +131,22 @@ static void rec_parse_staleness(const char *s, struct rec_query *q)
 
 /* ---- reading and grouping ---- */
 
+/*
+ * A line measured the plain cost the model adds up: no private work between
+ * updates (--work-ns), no charge bursts, back-to-back reads of random nodes.
+ * Others measured something else and would skew an average they joined.
+ */
+static int rec_plain_cost(json_t *o)
+{
+	long long v = 0;
+	json_t *node = json_object_get(o, "read_node");
+
+	if ((rec_int(o, "work_ns", &v) && v) || (rec_int(o, "charge_burst", &v) && v) ||
+	    (rec_int(o, "read_interval_us", &v) && v))
+		return 0;
+	return !node || json_is_null(node) || (json_is_string(node) && !strcmp(json_string_value(node), "random"));
+}
+
 static int rec_str_eq(const char *a, const char *b)
 {
 	return a == b || (a && b && !strcmp(a, b));
@@ -526,6 +542,7 @@ int bench_cmd_recommend(int argc, char **argv)
 	const char *results = NULL;
 	char *quick = NULL;
 	int json = 0, c, nr_lines = 0, nr_var = 0, max_threads = 0, ranked = 0, status = 0, skipped = 0;
+	int unplain = 0;
 	struct bench_results r;
 	struct rec_line *lines;
 	const struct rec_line **tmp;
@@ -644,6 +661,10 @@ int bench_cmd_recommend(int argc, char **argv)
 			skipped++;	/* stopped early */
 			continue;
 		}
+		if (!rec_plain_cost(o)) {
+			unplain++;
+			continue;
+		}
 		lines[nr_lines++] = (struct rec_line){ .o = o, .lineno = r.line[i].lineno, .workload = w,
 						       .depth = (int)d, .threads = (int)t };
 		if (t > max_threads)
@@ -716,8 +737,10 @@ int bench_cmd_recommend(int argc, char **argv)
 		       q.updates, q.reads, q.depth, q.threads, q.threads == 1 ? "" : "s", q.spec);
 		printf("# cost model: %s\n", cost_model);
 		printf("# figures: %s\n", selection);
-		printf("# evidence: %s (%d results%s)%s\n", results, nr_lines,
+		printf("# evidence: %s (%d results%s%s)%s\n", results, nr_lines,
 		       skipped ? ", some stopped early and skipped" : "",
+		       unplain ? ", some left out: measured with private work, charge bursts, paced reads or"
+				 " a chosen read node, not the plain cost" : "",
 		       quick ? ", measured just now on this machine; kept: --results reuses it" : "");
 		json_array_foreach(machines, k, m) {
 			long long cpus = 0, nodes = 0;

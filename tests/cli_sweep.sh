@@ -238,6 +238,27 @@ assert j["query"]["max_staleness"] == "5000ms" and j["machines"][0]["cpus_online
 EOF
 fi
 
+# A line measured with private work (--work-ns) is another cost: left out, and said, never averaged in.
+rec --depth 8 --max-staleness EXACT
+grep -E "^[0-9]+ +atomic_tree " "$tmp/out" >"$tmp/plain_row"
+python3 - $D/recommend.jsonl >"$tmp/work.jsonl" <<'EOF'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+print("\n".join(lines))
+for l in lines:
+    o = json.loads(l)
+    if o["algo"] == "atomic_tree" and o["workload"] == "update" and o["shape"] == "chain:8":
+        o["work_ns"], o["cpu_ns_per_op"] = 35000, 35000.0
+        print(json.dumps(o))
+        break
+EOF
+"$B" recommend --results "$tmp/work.jsonl" --updates-per-sec 1e6 --reads-per-sec 1e3 --depth 8 \
+	--max-staleness EXACT >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "a --work-ns line is left out of the figures and the evidence line says so" eval \
+	'clean && [ -s "$tmp/plain_row" ] && grep -E "^[0-9]+ +atomic_tree " "$tmp/out" | cmp -s - "$tmp/plain_row" &&
+	 grep -q "^# evidence: .*some left out: measured with private work" "$tmp/out"'
+
 # Without --results: a quick sweep on this machine into a file it keeps, and says so.
 TMPDIR=$tmp "$B" recommend --updates-per-sec 1e5 --reads-per-sec 1e4 --depth 2 --max-staleness EXACT \
 	>"$tmp/out" 2>"$tmp/err"
