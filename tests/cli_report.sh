@@ -34,17 +34,17 @@ H=$tmp/r/index.html
 # context-switches per op for update chain:1, chain:4, chain:16), 1 read error (readers chain:4).
 check "15 inline SVG plots, 15 PNG copies, each linked once from the page" eval \
 	'[ "$(grep -o "<svg" "$H" | wc -l)" -eq 15 ] && [ "$(ls "$tmp/r"/*.png | wc -l)" -eq 15 ] &&
-	 for f in "$tmp/r"/*.png; do [ "$(grep -o "href=\"${f##*/}\"" "$H" | wc -l)" -eq 1 ] || exit 1;
-	 head -c 8 "$f" | od -An -c | grep -q "P   N   G" || exit 1; done'
+	 (for f in "$tmp/r"/*.png; do [ "$(grep -o "href=\"${f##*/}\"" "$H" | wc -l)" -eq 1 ] || exit 1;
+	 head -c 8 "$f" | od -An -c | grep -q "P   N   G" || exit 1; done)'
 check "self-contained: no script, nothing fetched from elsewhere, no SVG file left beside it" eval \
 	'! grep -qi "<script" "$H" && ! grep -Eq "(src|href)=\"(https?:)?//" "$H" && ! grep -q "<img" "$H" &&
 	 ! ls "$tmp/r"/*.svg >/dev/null 2>&1 && ! grep -q "<?xml" "$H"'
 # the plots and tables, one TAP line per check
 python3 tests/report_page_check.py "$H" $D
 check "the environment: every env field of the results" eval \
-	'for v in "AMD EPYC" "6.18.44-fc-v782" "a697cc4" "gcc 12.2.0" "perf_event_paranoid" \
+	'(for v in "AMD EPYC" "6.18.44-fc-v782" "a697cc4" "gcc 12.2.0" "perf_event_paranoid" \
 	 "1 package, 1 NUMA node, 2 L3s, 2 cores, 2 PUs" "33 lines from tests/data/report.jsonl"; do
-	 grep -qF "$v" "$H" || { echo "missing: $v" >"$tmp/err"; exit 1; }; done'
+	 grep -qF "$v" "$H" || { echo "missing: $v" >"$tmp/err"; exit 1; }; done)'
 
 check "the same page again through scripts/report (nothing in it varies but the data)" eval \
 	'scripts/report $D --out "$tmp/r3" --format html >/dev/null && cmp -s "$H" "$tmp/r3/index.html" &&
