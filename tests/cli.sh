@@ -5,8 +5,6 @@
 set -u
 cd "$(dirname "$0")/.."
 B=${1:-build/ctrbench}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 n=0
 
 . tests/tap.sh

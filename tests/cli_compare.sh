@@ -9,8 +9,6 @@ set -u
 cd "$(dirname "$0")/.."
 B=${1:-build/ctrbench}
 D=tests/data
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 . tests/tap.sh
 BAD_PREFIX=compare

@@ -12,8 +12,6 @@ set -u
 cd "$(dirname "$0")/.."
 B=${1:-build/ctrbench}
 D=tests/data/report.jsonl
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 . tests/tap.sh
 

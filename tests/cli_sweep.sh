@@ -13,8 +13,6 @@ set -u
 cd "$(dirname "$0")/.."
 B=${1:-build/ctrbench}
 D=tests/data
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 . tests/tap.sh
 

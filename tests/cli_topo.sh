@@ -6,8 +6,6 @@
 set -u
 cd "$(dirname "$0")/.."
 B=${1:-build/ctrbench}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 . tests/tap.sh
 

@@ -1,5 +1,8 @@
-# tap.sh - sourced by the CLI tests: TAP-style results and the bad-input check.
-# The sourcing script sets B (the ctrbench binary) and tmp (a scratch folder).
+# tap.sh - sourced by the CLI tests: TAP-style results, the bad-input check, and a scratch
+# folder $tmp, removed on exit.  The sourcing script sets B (the ctrbench binary).
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
 ok() { echo "ok - $*"; }
 nok() { echo "not ok - $*"; }
