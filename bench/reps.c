@@ -11,32 +11,42 @@ const char *const bench_metric_names[BM_NR] = {
 	"read_ns.p999", "read_ns.max", "read_ns.over_1ms", "read_ns.over_1s", "reads",
 };
 
-double bench_metric(const struct bench_result *r, enum bench_metric m)
+/* Where a metric that is a double lives in a result; NULL for the counts (ops, reads). */
+static double *bench_metric_slot(struct bench_result *r, enum bench_metric m)
 {
 	switch (m) {
-	case BM_OPS_PER_SEC: return r->ops_per_sec;
-	case BM_NS_PER_OP: return r->ns_per_op;
-	case BM_MEAN: return r->lat.mean;
-	case BM_P50: return r->lat.p50;
-	case BM_P90: return r->lat.p90;
-	case BM_P95: return r->lat.p95;
-	case BM_P99: return r->lat.p99;
-	case BM_P999: return r->lat.p999;
-	case BM_CPU_NS_PER_OP: return r->cpu_ns_per_op;
-	case BM_OPS: return (double)r->ops;
-	case BM_READS_PER_SEC: return r->reads_per_sec;
-	case BM_READ_P50: return r->read_lat.p50;
-	case BM_READ_P99: return r->read_lat.p99;
-	case BM_READ_MEAN: return r->read_lat.mean;
-	case BM_READ_P90: return r->read_lat.p90;
-	case BM_READ_P95: return r->read_lat.p95;
-	case BM_READ_P999: return r->read_lat.p999;
-	case BM_READ_MAX: return r->read_lat.max;
-	case BM_READ_OVER_1MS: return r->read_lat.over_1ms;
-	case BM_READ_OVER_1S: return r->read_lat.over_1s;
-	case BM_READS: return (double)r->reads;
-	default: return r->lat.max;
+	case BM_OPS_PER_SEC: return &r->ops_per_sec;
+	case BM_NS_PER_OP: return &r->ns_per_op;
+	case BM_MEAN: return &r->lat.mean;
+	case BM_P50: return &r->lat.p50;
+	case BM_P90: return &r->lat.p90;
+	case BM_P95: return &r->lat.p95;
+	case BM_P99: return &r->lat.p99;
+	case BM_P999: return &r->lat.p999;
+	case BM_MAX: return &r->lat.max;
+	case BM_CPU_NS_PER_OP: return &r->cpu_ns_per_op;
+	case BM_READS_PER_SEC: return &r->reads_per_sec;
+	case BM_READ_P50: return &r->read_lat.p50;
+	case BM_READ_P99: return &r->read_lat.p99;
+	case BM_READ_MEAN: return &r->read_lat.mean;
+	case BM_READ_P90: return &r->read_lat.p90;
+	case BM_READ_P95: return &r->read_lat.p95;
+	case BM_READ_P999: return &r->read_lat.p999;
+	case BM_READ_MAX: return &r->read_lat.max;
+	case BM_READ_OVER_1MS: return &r->read_lat.over_1ms;
+	case BM_READ_OVER_1S: return &r->read_lat.over_1s;
+	default: return NULL;	/* BM_OPS, BM_READS */
 	}
+}
+
+double bench_metric(const struct bench_result *r, enum bench_metric m)
+{
+	/* the slot is only read here */
+	const double *slot = bench_metric_slot((struct bench_result *)r, m);
+
+	if (slot)
+		return *slot;
+	return m == BM_OPS ? (double)r->ops : (double)r->reads;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -112,34 +122,21 @@ void bench_summarize(const struct bench_result *reps, int k, struct bench_summar
 			break;
 		}
 	}
-	if (v) {
-		s->med.ops_per_sec = s->stat[BM_OPS_PER_SEC].median;
-		s->med.ns_per_op = s->stat[BM_NS_PER_OP].median;
-		s->med.lat.mean = s->stat[BM_MEAN].median;
-		s->med.lat.p50 = s->stat[BM_P50].median;
-		s->med.lat.p90 = s->stat[BM_P90].median;
-		s->med.lat.p95 = s->stat[BM_P95].median;
-		s->med.lat.p99 = s->stat[BM_P99].median;
-		s->med.lat.p999 = s->stat[BM_P999].median;
-		s->med.lat.max = s->stat[BM_MAX].median;
-		s->med.cpu_ns_per_op = s->stat[BM_CPU_NS_PER_OP].median;
-		s->med.ops = (uint64_t)s->stat[BM_OPS].median;
-		s->med.reads_per_sec = s->stat[BM_READS_PER_SEC].median;
-		/*
-		 * Every read figure a median too, so that a table never sets one
-		 * rep's p99.9 beside the median p99 (medians keep the order of
-		 * quantiles that hold in every rep: p99 <= p99.9 in each, so in theirs).
-		 */
-		s->med.read_lat.mean = s->stat[BM_READ_MEAN].median;
-		s->med.read_lat.p50 = s->stat[BM_READ_P50].median;
-		s->med.read_lat.p90 = s->stat[BM_READ_P90].median;
-		s->med.read_lat.p95 = s->stat[BM_READ_P95].median;
-		s->med.read_lat.p99 = s->stat[BM_READ_P99].median;
-		s->med.read_lat.p999 = s->stat[BM_READ_P999].median;
-		s->med.read_lat.max = s->stat[BM_READ_MAX].median;
-		s->med.read_lat.over_1ms = s->stat[BM_READ_OVER_1MS].median;
-		s->med.read_lat.over_1s = s->stat[BM_READ_OVER_1S].median;
-		s->med.reads = (uint64_t)s->stat[BM_READS].median;
+	/*
+	 * Every summarized figure is its median, the read ones too, so that a
+	 * table never sets one rep's p99.9 beside the median p99 (medians keep
+	 * the order of quantiles that hold in every rep: p99 <= p99.9 in each,
+	 * so in theirs).
+	 */
+	for (int m = 0; v && m < BM_NR; m++) {
+		double *slot = bench_metric_slot(&s->med, m);
+
+		if (slot)
+			*slot = s->stat[m].median;
+		else if (m == BM_OPS)
+			s->med.ops = (uint64_t)s->stat[m].median;
+		else
+			s->med.reads = (uint64_t)s->stat[m].median;
 	}
 	/* what a bound or a limit promises must hold in every rep: report the worst */
 	for (int i = 0; i < k; i++) {
