@@ -27,6 +27,13 @@ BADVAL="'0'" bad topo --topology "$GENOA" --placement scatter --threads 0
 BADVAL="2abc" bad topo --topology "$GENOA" --placement scatter --threads 2abc
 BADVAL="5000" bad topo --topology "$GENOA" --placement scatter --threads 5000
 BADVAL="csv" bad topo --format csv
+# Specs hwloc would take minutes or all memory to build are refused before it sees them.
+BADVAL="2147483648 PUs" bad topo --topology 2147483648
+BADVAL="2147483648 PUs" bad run --topology 2147483648 --algo atomic_tree --shape chain:2 --threads 1
+BADVAL="1000000000 PUs" bad topo --topology "pack:1000 core:1000 pu:1000"
+BADVAL="262144 PUs" bad topo --topology "pack:64 core:64 pu:64"
+BADVAL="1099511627776 PUs" bad topo --topology "$(printf 'group:2 %.0s' $(seq 40))pu:1"
+BADVAL="/dev/zero" bad topo --topology /dev/zero
 BADVAL="--bogus" bad topo --bogus
 BADVAL="extra" bad topo extra
 BADVAL="--threads" bad topo --placement scatter

@@ -23,7 +23,8 @@ check() {
 # bad ARGS... : exit 2, nothing on stdout, exactly one line on stderr that names $BADVAL.
 # BAD_PREFIX (e.g. "compare") goes before ARGS.
 bad() {
-	"$B" ${BAD_PREFIX:+$BAD_PREFIX} "$@" >"$tmp/out" 2>"$tmp/err"
+	# A bad input must also be refused quickly: one that hangs fails after 60 s.
+	timeout 60 "$B" ${BAD_PREFIX:+$BAD_PREFIX} "$@" >"$tmp/out" 2>"$tmp/err"
 	local rc=$? lines
 	lines=$(wc -l <"$tmp/err")
 	if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && [ ! -s "$tmp/out" ] && grep -qF -- "$BADVAL" "$tmp/err"; then

@@ -161,6 +161,40 @@ static void test_load_bad(void **state)
 	assert_null(topo_load("pack:x", NULL, 0));	/* no err buffer: still just NULL */
 }
 
+/* A spec's PU count is known before hwloc builds it, and one too big is refused at once. */
+static void test_load_too_big(void **state)
+{
+	static const struct { const char *spec; uint64_t pus; } cases[] = {
+		{ "pack:2 [numa] l3:12 core:8 pu:2", 384 },
+		{ "pack:2 [numa(memory=64GB)] l3:12(size=32MB) core:8 pu:2", 384 },
+		{ "pack:1 numa:12 l3:1 core:8 pu:2", 192 },
+		{ "2 4 2", 16 },
+		{ "2147483648", 2147483648ULL },
+		{ "pack:1000 core:1000 pu:1000", 1000000000ULL },
+		{ "pack:99999999999 core:99999999999 pu:99999999999", UINT64_MAX },
+		{ "pack:x", 0 },
+		{ "", 0 },
+	};
+	char spec[512] = "", err[600];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (topo_synthetic_pus(cases[i].spec) != cases[i].pus)
+			fail_msg("'%s': %llu PUs, want %llu", cases[i].spec,
+				 (unsigned long long)topo_synthetic_pus(cases[i].spec),
+				 (unsigned long long)cases[i].pus);
+	for (int i = 0; i < 40; i++)	/* 40 nested group:2 levels: 2^40 PUs */
+		strcat(spec, "group:2 ");
+	strcat(spec, "pu:1");
+	assert_true(topo_synthetic_pus(spec) == 1ULL << 40);
+	assert_null(topo_load(spec, err, sizeof(err)));
+	assert_non_null(strstr(err, "1099511627776 PUs"));
+	assert_null(topo_load("pu:4097", err, sizeof(err)));
+	assert_non_null(strstr(err, "4097 PUs, the most is 4096"));
+	assert_null(topo_load("/dev/zero", err, sizeof(err)));
+	assert_non_null(strstr(err, "'/dev/zero': not a regular file"));
+}
+
 /* An lstopo-style XML export loads like the synthetic machine it was made from. */
 static void test_load_xml(void **state)
 {
@@ -541,6 +575,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_load_synthetic),
 		cmocka_unit_test(test_load_bad),
+		cmocka_unit_test(test_load_too_big),
 		cmocka_unit_test(test_load_xml),
 		cmocka_unit_test(test_place_epyc1),
 		cmocka_unit_test(test_place_nps4),

@@ -180,10 +180,110 @@ static int topo_spec_is_xml(const char *spec)
 	return (len > 4 && !strcmp(spec + len - 4, ".xml")) || !stat(spec, &st);
 }
 
+/* Skip from an opening bracket at s to just past its match (or to the end). */
+static const char *topo_skip_group(const char *s, char open, char close)
+{
+	int depth = 0;
+
+	for (; *s; s++) {
+		if (*s == open)
+			depth++;
+		else if (*s == close && --depth == 0)
+			return s + 1;
+	}
+	return s;
+}
+
+uint64_t topo_synthetic_pus(const char *spec)
+{
+	uint64_t pus = 1;
+	const char *s = spec;
+	int levels = 0;
+
+	while (*s) {
+		const char *start, *count;
+		char *end;
+		uint64_t n;
+
+		if (*s == ' ' || *s == '\t' || *s == '\n') {
+			s++;
+			continue;
+		}
+		if (*s == '[') {	/* a memory child ([numa]): no PUs of its own */
+			s = topo_skip_group(s, '[', ']');
+			continue;
+		}
+		start = s;
+		while (*s && *s != ' ' && *s != '\t' && *s != '\n' && *s != '(')
+			s++;
+		count = start;
+		for (const char *c = start; c < s; c++)
+			if (*c == ':')
+				count = c + 1;
+		if (count == s || *count < '0' || *count > '9')
+			return 0;
+		errno = 0;
+		n = strtoull(count, &end, 10);
+		if (end != s)
+			return 0;
+		if (errno == ERANGE || n == 0 || pus > UINT64_MAX / n)
+			pus = n == 0 ? 0 : UINT64_MAX;	/* saturate; hwloc refuses a 0 itself */
+		else
+			pus *= n;
+		if (*s == '(')	/* attributes: (size=32MB), (indexes=...) */
+			s = topo_skip_group(s, '(', ')');
+		levels++;
+	}
+	return levels ? pus : 0;
+}
+
+/*
+ * Refuse what hwloc would spend minutes or all memory on: a synthetic spec
+ * over TOPO_MAX_PUS, or an "XML file" that is not a regular file (reading
+ * /dev/zero never ends) or is larger than any real machine's lstopo output.
+ */
+#define TOPO_MAX_XML_BYTES (256u << 20)
+static int topo_check_size(const char *spec, int xml, char *err, size_t errlen)
+{
+	struct stat st;
+	uint64_t pus;
+
+	if (xml) {
+		if (stat(spec, &st))
+			return 0;	/* hwloc says "no such file" */
+		if (!S_ISREG(st.st_mode)) {
+			topo_err(err, errlen, "bad topology '%s': not a regular file", spec);
+			return -1;
+		}
+		if ((uint64_t)st.st_size > TOPO_MAX_XML_BYTES) {
+			topo_err(err, errlen, "bad topology '%s': %lld bytes, over the %u MiB an lstopo XML "
+				 "file of %d PUs needs", spec, (long long)st.st_size,
+				 TOPO_MAX_XML_BYTES >> 20, TOPO_MAX_PUS);
+			return -1;
+		}
+		return 0;
+	}
+	pus = topo_synthetic_pus(spec);
+	if (pus > TOPO_MAX_PUS) {
+		if (pus == UINT64_MAX)
+			topo_err(err, errlen, "bad topology '%s': over 2^64 PUs, the most is %d",
+				 spec, TOPO_MAX_PUS);
+		else
+			topo_err(err, errlen, "bad topology '%s': %llu PUs, the most is %d", spec,
+				 (unsigned long long)pus, TOPO_MAX_PUS);
+		return -1;
+	}
+	return 0;
+}
+
 struct topo *topo_load(const char *spec, char *err, size_t errlen)
 {
-	struct topo *t = calloc(1, sizeof(*t));
+	struct topo *t;
 	int xml = spec && topo_spec_is_xml(spec), ret;
+
+	if (spec && topo_check_size(spec, xml, err, errlen))
+		return NULL;
+	t = calloc(1, sizeof(*t));
 
 	if (!t || hwloc_topology_init(&t->hw)) {
 		topo_err(err, errlen, "cannot load topology: out of memory");
@@ -222,6 +322,11 @@ struct topo *topo_load(const char *spec, char *err, size_t errlen)
 	if ((ret = topo_flatten(t))) {
 		topo_err(err, errlen, "cannot load topology '%s': %s", spec ? spec : "this machine",
 			 ret == -ENODEV ? "no PUs in it" : strerror(-ret));
+		goto fail;
+	}
+	if (spec && t->nr_pus > TOPO_MAX_PUS) {	/* an XML file of a bigger machine */
+		topo_err(err, errlen, "bad topology '%s': %d PUs, the most is %d", spec, t->nr_pus,
+			 TOPO_MAX_PUS);
 		goto fail;
 	}
 	return t;
