@@ -96,6 +96,14 @@ check "--baseline percpu_hier: its rows are the baseline, the others' deltas are
 	 grep -Eq "^\| +2 \| atomic_tree +\| +[0-9,]+ \| +[0-9,]+ \| +-[0-9.]+% \|" "$tmp/mdb/report.md" &&
 	 grep -q "against percpu_hier (--baseline)" "$tmp/mdb/report.md"'
 
+# --- Inputs that are not result files: one line, exit 2, whatever their size or depth -----------
+python3 -c 'print("[" * 100000 + "]" * 100000)' >"$tmp/deep.jsonl"
+head -c 3000000 /dev/zero | tr '\0' a >"$tmp/long.jsonl"
+BAD_PREFIX=report BADVAL="nested too deep" bad "$tmp/deep.jsonl" --out "$tmp/rx"
+BAD_PREFIX=report BADVAL="/dev/zero" bad /dev/zero --out "$tmp/rx"
+BAD_PREFIX=report BADVAL="long.jsonl:1: line longer than 1048576 bytes" bad "$tmp/long.jsonl" --out "$tmp/rx"
+check "refused inputs leave no report folder" test ! -e "$tmp/rx"
+
 # --- Replacing DIR -------------------------------------------------------------------------------
 cp -r "$tmp/r" "$tmp/keep"
 run $D --out "$tmp/r" --format markdown
