@@ -4,6 +4,11 @@
 #   make run        install what is missing, build, run the default benchmark
 #   make V=1        show the commands
 #   make print-libs what a program linking build/libctr.a needs besides it
+#   make install    PREFIX=/usr/local (and the GNU directory variables), DESTDIR: ctrbench, its
+#                   report script, libctr.a and libctr.so.0, ctr.h, ctr.pc, man pages, completion
+#   make man        build/man/ctrbench.1 (from the binary's --help texts) and libctr.3 (from ctr.h)
+# CFLAGS and LDFLAGS are the user's and come last; -Werror is on for make test, make run and
+# DEVELOPER=1 builds only.
 
 V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
@@ -19,10 +24,17 @@ export PKG_CONFIG_PATH := $(CURDIR)/.deps/libperf/lib64/pkgconfig:$(CURDIR)/.dep
 pc = $(shell PKG_CONFIG_PATH='$(PKG_CONFIG_PATH)' pkg-config $(1) 2>/dev/null)
 
 OPT := $(if $(SAN),-O1 -fno-omit-frame-pointer -fsanitize=$(SAN) -DCTR_DEBUG,-O2)
+# -Werror is for development: `make test`, `make run` and CI pass WERROR=-Werror (and so does
+# DEVELOPER=1); a user's plain `make` or `make install` warns without failing on a newer compiler.
+ifneq ($(filter test run,$(MAKECMDGOALS)),)
+export DEVELOPER := 1
+endif
+WERROR ?= $(if $(filter 1,$(DEVELOPER)),-Werror)
+# The user's CFLAGS come last, so `make CFLAGS=-O3` compiles at -O3.
 CFLAGS ?= -g
-override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -pthread $(OPT) -MMD -MP
+ALL_CFLAGS = -std=gnu11 -Wall -Wextra $(WERROR) -pthread $(OPT) $(CFLAGS)
 LDFLAGS ?=
-override LDFLAGS += -pthread $(if $(SAN),-fsanitize=$(SAN))
+ALL_LDFLAGS = -pthread $(if $(SAN),-fsanitize=$(SAN)) $(LDFLAGS)
 
 # What a user of libctr.a links with.
 LIBCTR_LIBS := -pthread -lm
@@ -46,24 +58,44 @@ BENCH_LIBS := $(call pc,--libs --static libperf) $(call pc,--libs jansson hwloc)
 TEST_CFLAGS := $(call pc,--cflags cmocka)
 TEST_LIBS := $(call pc,--libs cmocka)
 
-.PHONY: all lib bench tests test test-plain test-tsan test-asan run deps print-libs clean
+.PHONY: all lib bench tests test test-plain test-tsan test-asan run deps print-libs clean install uninstall man
 all: lib bench
-lib: $(BUILD)/libctr.a $(BUILD)/include/ctr.h
+lib: $(BUILD)/libctr.a $(BUILD)/libctr.so $(BUILD)/include/ctr.h
 bench: $(BUILD)/ctrbench
 tests: $(TESTS) $(BUILD)/api_demo
 
-$(BUILD)/obj/%.o: %.c
+# Objects are rebuilt when the flags change (make CFLAGS=-O3 after make), as they are when a
+# source changes: $(BUILD)/cflags holds the flags of the last build and changes only with them.
+$(BUILD)/cflags: FORCE
 	@mkdir -p $(dir $@)
-	$(call say,CC,$@)$(CC) $(CFLAGS) $(EXTRA_DEFS) $(if $(filter counters/%,$<),,$(BENCH_CFLAGS) $(TEST_CFLAGS)) -c -o $@ $<
+	@echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)' | cmp -s - $@ || echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)' > $@
+
+# The harness needs libperf, jansson, hwloc and cmocka: without them, say how to get them once
+# instead of failing on the first missing header.
+$(BUILD)/deps-ok:
+	@PKG_CONFIG_PATH='$(PKG_CONFIG_PATH)' pkg-config --exists libperf jansson hwloc cmocka || \
+		{ echo "ctrbench: libperf, jansson, hwloc or cmocka is missing: run 'make deps'" \
+		       "(or scripts/install-deps.sh) first" >&2; exit 1; }
+	@mkdir -p $(dir $@) && touch $@
+
+$(BUILD)/obj/%.o: %.c $(BUILD)/cflags
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -MMD -MP $(EXTRA_DEFS) $(if $(filter counters/%,$<),,$(BENCH_CFLAGS) $(TEST_CFLAGS)) -c -o $@ $<
+
+# libctr.so: the same sources compiled position-independent, apart from the objects the harness
+# links (so the benchmark's hot paths are not built -fPIC).
+$(BUILD)/pic/%.o: %.c $(BUILD)/cflags
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -fPIC -MMD -MP -c -o $@ $<
 
 # Every result records the build: commit and flags, compiled into env.o, rebuilt when they change.
 CTRBENCH_COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-BUILD_ID := $(CTRBENCH_COMMIT) $(CFLAGS) $(abspath scripts)
+BUILD_ID := $(CTRBENCH_COMMIT) $(ALL_CFLAGS) $(abspath scripts)
 $(BUILD)/build-id: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(BUILD_ID)' | cmp -s - $@ || echo '$(BUILD_ID)' > $@
 $(BUILD)/obj/bench/env.o: $(BUILD)/build-id
-$(BUILD)/obj/bench/env.o: EXTRA_DEFS = -DCTRBENCH_COMMIT='"$(CTRBENCH_COMMIT)"' -DCTRBENCH_CFLAGS='"$(CFLAGS)"'
+$(BUILD)/obj/bench/env.o: EXTRA_DEFS = -DCTRBENCH_COMMIT='"$(CTRBENCH_COMMIT)"' -DCTRBENCH_CFLAGS='"$(ALL_CFLAGS)"'
 .PHONY: FORCE
 # ctrbench report execs scripts/report of this tree ($CTRBENCH_SCRIPTS_DIR overrides it).
 $(BUILD)/obj/bench/report_cmd.o: $(BUILD)/build-id
@@ -72,19 +104,32 @@ $(BUILD)/obj/bench/report_cmd.o: EXTRA_DEFS = -DCTRBENCH_SCRIPTS_DIR='"$(abspath
 $(BUILD)/libctr.a: $(LIB_OBJ)
 	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
+# The shared library: libctr.so.$(CTR_SO_VERSION) with soname libctr.so.$(CTR_SO_MAJOR), and the
+# libctr.so link a build against it uses.  The major number changes when ctr.h breaks callers.
+CTR_VERSION := 0.1.0
+CTR_SO_MAJOR := 0
+CTR_SO_VERSION := $(CTR_VERSION)
+LIB_PIC_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(LIB_SRC))
+$(BUILD)/libctr.so.$(CTR_SO_VERSION): $(LIB_PIC_OBJ)
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libctr.so.$(CTR_SO_MAJOR) -o $@ $^ $(LIBCTR_LIBS)
+$(BUILD)/libctr.so: $(BUILD)/libctr.so.$(CTR_SO_VERSION)
+	$(Q)ln -sf libctr.so.$(CTR_SO_VERSION) $(BUILD)/libctr.so.$(CTR_SO_MAJOR) && \
+		ln -sf libctr.so.$(CTR_SO_VERSION) $@
+
 # The public header alone, so the API test sees nothing internal.
 $(BUILD)/include/ctr.h: counters/ctr.h
 	@mkdir -p $(dir $@)
 	$(Q)cp $< $@
 
+$(BENCH_OBJ) $(call obj,$(TEST_SRC)): | $(BUILD)/deps-ok
 $(BUILD)/ctrbench: $(BENCH_OBJ) $(BUILD)/libctr.a
-	$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(BUILD)/libctr.a $(BENCH_LIBS)
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $(BENCH_OBJ) $(BUILD)/libctr.a $(BENCH_LIBS)
 
 # Tests link the library and the harness objects they exercise (not main.c).
 TEST_LINK_OBJ := $(filter-out $(BUILD)/obj/bench/main.o,$(BENCH_OBJ))
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TEST_LINK_OBJ) $(BUILD)/libctr.a
 	@mkdir -p $(dir $@)
-	$(call say,LD,$@)$(CC) $(LDFLAGS) -o $@ $< $(TEST_LINK_OBJ) $(BUILD)/libctr.a $(TEST_LIBS) $(BENCH_LIBS)
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_LINK_OBJ) $(BUILD)/libctr.a $(TEST_LIBS) $(BENCH_LIBS)
 
 # Written against the public header only, linked as make print-libs says.
 $(BUILD)/api_demo: tests/api_demo.c $(BUILD)/include/ctr.h $(BUILD)/libctr.a
@@ -92,6 +137,64 @@ $(BUILD)/api_demo: tests/api_demo.c $(BUILD)/include/ctr.h $(BUILD)/libctr.a
 
 print-libs:
 	@echo $(LIBCTR_LIBS)
+
+# ---- make install: the GNU directory variables; PREFIX is the usual alias of prefix. ----------
+PREFIX ?= /usr/local
+prefix ?= $(PREFIX)
+exec_prefix ?= $(prefix)
+bindir ?= $(exec_prefix)/bin
+libdir ?= $(exec_prefix)/lib
+libexecdir ?= $(exec_prefix)/libexec
+includedir ?= $(prefix)/include
+datarootdir ?= $(prefix)/share
+mandir ?= $(datarootdir)/man
+pkgconfigdir ?= $(libdir)/pkgconfig
+bashcompdir ?= $(datarootdir)/bash-completion/completions
+INSTALL ?= install
+
+MAN_PAGES := $(BUILD)/man/ctrbench.1 $(BUILD)/man/libctr.3
+man: $(MAN_PAGES)
+$(BUILD)/man/ctrbench.1: $(BUILD)/ctrbench scripts/mkman
+	@mkdir -p $(dir $@)
+	$(call say,MAN,$@)python3 scripts/mkman ctrbench $(BUILD)/ctrbench $@
+$(BUILD)/man/libctr.3: counters/ctr.h scripts/mkman
+	@mkdir -p $(dir $@)
+	$(call say,MAN,$@)python3 scripts/mkman libctr counters/ctr.h $@
+
+# ctr.pc for pkg-config, with the paths of this install.
+$(BUILD)/ctr.pc: Makefile $(BUILD)/cflags
+	@mkdir -p $(dir $@)
+	$(call say,GEN,$@)printf '%s\n' 'prefix=$(prefix)' 'libdir=$(libdir)' 'includedir=$(includedir)' '' \
+		'Name: ctr' 'Description: libctr, concurrent hierarchical counters' \
+		'Version: $(CTR_VERSION)' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lctr' \
+		'Libs.private: $(LIBCTR_LIBS)' >$@
+
+# ctrbench finds its report script in ../libexec/ctrbench beside its own binary, so an install
+# works under any prefix and from a DESTDIR staging folder.
+install: all man $(BUILD)/ctr.pc
+	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir) $(DESTDIR)$(includedir) \
+		$(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(mandir)/man1 $(DESTDIR)$(mandir)/man3 \
+		$(DESTDIR)$(libexecdir)/ctrbench $(DESTDIR)$(bashcompdir)
+	$(INSTALL) -m 755 $(BUILD)/ctrbench $(DESTDIR)$(bindir)/ctrbench
+	$(INSTALL) -m 755 scripts/report $(DESTDIR)$(libexecdir)/ctrbench/report
+	$(INSTALL) -m 644 $(BUILD)/libctr.a $(DESTDIR)$(libdir)/libctr.a
+	$(INSTALL) -m 755 $(BUILD)/libctr.so.$(CTR_SO_VERSION) $(DESTDIR)$(libdir)/
+	ln -sf libctr.so.$(CTR_SO_VERSION) $(DESTDIR)$(libdir)/libctr.so.$(CTR_SO_MAJOR)
+	ln -sf libctr.so.$(CTR_SO_VERSION) $(DESTDIR)$(libdir)/libctr.so
+	$(INSTALL) -m 644 counters/ctr.h $(DESTDIR)$(includedir)/ctr.h
+	$(INSTALL) -m 644 $(BUILD)/ctr.pc $(DESTDIR)$(pkgconfigdir)/ctr.pc
+	$(INSTALL) -m 644 $(BUILD)/man/ctrbench.1 $(DESTDIR)$(mandir)/man1/ctrbench.1
+	$(INSTALL) -m 644 $(BUILD)/man/libctr.3 $(DESTDIR)$(mandir)/man3/libctr.3
+	$(INSTALL) -m 644 scripts/ctrbench-completion.bash $(DESTDIR)$(bashcompdir)/ctrbench
+
+uninstall:
+	rm -f $(DESTDIR)$(bindir)/ctrbench $(DESTDIR)$(libdir)/libctr.a \
+		$(DESTDIR)$(libdir)/libctr.so $(DESTDIR)$(libdir)/libctr.so.$(CTR_SO_MAJOR) \
+		$(DESTDIR)$(libdir)/libctr.so.$(CTR_SO_VERSION) $(DESTDIR)$(includedir)/ctr.h \
+		$(DESTDIR)$(pkgconfigdir)/ctr.pc $(DESTDIR)$(mandir)/man1/ctrbench.1 \
+		$(DESTDIR)$(mandir)/man3/libctr.3 $(DESTDIR)$(bashcompdir)/ctrbench \
+		$(DESTDIR)$(libexecdir)/ctrbench/report
+	-rmdir $(DESTDIR)$(libexecdir)/ctrbench
 
 deps:
 	$(Q)scripts/install-deps.sh
@@ -108,7 +211,8 @@ test: deps
 		build/asan/api_demo build/asan/ctrbench
 	$(Q)$(RUN_TESTS) $(TESTS) $(BUILD)/api_demo $(CLI_TESTS:%=%@$(BUILD)/ctrbench) \
 		$(MT_TESTS:build/%=build/tsan/%) \
-		$(ST_TESTS:build/%=build/asan/%) build/asan/api_demo $(CLI_TESTS:%=%@build/asan/ctrbench)
+		$(ST_TESTS:build/%=build/asan/%) build/asan/api_demo $(CLI_TESTS:%=%@build/asan/ctrbench) \
+		tests/install_test.sh
 
 # The default benchmark: its table, then the same over 1 and 2 threads as a sweep, and the report
 # page of that sweep (build/run/report/index.html).

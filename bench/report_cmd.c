@@ -2,8 +2,9 @@
 /*
  * report_cmd.c - `ctrbench report`: reports are drawn by scripts/report, a Python script that
  * uses gnuplot; this command finds the script and hands it the command line.  The script is
- * looked for in $CTRBENCH_SCRIPTS_DIR, else in the scripts folder of the tree this binary was
- * built from (CTRBENCH_SCRIPTS_DIR, compiled in by the Makefile).
+ * looked for in $CTRBENCH_SCRIPTS_DIR, else in ../libexec/ctrbench beside this binary (where
+ * make install puts it, under any prefix or DESTDIR), else in the scripts folder of the tree this
+ * binary was built from (CTRBENCH_SCRIPTS_DIR, compiled in by the Makefile).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,13 +20,35 @@
 #define CTRBENCH_SCRIPTS_DIR "scripts"
 #endif
 
+/* <folder of this executable>/../libexec/ctrbench, if it holds the script; else NULL. */
+static const char *bench_installed_scripts(char *buf, size_t len)
+{
+	char exe[PATH_MAX], path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	if (snprintf(buf, len, "%s/../libexec/ctrbench", exe) >= (int)len ||
+	    snprintf(path, sizeof(path), "%s/report", buf) >= (int)sizeof(path) || access(path, R_OK))
+		return NULL;
+	return buf;
+}
+
 int bench_cmd_report(int argc, char **argv)
 {
 	const char *dir = getenv("CTRBENCH_SCRIPTS_DIR");
-	char script[PATH_MAX];
+	char script[PATH_MAX], installed[PATH_MAX];
 	char **args;
 
 	if (!dir || !*dir)
+		dir = bench_installed_scripts(installed, sizeof(installed));
+	if (!dir)
 		dir = CTRBENCH_SCRIPTS_DIR;
 	if (snprintf(script, sizeof(script), "%s/report", dir) >= (int)sizeof(script)) {
 		fprintf(stderr, "ctrbench: report: CTRBENCH_SCRIPTS_DIR is too long\n");

@@ -1,0 +1,48 @@
+# bash completion for ctrbench (make install puts it in bash-completion's completions folder;
+# or `. scripts/ctrbench-completion.bash`).  It asks the binary itself: the commands from
+# `ctrbench --help`, each command's flags from `ctrbench CMD --help`, algorithm and scenario names
+# from `ctrbench list` and `ctrbench scenario list`, so it cannot fall behind the program.
+_ctrbench()
+{
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+	local bin=${COMP_WORDS[0]} cmd=${COMP_WORDS[1]:-} words
+
+	if [ "$COMP_CWORD" -eq 1 ]; then
+		words=$("$bin" --help 2>/dev/null | sed -n 's/^ *\(usage: \)\{0,1\}ctrbench \([a-z][a-z0-9-]*\).*/\2/p' | sort -u)
+		COMPREPLY=($(compgen -W "$words --help --version" -- "$cur"))
+		return
+	fi
+	case "$prev" in
+	--algo)
+		words=$("$bin" list 2>/dev/null | awk '{print $1}')
+		# A list: complete the part after the last comma.
+		local head=${cur%,*} tail=${cur##*,}
+		[ "$head" = "$cur" ] && head= || head="$head,"
+		COMPREPLY=($(compgen -P "$head" -W "$words all" -- "$tail"))
+		return ;;
+	--out|--results|--plan|--calibration|--topology)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return ;;
+	--format)
+		COMPREPLY=($(compgen -W "table csv json html markdown" -- "$cur"))
+		return ;;
+	--placement)
+		COMPREPLY=($(compgen -W "compact scatter ccx numa smt list:" -- "$cur"))
+		return ;;
+	--workload)
+		COMPREPLY=($(compgen -W "update charge readers" -- "$cur"))
+		return ;;
+	esac
+	if [ "$cmd" = scenario ] && [ "$COMP_CWORD" -eq 2 ] && [[ "$cur" != -* ]]; then
+		words=$("$bin" scenario list 2>/dev/null | awk '{print $1}')
+		COMPREPLY=($(compgen -W "list $words" -- "$cur"))
+		return
+	fi
+	if [[ "$cur" == -* ]]; then
+		words=$("$bin" "$cmd" --help 2>/dev/null | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)
+		COMPREPLY=($(compgen -W "$words" -- "$cur"))
+		return
+	fi
+	COMPREPLY=($(compgen -f -- "$cur"))
+}
+complete -F _ctrbench ctrbench
