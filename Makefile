@@ -214,17 +214,21 @@ test: deps
 		$(ST_TESTS:build/%=build/asan/%) build/asan/api_demo $(CLI_TESTS:%=%@build/asan/ctrbench) \
 		tests/install_test.sh
 
-# The default benchmark: its table, then the same over 1 and 2 threads as a sweep, and the report
-# page of that sweep (build/run/report/index.html).
+# The default benchmark, each configuration measured once: a sweep of every algorithm over 1 and 2
+# threads into a new dated results file (earlier runs' files are kept), its table (the Markdown
+# report's throughput table) and its HTML report page (build/run/report/index.html).
 RUN_OUT = $(BUILD)/run
+RUN_SWEEP = --algo all --workload update --shape chain:8 --threads 1..2 --placement compact \
+	--reps 3 --duration-ms 200
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)$(BUILD)/ctrbench run --algo all --workload update --shape chain:8 --threads 2 --duration-ms 500
-	$(Q)rm -rf $(RUN_OUT) && mkdir -p $(RUN_OUT)
-	$(Q)$(BUILD)/ctrbench sweep --algo all --workload update --shape chain:8 --threads 1..2 \
-		--placement compact --reps 3 --duration-ms 200 --out $(RUN_OUT)/results.jsonl
-	$(Q)$(BUILD)/ctrbench report $(RUN_OUT)/results.jsonl --out $(RUN_OUT)/report
-	@echo "results: $(RUN_OUT)/results.jsonl"
+	$(Q)mkdir -p $(RUN_OUT) && out=$(RUN_OUT)/results-$$(date +%Y%m%d-%H%M%S).jsonl && \
+	$(BUILD)/ctrbench sweep $(RUN_SWEEP) --out $$out && \
+	$(BUILD)/ctrbench report $$out --out $(RUN_OUT)/table --format markdown >/dev/null && \
+	sed -n '/^## Throughput/,/^## /{/^## [^T]/d;p}' $(RUN_OUT)/table/report.md && \
+	$(BUILD)/ctrbench report $$out --out $(RUN_OUT)/report >/dev/null && \
+	echo "results: $$out (earlier runs: $(RUN_OUT)/results-*.jsonl)" && \
+	echo "report:  $(RUN_OUT)/report/index.html"
 
 clean:
 	rm -rf build
