@@ -4,14 +4,137 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "results.h"
 
-/* The whole file in memory (result files are at most a few MB); *len its size. */
+/*
+ * Could s[0..n) be the start of a JSON object, cut short?  What a sweep
+ * killed inside its write(2) leaves is exactly that; lab notes, a binary or
+ * a line of another program are not, and --resume must not cut them off.
+ * A small pushdown check of JSON's grammar: containers on a stack, one state
+ * for what may come next.
+ */
+int bench_json_prefix_ok(const char *s, size_t n)
+{
+	enum { VALUE, VALUE_OR_END, KEY_OR_END, KEY, COLON, COMMA_OR_END, STR, STR_ESC, STR_HEX, NUM, LIT } st = VALUE;
+	char stack[BENCH_RESULT_MAX_DEPTH];
+	int depth = 0, hex = 0, key = 0;
+	const char *lit = NULL;
+
+	if (!n || s[0] != '{')
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		switch (st) {
+		case STR:
+			if (c == '"')
+				st = key ? COLON : COMMA_OR_END;
+			else if (c == '\\')
+				st = STR_ESC;
+			else if (c < 0x20)
+				return 0;
+			continue;
+		case STR_ESC:
+			if (c == 'u') {
+				st = STR_HEX;
+				hex = 0;
+			} else if (strchr("\"\\/bfnrt", c) && c) {
+				st = STR;
+			} else {
+				return 0;
+			}
+			continue;
+		case STR_HEX:
+			if (!strchr("0123456789abcdefABCDEF", c) || !c)
+				return 0;
+			if (++hex == 4)
+				st = STR;
+			continue;
+		case LIT:
+			if (c != (unsigned char)*lit++)
+				return 0;
+			if (!*lit)
+				st = COMMA_OR_END;
+			continue;
+		case NUM:
+			if (c && strchr("0123456789+-.eE", c))
+				continue;
+			st = COMMA_OR_END;
+			break;	/* c is looked at again below */
+		default:
+			break;
+		}
+		if (c == ' ' || c == '\t' || c == '\r')
+			continue;
+		switch (st) {
+		case VALUE:
+		case VALUE_OR_END:
+			if (c == ']' && st == VALUE_OR_END) {	/* [] */
+				depth--;
+				st = COMMA_OR_END;
+			} else if (c == '{' || c == '[') {
+				if (depth == BENCH_RESULT_MAX_DEPTH)
+					return 0;
+				stack[depth++] = (char)c;
+				st = c == '{' ? KEY_OR_END : VALUE_OR_END;
+			} else if (c == '"') {
+				st = STR;
+				key = 0;
+			} else if (c == '-' || (c >= '0' && c <= '9')) {
+				st = NUM;
+			} else if (c == 't' || c == 'f' || c == 'n') {
+				lit = c == 't' ? "rue" : c == 'f' ? "alse" : "ull";
+				st = LIT;
+			} else {
+				return 0;
+			}
+			break;
+		case KEY_OR_END:
+		case KEY:
+			if (c == '"') {
+				st = STR;
+				key = 1;
+			} else if (c == '}' && st == KEY_OR_END) {
+				depth--;
+				st = COMMA_OR_END;
+			} else {
+				return 0;
+			}
+			break;
+		case COLON:
+			if (c != ':')
+				return 0;
+			st = VALUE;
+			break;
+		case COMMA_OR_END:
+			if (!depth)
+				return 0;	/* a whole object already: then a newline should follow */
+			if (c == ',') {
+				st = stack[depth - 1] == '{' ? KEY : VALUE;
+			} else if (c == (stack[depth - 1] == '{' ? '}' : ']')) {
+				depth--;
+			} else {
+				return 0;
+			}
+			break;
+		default:
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/*
+ * The whole file in memory (result files are at most a few MB); *len its
+ * size.  Only a regular file: reading /dev/zero would never end.
+ */
 static char *slurp(const char *path, int missing_ok, size_t *len)
 {
 	FILE *f = fopen(path, "r");
+	struct stat sb;
 	char *buf = NULL;
 	size_t cap = 0, n = 0;
 
@@ -21,6 +144,8 @@ static char *slurp(const char *path, int missing_ok, size_t *len)
 			return NULL;
 		die("cannot open '%s': %s", path, strerror(errno));
 	}
+	if (fstat(fileno(f), &sb) || !S_ISREG(sb.st_mode))
+		die("'%s' is not a regular file", path);
 	for (;;) {
 		size_t got;
 
@@ -54,20 +179,26 @@ void bench_results_load(const char *path, int missing_ok, struct bench_results *
 		return;
 	while (start < len) {
 		char *nl = memchr(buf + start, '\n', len - start);
+		size_t line_len = nl ? (size_t)(nl - buf) - start : len - start;
 		json_error_t err;
 		json_t *o;
 
+		lineno++;
+		if (line_len > BENCH_RESULT_MAX_LINE)
+			die("%s:%d: a line of over %d bytes: not a result line", path, lineno,
+			    BENCH_RESULT_MAX_LINE);
 		if (!nl) {
 			r->partial_bytes = len - start;
+			r->partial_ok = bench_json_prefix_ok(buf + start, r->partial_bytes);
+			r->partial_lineno = lineno;
 			break;
 		}
-		lineno++;
 		*nl = 0;
 		if (!buf[start + strspn(buf + start, " \t\r")]) {
 			start = (size_t)(nl - buf) + 1;
 			continue;
 		}
-		if (strlen(buf + start) != (size_t)(nl - buf) - start)
+		if (strlen(buf + start) != line_len)
 			die("%s:%d: not JSON (a NUL byte in the line)", path, lineno);
 		o = json_loads(buf + start, 0, &err);
 		if (!o)

@@ -21,15 +21,26 @@ struct bench_results {
 	int n;					/* their number */
 	size_t complete_bytes;			/* bytes up to and including the last '\n' */
 	size_t partial_bytes;			/* bytes after it: a line cut short, 0 if none */
+	int partial_ok;				/* the cut line could be the start of a result line */
+	int partial_lineno;			/* its line number */
 };
+
+/* A result line is a few KB: a longer line is not one (nor a file with no newline of 100 MB). */
+#define BENCH_RESULT_MAX_LINE (1 << 20)
+/* Result lines nest 4 levels; jansson refuses past 2048. */
+#define BENCH_RESULT_MAX_DEPTH 64
+
+/* 1 if s[0..n) could be a JSON object cut short (a '{' and valid JSON so far), else 0. */
+int bench_json_prefix_ok(const char *s, size_t n);
 
 /*
  * Reads path into r.  A last line without its '\n' is not parsed: a writer
  * killed in the middle of a write(2) leaves such a tail, so it is only
  * counted in partial_bytes for the caller to drop or report.  Blank lines
  * are skipped.  A missing file is an empty result set when missing_ok,
- * else bad input.  Bad input (unreadable, a complete line that is not a
- * JSON object) dies naming the file and line.
+ * else bad input.  Bad input (unreadable, not a regular file, a line over
+ * BENCH_RESULT_MAX_LINE, a complete line that is not a JSON object) dies
+ * naming the file and line.
  */
 void bench_results_load(const char *path, int missing_ok, struct bench_results *r);
 void bench_results_free(struct bench_results *r);

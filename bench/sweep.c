@@ -653,6 +653,19 @@ static void sweep_open_out(struct sweep_state *st)
 		free(dir);
 	}
 	bench_results_load(s->out, 0, &r);
+	/*
+	 * Nothing is cut before the whole file is known to be a sweep's: every
+	 * complete line a result line (checked in the loop below, which dies
+	 * before any change), and a partial tail that could be the start of one.
+	 */
+	for (int i = 0; i < r.n; i++)
+		if (!json_is_string(json_object_get(r.line[i].obj, "algo")))
+			die("%s:%d: not a result line (no \"algo\"): --out must be a file of result lines;"
+			    " nothing was changed", s->out, r.line[i].lineno);
+	if (r.partial_bytes && !r.partial_ok)
+		die("%s:%d: not a result line (%zu bytes with no newline that no result line starts"
+		    " with): --out must be a file of result lines; nothing was changed", s->out,
+		    r.partial_lineno, r.partial_bytes);
 	if (r.partial_bytes) {
 		if (ftruncate(st->fd, (off_t)r.complete_bytes) || fsync(st->fd))
 			die("cannot drop the partial last line of '%s': %s", s->out, strerror(errno));
@@ -665,9 +678,6 @@ static void sweep_open_out(struct sweep_state *st)
 		json_t *o = r.line[i].obj, *done = json_object_get(o, "reps_done"),
 		       *asked = json_object_get(o, "reps_requested");
 
-		if (!json_is_string(json_object_get(o, "algo")))
-			die("%s:%d: not a result line (no \"algo\"): --out must be a file of result lines",
-			    s->out, r.line[i].lineno);
 		/* a run stopped early (fewer reps than asked) is not that configuration done */
 		if (json_is_integer(done) && json_is_integer(asked) &&
 		    json_integer_value(done) < json_integer_value(asked))

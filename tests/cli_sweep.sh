@@ -179,6 +179,22 @@ BADVAL="--readers" bad "${S[@]}" --threads 1 --readers 2 --out "$tmp/x"
 check "no bad input left a file behind" eval '[ ! -e "$tmp/x" ]'
 printf '{"algo":"a"}\nnot json\n' >"$tmp/garbage.jsonl"
 BADVAL="$tmp/garbage.jsonl:2: not JSON" bad "${S[@]}" --threads 1 --out "$tmp/garbage.jsonl" --resume
+# --resume never changes a file that is not a sweep's: every complete line is checked and a partial
+# tail must look like the start of a result line before anything is cut (all five were cut before).
+printf 'my lab notes: run 1 was 12.3 Mops/s, run 2 ...' >"$tmp/notes.txt"
+printf '{"a":1}\nprecious tail' >"$tmp/mix.txt"
+head -c 400 /dev/urandom >"$tmp/bin.dat"
+printf '{"algo":"x","workload":' >"$tmp/prefix-of-other.txt"; printf 'tail' >>"$tmp/prefix-of-other.txt"
+head -c 3000000 /dev/zero | tr '\0' x >"$tmp/big.txt"
+for f in notes.txt mix.txt bin.dat prefix-of-other.txt big.txt; do cp "$tmp/$f" "$tmp/$f.orig"; done
+BADVAL="notes.txt:1: not a result line" bad "${S[@]}" --threads 1 --out "$tmp/notes.txt" --resume
+BADVAL="mix.txt:1: not a result line" bad "${S[@]}" --threads 1 --out "$tmp/mix.txt" --resume
+BADVAL="bin.dat:1: not JSON" bad "${S[@]}" --threads 1 --out "$tmp/bin.dat" --resume
+BADVAL="prefix-of-other.txt:1: not a result line" bad "${S[@]}" --threads 1 --out "$tmp/prefix-of-other.txt" --resume
+BADVAL="big.txt:1: a line of over 1048576 bytes" bad "${S[@]}" --threads 1 --out "$tmp/big.txt" --resume
+check "--resume left every one of them as it was" eval \
+	'(for f in notes.txt mix.txt bin.dat prefix-of-other.txt big.txt; do
+		cmp -s "$tmp/$f" "$tmp/$f.orig" || { echo "$f changed" >&2; exit 1; }; done)'
 
 # recommend on the fixed results.
 R=(recommend --results $D/recommend.jsonl --updates-per-sec 1e6 --reads-per-sec 1e3)
@@ -278,4 +294,5 @@ BADVAL="'deep'" bad "${Q[@]}" --depth deep --max-staleness EXACT
 BADVAL="--depth" bad "${Q[@]}" --max-staleness EXACT
 BADVAL="'-1'" bad --updates-per-sec -1 --reads-per-sec 1 --depth 2 --max-staleness EXACT --results $D/recommend.jsonl
 BADVAL="/no/such.jsonl" bad --updates-per-sec 1 --reads-per-sec 1 --depth 2 --max-staleness EXACT --results /no/such.jsonl
+BADVAL="/dev/zero" bad --updates-per-sec 1 --reads-per-sec 1 --depth 2 --max-staleness EXACT --results /dev/zero
 BADVAL="'csv'" bad "${Q[@]}" --depth 2 --max-staleness EXACT --format csv
