@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "report_cmd.h"
 
 #ifndef CTRBENCH_SCRIPTS_DIR
@@ -38,6 +39,26 @@ static const char *bench_installed_scripts(char *buf, size_t len)
 	    snprintf(path, sizeof(path), "%s/report", buf) >= (int)sizeof(path) || access(path, R_OK))
 		return NULL;
 	return buf;
+}
+
+/* $CTRBENCH_ALGOS: the registry's order, so every report gives an algorithm the same colour and marker. */
+static void bench_export_algo_order(void)
+{
+	size_t len = 1;
+	char *names;
+
+	for (int i = 0; i < bench_nr_algos; i++)
+		len += strlen(bench_algos[i].name) + 1;
+	names = calloc(1, len);
+	if (!names)
+		return;	/* the report then colours by first appearance */
+	for (int i = 0; i < bench_nr_algos; i++) {
+		if (i)
+			strcat(names, ",");
+		strcat(names, bench_algos[i].name);
+	}
+	setenv("CTRBENCH_ALGOS", names, 1);
+	free(names);
 }
 
 int bench_cmd_report(int argc, char **argv)
@@ -70,6 +91,7 @@ int bench_cmd_report(int argc, char **argv)
 	args[1] = script;
 	for (int i = 1; i < argc; i++)
 		args[i + 1] = argv[i];
+	bench_export_algo_order();
 	fflush(NULL);
 	execvp(args[0], args);
 	fprintf(stderr, "ctrbench: report needs python3 (%s): install it (scripts/install-deps.sh does)\n",

@@ -27,11 +27,12 @@ run $D --out "$tmp/r"
 check "html: exit 0, the page path on stdout, nothing on stderr" eval \
 	'clean && [ "$(cat "$tmp/out")" = "$tmp/r/index.html" ] && [ -s "$tmp/r/index.html" ]'
 H=$tmp/r/index.html
-# 4 throughput plots (update chain:1, chain:4, chain:16; readers chain:4), 4 latency (update at 1
-# and 2 threads; update and read latency of readers at 1 thread), 6 cost (CPU ns/op and
-# context-switches per op for update chain:1, chain:4, chain:16), 1 read error (readers chain:4).
-check "15 inline SVG plots, 15 PNG copies, each linked once from the page" eval \
-	'[ "$(grep -o "<svg" "$H" | wc -l)" -eq 15 ] && [ "$(ls "$tmp/r"/*.png | wc -l)" -eq 15 ] &&
+# 4 throughput plots (update chain:1, chain:4, chain:16; readers chain:4) with an efficiency plot
+# each and a reads/s plot for readers chain:4, 4 latency (update at 1 and 2 threads; update and
+# read latency of readers at 1 thread), 6 cost (CPU ns/op and context-switches per op for update
+# chain:1, chain:4, chain:16), 1 read error (readers chain:4).
+check "20 inline SVG plots, 20 PNG copies, each linked once from the page" eval \
+	'[ "$(grep -o "<svg" "$H" | wc -l)" -eq 20 ] && [ "$(ls "$tmp/r"/*.png | wc -l)" -eq 20 ] &&
 	 (for f in "$tmp/r"/*.png; do [ "$(grep -o "href=\"${f##*/}\"" "$H" | wc -l)" -eq 1 ] || exit 1;
 	 head -c 8 "$f" | od -An -c | grep -q "P   N   G" || exit 1; done)'
 check "self-contained: no script, nothing fetched from elsewhere, no SVG file left beside it" eval \
@@ -44,14 +45,17 @@ check "the environment: every env field of the results" eval \
 	 "1 package, 1 NUMA node, 2 L3s, 2 cores, 2 PUs" "33 lines from tests/data/report.jsonl"; do
 	 grep -qF "$v" "$H" || { echo "missing: $v" >"$tmp/err"; exit 1; }; done)'
 
+# scripts/report run by hand takes the registry's order (the colours) from $CTRBENCH_ALGOS, as
+# ctrbench report hands it over.
 check "the same page again through scripts/report (nothing in it varies but the data)" eval \
-	'scripts/report $D --out "$tmp/r3" --format html >/dev/null && cmp -s "$H" "$tmp/r3/index.html" &&
-	 cmp -s "$tmp/r/throughput-update-chain-4-compact.png" "$tmp/r3/throughput-update-chain-4-compact.png"'
+	'CTRBENCH_ALGOS=$("$B" list | awk "{print \$1}" | paste -sd, -) \
+	 scripts/report $D --out "$tmp/r3" --format html >/dev/null && cmp -s "$H" "$tmp/r3/index.html" &&
+	 cmp -s "$tmp/r/throughput-update-chain-4.png" "$tmp/r3/throughput-update-chain-4.png"'
 head -20 $D >"$tmp/a.jsonl"
 tail -n +21 $D >"$tmp/b.jsonl"
 run "$tmp/a.jsonl" - --out "$tmp/split" <"$tmp/b.jsonl"
 check "results from several files and stdin (-) make one report" eval \
-	'clean && [ "$(grep -o "<svg" "$tmp/split/index.html" | wc -l)" -eq 15 ] &&
+	'clean && [ "$(grep -o "<svg" "$tmp/split/index.html" | wc -l)" -eq 20 ] &&
 	 grep -qF "33 lines from $tmp/a.jsonl (20), &lt;stdin&gt; (13)" "$tmp/split/index.html"'
 # The same configurations from another build (the commit changed in a copy): two series each,
 # named by the commit, nothing averaged together.
@@ -67,10 +71,10 @@ M=$tmp/md/report.md
 check "markdown: exit 0, report.md and no page or plots" eval \
 	'clean && [ "$(cat "$tmp/out")" = "$tmp/md/report.md" ] && [ -s "$M" ] &&
 	 [ ! -e "$tmp/md/index.html" ] && ! ls "$tmp/md"/*.png >/dev/null 2>&1'
-check "markdown: tables with mean, stddev and delta % against atomic_tree, the numbers recomputed" python3 -c "
+check "markdown: tables with mean, stddev and the ratio to atomic_tree, the numbers recomputed" python3 -c "
 import json, statistics, sys
 md = open(sys.argv[1]).read(); res = [json.loads(l) for l in open(sys.argv[2])]
-assert '| threads | algo' in md and 'ops/s average' in md and '| delta' in md, md[:500]
+assert '| threads | algo' in md and 'ops/s average' in md and '| ratio' in md, md[:500]
 def rowof(algo, t, shape, wl='update', pl='compact'):
     r = [x for x in res if x['algo'] == algo and x['threads'] == t and x['shape'] == shape and x['workload'] == wl and x['placement'] == pl]
     assert len(r) == 1; return r[0]
@@ -82,7 +86,7 @@ for a in ['atomic_tree', 'percpu_hier', 'rstat_ratelimit']:
         r = rowof(a, t, 'chain:4'); b = rowof('atomic_tree', t, 'chain:4')
         m = statistics.mean(x['ops_per_sec'] for x in r['reps']); sd = statistics.stdev(x['ops_per_sec'] for x in r['reps'])
         bm = statistics.mean(x['ops_per_sec'] for x in b['reps'])
-        want = [str(t), a, format(m, ',.0f'), format(sd, ',.0f'), 'baseline' if a == 'atomic_tree' else '%+.1f%%' % (100 * (m - bm) / bm)]
+        want = [str(t), a, format(m, ',.0f'), format(sd, ',.0f'), 'baseline' if a == 'atomic_tree' else '%.2fx' % (m / bm)]
         got = [[c.strip() for c in l.strip('|').split('|')] for l in lines if ('| %s ' % a) in l and l.split('|')[1].strip() == str(t)]
         assert len(got) == 1 and got[0][:5] == want, (got, want)
         assert abs(sd / m - r['stats']['ops_per_sec']['cv']) < 1e-9 * max(1, sd / m)  # the cv ctrbench computed
@@ -91,10 +95,10 @@ assert 'n/a (no PMU) [1]' in md and '[1] no PMU (ENOENT: this CPU or hypervisor 
 assert 'rstat_ratelimit | by time' in md and 'a697cc4' in md and 'AMD EPYC' in md
 " "$M" $D
 run $D --out "$tmp/mdb" --format markdown --baseline percpu_hier
-check "--baseline percpu_hier: its rows are the baseline, the others' deltas are against it" eval \
+check "--baseline percpu_hier: its rows are the baseline, the others' ratios are to it" eval \
 	'clean && grep -Eq "^\| +2 \| percpu_hier +\| .*\| baseline \|" "$tmp/mdb/report.md" &&
-	 grep -Eq "^\| +2 \| atomic_tree +\| +[0-9,]+ \| +[0-9,]+ \| +-[0-9.]+% \|" "$tmp/mdb/report.md" &&
-	 grep -q "against percpu_hier (--baseline)" "$tmp/mdb/report.md"'
+	 grep -Eq "^\| +2 \| atomic_tree +\| +[0-9,]+ \| +[0-9,]+ \| +0\.[0-9]{2}x \|" "$tmp/mdb/report.md" &&
+	 grep -q "over percpu_hier.s (--baseline)" "$tmp/mdb/report.md"'
 
 # --- Inputs that are not result files: one line, exit 2, whatever their size or depth -----------
 python3 -c 'print("[" * 100000 + "]" * 100000)' >"$tmp/deep.jsonl"

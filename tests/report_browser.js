@@ -73,6 +73,67 @@ const ok = (cond, name, detail) => {
 	   `every image decodes: ${info.imgs.length} <img>, ${info.decoded.length} linked PNGs, one per plot`,
 	   JSON.stringify(bad_imgs.concat(bad_png)));
 
+	// Each algorithm keeps one colour on every plot, and no two algorithms of one plot share
+	// both colour and marker: read from the legend entries gnuplot drew (a <text>, the sample
+	// line's stroke, the point symbol it <use>s), as the reader's eye would match them.
+	const legends = await page.evaluate(() => [...document.querySelectorAll('svg.plot')].map((svg) => ({
+		title: svg.getAttribute('aria-label'),
+		entries: [...svg.querySelectorAll('g[id*="gnuplot_plot_"]')].map((g) => {
+			// the sample's colour: a line's stroke, or a bar's fill (borders and text are black)
+			const t = g.querySelector('text'), u = g.querySelector('use');
+			const c = [...g.querySelectorAll('path, polygon, rect')].flatMap((x) =>
+				[x.getAttribute('stroke'), x.getAttribute('fill')])
+				.find((v) => v && /^rgb\(/.test(v) && !/^rgb\(\s*0,\s*0,\s*0\)$/.test(v));
+			if (!t || !c)
+				return null;
+			return { name: t.textContent.trim(), stroke: c.replace(/\s+/g, ''),
+				 pt: u ? (u.getAttribute('xlink:href') || u.getAttribute('href') || '').replace(/^#[^-]*-/, '') : '' };
+		}).filter(Boolean),
+	})));
+	const algo_of = (name) => name.split(/ [·[#]| p\d|  | at rest| under/)[0].trim();
+	const colour = {}, clash = [];
+	let line_plots = 0;
+	for (const l of legends) {
+		const seen = {};
+		if (l.entries.length)
+			line_plots++;
+		for (const e of l.entries) {
+			const a = algo_of(e.name);
+			if (a === 'linear scaling')
+				continue;
+			if (colour[a] && colour[a] !== e.stroke)
+				clash.push(`${a} is ${colour[a]} on one plot, ${e.stroke} on "${l.title}"`);
+			colour[a] = colour[a] || e.stroke;
+			const key = e.stroke + ' ' + e.pt;
+			if (seen[key] && seen[key] !== a)
+				clash.push(`"${l.title}": ${seen[key]} and ${a} share colour and marker ${key}`);
+			seen[key] = seen[key] || a;
+		}
+	}
+	const algos = Object.keys(colour);
+	const colours = new Set(Object.values(colour));
+	ok(line_plots > 0 && algos.length >= 2 && clash.length === 0 && colours.size === algos.length,
+	   `every algorithm has its own colour and marker, the same on every plot (${algos.length} algorithms, ${line_plots} plots with legends)`,
+	   clash.concat([JSON.stringify(colour)]).join('\n'));
+
+	// The page opens with the summary: the machine, what was measured, the ranking with links
+	// to its evidence, above the first plot.
+	const top = await page.evaluate(() => {
+		const s = document.querySelector('section#summary'), first = document.querySelector('svg.plot');
+		if (!s)
+			return null;
+		const links = [...s.querySelectorAll('a[href^="#"]')].map((a) => a.getAttribute('href').slice(1));
+		return { text: s.textContent, above: first ? s.getBoundingClientRect().top < first.getBoundingClientRect().top : false,
+			 rows: s.querySelectorAll('tbody tr').length,
+			 dangling: links.filter((id) => !document.getElementById(id)) };
+	});
+	ok(top && top.above && /machine/.test(top.text) && /measured/.test(top.text) && top.rows > 0 &&
+	   top.dangling.length === 0, 'the summary comes first: machine, what was measured, a ranking whose links lead to plots',
+	   JSON.stringify(top));
+	const eff = legends.filter((l) => /scaling efficiency/.test(l.title || ''));
+	ok(eff.length > 0 && eff.every((l) => l.entries.some((e) => e.name === 'linear scaling')),
+	   `scaling efficiency plots (${eff.length}) with the linear-scaling line`, JSON.stringify(eff.map((l) => l.title)));
+
 	// SHOT: what a reader sees first (the viewport); SHOT-full.png: the whole page
 	await page.screenshot({ path: shot });
 	await page.screenshot({ path: shot.replace(/\.png$/, '') + '-full.png', fullPage: true });

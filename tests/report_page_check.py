@@ -86,55 +86,72 @@ def check(name):
     return reg
 
 
-@check("throughput plots: axis titles and a series per algorithm, bands noted, the PNG linked")
+@check("throughput plots: placements on one plot, a series per algorithm and placement, bands "
+       "noted, the efficiency plot under it, the PNGs linked")
 def _():
-    for fid in ["throughput-update-chain-1-compact", "throughput-update-chain-4-compact",
-                "throughput-update-chain-16-compact", "throughput-readers-chain-4-compact-1-reader"]:
+    for fid, extra in [("throughput-update-chain-1", ["efficiency"]),
+                       ("throughput-update-chain-4", ["efficiency"]),
+                       ("throughput-update-chain-16", ["efficiency"]),
+                       ("throughput-readers-chain-4-1-reader", ["efficiency", "reads"])]:
         f = find(fid)
-        assert len(f["svgs"]) == 1, fid
+        assert len(f["svgs"]) == 1 + len(extra), (fid, len(f["svgs"]))
         t = f["svgs"][0]
         assert "threads (updaters)" in t and "ops/s (sum over updaters)" in t, t
         for a in ALGOS:
             assert a in t, (fid, a)
         assert "Shaded bands: the order-statistic interval of the median ops/s" in f["text"], fid
-        assert f["pngs"] == [fid + ".png"], f["pngs"]
+        assert f["pngs"] == [fid + ".png"] + ["%s-%s.png" % (fid, e) for e in extra], f["pngs"]
+        assert "ops/s per thread ÷ ops/s at 1 thread" in f["svgs"][1], fid
+        assert "linear scaling" in f["svgs"][1], fid
+    # compact and list:0,0 share chain:4's plot, each algorithm a line per placement
+    t = find("throughput-update-chain-4")["svgs"][0]
+    for a in ALGOS:
+        assert a + " · compact" in t and a + " · list:0,0" in t, (a, t)
+    assert "reads/s (sum over readers)" in find("throughput-readers-chain-4-1-reader")["svgs"][2]
 
 
-@check("throughput tables: a row per algorithm and thread count, medians and intervals as the "
-       "results have them")
+@check("throughput tables: a row per algorithm, thread count and placement, medians and intervals "
+       "as the results have them, ratios to the baseline")
 def _():
-    want = {"throughput-update-chain-4-compact": [1, 2, 4],
-            "throughput-update-chain-1-compact": [1, 2],
-            "throughput-update-chain-4-list-0-0": [2],
-            "throughput-readers-chain-16-compact-1-reader": [1]}
-    for fid, ts in want.items():
-        assert rows(fid) == sorted((a, t) for a in ALGOS for t in ts), (fid, rows(fid))
+    want = {"throughput-update-chain-4": [(1, "compact"), (2, "compact"), (4, "compact"),
+                                          (2, "list:0,0")],
+            "throughput-update-chain-1": [(1, "compact"), (2, "compact")],
+            "throughput-readers-chain-16-1-reader": [(1, "compact")]}
+    for fid, tp in want.items():
+        got = sorted((r["algo"], int(r["threads"]), r["placement"]) for r in find(fid)["rows"])
+        assert got == sorted((a, t, p) for a in ALGOS for t, p in tp), (fid, got)
 
     def mega(v):        # 4 significant digits, in millions (every figure here is 1M to 999M)
         v /= 1e6
         return "%.*fM" % (4 - len(str(int(v))), v)
-    f = find("throughput-update-chain-4-compact")
+    f = find("throughput-update-chain-4")
     for r in res:
-        if r["workload"] == "update" and r["shape"] == "chain:4" and r["placement"] == "compact":
-            row = row_of(f, r)
+        if r["workload"] == "update" and r["shape"] == "chain:4":
+            row = [x for x in f["rows"] if x["algo"] == r["algo"] and int(x["threads"]) ==
+                   r["threads"] and x["placement"] == r["placement"]]
+            assert len(row) == 1, (r["algo"], r["threads"], r["placement"])
+            row = row[0]
             st = r["stats"]["ops_per_sec"]
             assert row["cells"][2] == mega(r["ops_per_sec"]), (row, r["ops_per_sec"])
             assert row["cells"][3] == "[%s, %s]" % (mega(st["lo"]), mega(st["hi"])), (row, st)
+            assert row["cells"][7] == "baseline" if r["algo"] == "atomic_tree" else \
+                row["cells"][7].endswith("x"), row
 
 
-@check("one thread count: a table and a note, no plot")
+@check("one thread count: a table, and in place of the plot the command that would fill it")
 def _():
-    for fid in ["throughput-update-chain-4-list-0-0", "throughput-readers-chain-16-compact-1-reader"]:
-        f = find(fid)
-        assert not f["svgs"] and not f["pngs"], fid
-        assert "No plot: every result here has" in f["text"], f["text"]
-        assert "a line needs two thread counts" in f["text"], f["text"]
+    f = find("throughput-readers-chain-16-1-reader")
+    assert not f["svgs"] and not f["pngs"], f
+    assert "No plot: every result here has" in f["text"], f["text"]
+    assert "a line needs two thread counts" in f["text"], f["text"]
+    assert "run `ctrbench sweep --algo atomic_tree,percpu_hier,rstat_ratelimit --workload " \
+        "readers --shape chain:16 --threads 1..N" in f["text"], f["text"]
 
 
 @check("oversubscription said where threads outnumber CPUs")
 def _():
     assert "At 4 threads there are more threads than the 2 CPUs" in \
-        find("throughput-update-chain-4-compact")["text"]
+        find("throughput-update-chain-4")["text"]
 
 
 @check("latency vs depth: p50 and p99 per algorithm, a row per algorithm and depth")
