@@ -17,7 +17,6 @@
 #include <unistd.h>
 #include <jansson.h>
 
-#include "../counters/rstat.h"
 #include "../topology/topo.h"
 #include "cli.h"
 #include "results.h"
@@ -336,12 +335,34 @@ static void rec_pick(const struct rec_line **l, int n, const struct rec_query *q
 /* ---- the staleness rule ---- */
 
 /*
- * Whether v meets --max-staleness, and its read error in words.  The time
- * bounds come from how each policy reads (docs/algorithms.md):
- * rstat_ratelimit reads without flushing until the periodic flush is a full
- * period late, so a read can be 2 periods old; rstat_unified can return a
- * flush that began before the read, so it is stale by one flush, whose
- * length the results measured.  Any other -1 bound is unknown here.
+ * How stale a read of variant v can be, where its stated bound is -1: the
+ * algorithm says (ctr_read_staleness_ms) for an instance made with the
+ * variant's options and flush period; kind gets it in words.  Returns the
+ * ms, or -1 when unbounded or unknown.
+ */
+static double rec_staleness(const struct rec_variant *v, double flush_ms, char *kind, size_t len)
+{
+	const struct bench_algo *ba = bench_algo_find(v->algo);
+	const struct ctr_params p = { .nr_nodes = 1, .nr_cpus = 1, .options = v->options,
+				      .flush_period_ms = v->flush_period_ms };
+	struct ctr_tree *t = ba && !ba->baseline ? ctr_tree_new(ba->algo, &p) : NULL;
+	double ms;
+
+	if (!t) {
+		snprintf(kind, len, "bounded by time, by how much this build does not know (%s%s)", v->algo,
+			 ba ? " takes other options here" : " is not in this build");
+		return -1;
+	}
+	ms = ctr_read_staleness_ms(t, flush_ms, kind, len);
+	ctr_tree_free(t);
+	return ms >= 0 ? ms : -1;
+}
+
+/*
+ * Whether v meets --max-staleness, and its read error in words.  A time
+ * bound comes from the algorithm itself (struct ctr_algo.staleness_ms, via
+ * rec_staleness), given the longest flush the results measured: nothing
+ * here knows an algorithm by name.
  */
 static void rec_judge(struct rec_variant *v, const struct rec_query *q)
 {
@@ -350,7 +371,6 @@ static void rec_judge(struct rec_variant *v, const struct rec_query *q)
 	int64_t seen = v->upd.observed > v->rd.observed ? v->upd.observed : v->rd.observed;
 	int mismatch = v->upd.mismatch_line ? v->upd.mismatch_line : v->rd.mismatch_line;
 	double flush_ms = fmax(v->upd.flush_max_ns, v->rd.flush_max_ns) / 1e6;
-	const int period = v->flush_period_ms ? v->flush_period_ms : CTR_RSTAT_DEFAULT_PERIOD_MS;
 	double stale_ms = -1;		/* time bound, where there is one */
 	char kind[160];
 
@@ -358,28 +378,17 @@ static void rec_judge(struct rec_variant *v, const struct rec_query *q)
 		snprintf(kind, sizeof(kind), "exact%s (bound 0)", seen ? " at rest" : "");
 	else if (bound > 0)
 		snprintf(kind, sizeof(kind), "off by <= %lld (stated bound)", (long long)bound);
-	else if (v->options && strstr(v->options, "fence=none"))
-		snprintf(kind, sizeof(kind), "unbounded (fence=none: a stranded delta waits for its"
-			 " node's next update)");
-	else if (!strcmp(v->algo, "rstat_ratelimit")) {
-		stale_ms = 2.0 * period;
-		snprintf(kind, sizeof(kind), "stale by <= %d ms (2 x %d ms flush period)", 2 * period, period);
-	} else if (!strcmp(v->algo, "rstat_unified") && flush_ms >= 0) {
-		stale_ms = flush_ms;
-		snprintf(kind, sizeof(kind), "stale by <= one flush (longest measured %.3f ms)", flush_ms);
-	} else {
-		snprintf(kind, sizeof(kind), "bounded by time, by how much this build does not know");
-	}
+	else
+		stale_ms = rec_staleness(v, flush_ms, kind, sizeof(kind));
 	snprintf(v->staleness, sizeof(v->staleness), "%s; observed off by %lld%s", kind, (long long)seen,
 		 v->rd.found ? " under updates" : "");
 
 	if (v->baseline) {
-		snprintf(v->reason, sizeof(v->reason), "%s", !strcmp(v->algo, "empty") ?
-			 "harness floor: its update does nothing, it counts nothing" :
-			 !strcmp(v->algo, "shared_atomic") ?
-			 "harness baseline: one shared word with no hierarchy, exact only for the sum of"
-			 " all updates; no node's value at depth D can be read from it" :
-			 "harness baseline, not a counter");
+		const struct bench_algo *ba = bench_algo_find(v->algo);
+
+		/* the registry's own words: "baseline: the harness floor, ..." */
+		snprintf(v->reason, sizeof(v->reason), "harness %s; not a counter",
+			 ba ? ctr_algo_summary(ba->algo) : "baseline");
 		return;
 	}
 	if (!v->upd.found || !v->rd.found) {
@@ -558,6 +567,23 @@ static void rec_print_row(const struct rec_variant *v, int rank, int w)
 	       v->upd.value, v->rd.value, v->staleness);
 }
 
+static const char *const rec_help =
+	"usage: ctrbench recommend --updates-per-sec U --reads-per-sec R --depth D\n"
+	"                          --max-staleness EXACT|N|MSms [options]\n"
+	"\n"
+	"Ranks the algorithms for a workload by the CPU time they would spend on it (docs/sweeps.md).\n"
+	"\n"
+	"  --updates-per-sec U      updates per second of the target (required)\n"
+	"  --reads-per-sec R        reads per second (required)\n"
+	"  --depth D                tree depth, root included (required)\n"
+	"  --max-staleness S        EXACT, a count N, or a time MSms (required)\n"
+	"  --results FILE           sweep results to rank from (default: a quick sweep now, 100 ms runs)\n"
+	"  --threads T              CPUs the target updates from (default: the most the results have)\n"
+	"  --format F               table or json (default table)\n"
+	"\n"
+	"example: ctrbench recommend --updates-per-sec 2e6 --reads-per-sec 1e4 --depth 5 \\\n"
+	"             --max-staleness 2000ms --results results.jsonl\n";
+
 int bench_cmd_recommend(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -581,6 +607,7 @@ int bench_cmd_recommend(int argc, char **argv)
 	struct rec_variant *var = NULL, **order;
 	json_t *machines = json_array(), *caveats = json_array();
 
+	bench_help(argc, argv, rec_help);
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -612,14 +639,13 @@ int bench_cmd_recommend(int argc, char **argv)
 	}
 	if (optind < argc)
 		die("unexpected argument '%s'", argv[optind]);
-	if (q.updates < 0)
-		die("recommend needs --updates-per-sec U");
-	if (q.reads < 0)
-		die("recommend needs --reads-per-sec R");
-	if (!q.depth)
-		die("recommend needs --depth D (levels, the root included)");
-	if (!q.spec)
-		die("recommend needs --max-staleness EXACT|N|MSms");
+	{
+		static const char *const need[] = { "--updates-per-sec U", "--reads-per-sec R",
+						    "--depth D", "--max-staleness EXACT|N|MSms" };
+		const int missing[] = { q.updates < 0, q.reads < 0, !q.depth, !q.spec };
+
+		bench_need("recommend", need, missing, 4, "(ctrbench recommend --help)");
+	}
 
 	if (!results) {
 		/* Nothing measured given: measure now, briefly, on this machine. */

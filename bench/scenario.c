@@ -690,6 +690,26 @@ static FILE *scn_open_out(const char *out)
 	return fp;
 }
 
+static const char *const scn_help =
+	"usage: ctrbench scenario list | NAME [options]\n"
+	"\n"
+	"A seed thread's experiment on this machine: its table, and every result as a JSON line in\n"
+	"--out (ctrbench scenario list names them and their seeds).\n"
+	"\n"
+	"  --quick                  short runs, every scenario under 30 s (default off)\n"
+	"  --format F               table or json (default table)\n"
+	"  --out FILE               raw results (default ctrbench-NAME-DATE.jsonl; never overwritten)\n"
+	"  --reps K                 (default 3; 1 with --quick)\n"
+	"  --duration-ms MS         (default 1000; stat-read-storm 3000; --quick 60, read storm 400)\n"
+	"  --warmup-ms MS           (default 200; 20 with --quick)\n"
+	"  --flush-period-ms MS     (default a tenth of --duration-ms)\n"
+	"  --readers R              stat-read-storm only (default 1000; 100 with --quick)\n"
+	"  --algo LIST              (default the scenario's own list)\n"
+	"  --work-ns NS             (default 0)\n"
+	"  --no-cap                 the seed's thread counts even past this machine's PUs (default: capped)\n"
+	"\n"
+	"example: ctrbench scenario zswap-store-limit --quick\n";
+
 int bench_cmd_scenario(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -711,6 +731,7 @@ int bench_cmd_scenario(int argc, char **argv)
 	char *algo_list = NULL, *path = NULL;
 	int opt, failed;
 
+	bench_help(argc, argv, scn_help);
 	if (!c)
 		die("out of memory");
 	if (argc < 2)

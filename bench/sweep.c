@@ -988,6 +988,32 @@ static char *sweep_read_plan(const char *path, const char *val[SO_NR], const int
 	return text;
 }
 
+static const char *const sweep_help =
+	"usage: ctrbench sweep --algo LIST --shape LIST --threads LIST --out FILE [options]\n"
+	"\n"
+	"The cross product of the lists, one run per configuration (a child process), each result\n"
+	"appended to --out as it finishes (docs/sweeps.md).\n"
+	"\n"
+	"  --algo LIST|all          algorithms (required)\n"
+	"  --shape LIST             chain:D,tree:AxB,... (required)\n"
+	"  --threads LIST           N, A..B or nodes, comma-separated (required)\n"
+	"  --out FILE               the results file (required)\n"
+	"  --resume                 skip what --out already holds (default: refuse a non-empty --out)\n"
+	"  --workload LIST          update, charge, readers (default update)\n"
+	"  --placement LIST         as run --placement, ';' between them with a list: (default compact)\n"
+	"  --plan FILE              options one per line; the command line wins (default none)\n"
+	"  --reps K                 (default 5)\n"
+	"  --readers R              readers workload (default 1)\n"
+	"  --duration-ms MS         (default 1000)\n"
+	"  --warmup-ms MS           (default 200)\n"
+	"  --options O              (default none)\n"
+	"  --flush-period-ms MS     (default the algorithm's)\n"
+	"  --work-ns NS             (default 0)\n"
+	"  --events LIST|bounce     (default none)\n"
+	"  --note TEXT              (default none)\n"
+	"\n"
+	"example: ctrbench sweep --algo all --shape chain:2,chain:8 --threads 1..2 --out r.jsonl --resume\n";
+
 int bench_cmd_sweep(int argc, char **argv)
 {
 	struct option opts[SO_NR + 3] = { { 0 } };
@@ -998,6 +1024,7 @@ int bench_cmd_sweep(int argc, char **argv)
 	char err[256], **workloads;
 	int ret;
 
+	bench_help(argc, argv, sweep_help);
 	for (int k = 0; k < SO_NR; k++)
 		opts[k] = (struct option){ sweep_opt_names[k], required_argument, NULL, k };
 	opts[SO_NR] = (struct option){ "plan", required_argument, NULL, SO_PLAN };
@@ -1020,14 +1047,12 @@ int bench_cmd_sweep(int argc, char **argv)
 		die("unexpected argument '%s'", argv[optind]);
 	if (s.plan_file)
 		s.plan_text = sweep_read_plan(s.plan_file, val, from_cli);
-	if (!val[SO_ALGO])
-		die("sweep needs --algo (a list, or all)");
-	if (!val[SO_SHAPE])
-		die("sweep needs --shape (a list of chain:D or tree:AxB...)");
-	if (!val[SO_THREADS])
-		die("sweep needs --threads (a list: 1,2,4, 1..8, nodes)");
-	if (!val[SO_OUT])
-		die("sweep needs --out FILE (results are appended to it, one JSON line per configuration)");
+	{
+		static const char *const need[] = { "--algo", "--shape", "--threads", "--out FILE" };
+		const int missing[] = { !val[SO_ALGO], !val[SO_SHAPE], !val[SO_THREADS], !val[SO_OUT] };
+
+		bench_need("sweep", need, missing, 4, "(ctrbench sweep --help)");
+	}
 	if (!*val[SO_OUT])
 		die("bad value '' for --out (want a file name)");
 	topo = topo_load(NULL, err, sizeof(err));
