@@ -13,6 +13,8 @@
 
 #include "cli.h"
 #include "compare.h"
+#include "results.h"
+#include "schema.h"
 
 static void *xmalloc(size_t n)
 {
@@ -272,16 +274,24 @@ int cmp_bootstrap_change_ci(const double *a, int na, const double *b, int nb, in
 
 /* ---- reading result files ---- */
 
+static char *cell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 struct samples {
 	double *v;
 	int n, cap;
 };
 
+/* One configuration's figures on one side. */
+struct side {
+	struct samples reps;	/* every rep of every line */
+	struct samples procs;	/* one per line (process): the median of its reps */
+};
+
 struct config {
-	char *algo, *workload, *shape, *placement;	/* placement NULL when the line has none */
-	json_int_t threads, readers;
-	struct samples side[2];
-	int in[2];
+	char *key;		/* the identity fields (schema.h) as compact JSON */
+	json_t *line;		/* the first line of it, for its fields (owned) */
+	struct side side[2];	/* in A and in B */
+	int in[2];		/* it has lines in A, in B */
 };
 
 struct configs {
@@ -300,32 +310,24 @@ static void samples_add(struct samples *s, double v)
 	s->v[s->n++] = v;
 }
 
-static int str_eq(const char *a, const char *b)
+/* --ignore FIELD,...: identity fields left out of matching (--ignore-algo: algo). */
+static int cmp_ignored[BF_NR];
+
+/* What makes two lines the same configuration: the table's keys and knobs, less --ignore. */
+static int cmp_in_key(int f)
 {
-	return a == b || (a && b && !strcmp(a, b));
+	return bench_field_is_config(f) && !cmp_ignored[f];
 }
 
-static char *xstrdup(const char *s)
+static struct config *config_get(struct configs *cs, json_t *line)
 {
-	char *d = s ? strdup(s) : NULL;
+	char *key = bench_line_key(line, cmp_in_key);
 
-	if (s && !d)
-		die("out of memory");
-	return d;
-}
-
-/* --ignore-algo: match configurations whatever the algorithm (one algorithm per file). */
-static int cmp_ignore_algo;
-
-static struct config *config_get(struct configs *cs, const struct config *key)
-{
 	for (int i = 0; i < cs->n; i++) {
-		struct config *c = &cs->c[i];
-
-		if (str_eq(c->algo, key->algo) && str_eq(c->workload, key->workload) &&
-		    str_eq(c->shape, key->shape) && str_eq(c->placement, key->placement) &&
-		    c->threads == key->threads && c->readers == key->readers)
-			return c;
+		if (!strcmp(cs->c[i].key, key)) {
+			free(key);
+			return &cs->c[i];
+		}
 	}
 	if (cs->n == cs->cap) {
 		cs->cap = cs->cap ? 2 * cs->cap : 16;
@@ -333,32 +335,8 @@ static struct config *config_get(struct configs *cs, const struct config *key)
 		if (!cs->c)
 			die("out of memory");
 	}
-	cs->c[cs->n] = (struct config){
-		.algo = xstrdup(key->algo), .workload = xstrdup(key->workload),
-		.shape = xstrdup(key->shape), .placement = xstrdup(key->placement),
-		.threads = key->threads, .readers = key->readers,
-	};
+	cs->c[cs->n] = (struct config){ .key = key, .line = json_incref(line) };
 	return &cs->c[cs->n++];
-}
-
-/* "update_ns.p50" inside o, or NULL. */
-static json_t *json_path(json_t *o, const char *path)
-{
-	char buf[128], *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *t = strtok_r(buf, ".", &save); t && o; t = strtok_r(NULL, ".", &save))
-		o = json_is_object(o) ? json_object_get(o, t) : NULL;
-	return o;
-}
-
-static const char *req_string(json_t *o, const char *key, const char *file, int line)
-{
-	json_t *v = json_object_get(o, key);
-
-	if (!json_is_string(v))
-		die("%s:%d: \"%s\" %s", file, line, key, v ? "is not a string" : "is missing");
-	return json_string_value(v);
 }
 
 /* A sample from v: added when a number, skipped when absent or null, else bad input. */
@@ -371,166 +349,285 @@ static void add_value(struct samples *s, json_t *v, const char *file, int line, 
 	samples_add(s, json_number_value(v));
 }
 
+/* The KEY fields a line must have to be compared (a line without one is not a result line). */
+static void check_keys(json_t *o, const char *file, int line)
+{
+	for (int f = 0; f < BF_NR; f++) {
+		json_t *v = bench_line_field(o, f);
+
+		if (bench_fields[f].ident != BI_KEY)
+			continue;
+		if (!v)
+			die("%s:%d: \"%s\" is missing", file, line, bench_fields[f].path);
+		if ((bench_fields[f].type == BT_STR && !json_is_string(v)) ||
+		    (bench_fields[f].type == BT_INT && !json_is_integer(v)))
+			die("%s:%d: \"%s\" is not %s", file, line, bench_fields[f].path,
+			    bench_fields[f].type == BT_STR ? "a string" : "an integer");
+	}
+}
+
+/* The metric of one line: its reps' values (or its own figure without reps) into s->reps, their median into s->procs. */
+static void add_line(struct side *s, json_t *o, const char *metric, const char *file, int lineno)
+{
+	json_t *reps = json_object_get(o, "reps"), *v;
+	struct samples one = { 0 };
+	char what[160];
+	size_t i;
+
+	if (reps && !json_is_null(reps) && !json_is_array(reps))
+		die("%s:%d: \"reps\" is not an array", file, lineno);
+	if (json_array_size(reps)) {
+		json_array_foreach(reps, i, v) {
+			if (!json_is_object(v))
+				die("%s:%d: reps[%zu] is not an object", file, lineno, i);
+			snprintf(what, sizeof(what), "reps[%zu].%s", i, metric);
+			add_value(&one, bench_json_path(v, metric), file, lineno, what);
+		}
+	} else {
+		add_value(&one, bench_json_path(o, metric), file, lineno, metric);
+	}
+	for (int k = 0; k < one.n; k++)
+		samples_add(&s->reps, one.v[k]);
+	if (one.n)
+		samples_add(&s->procs, cmp_median(one.v, one.n));
+	free(one.v);
+}
+
 static void read_file(struct configs *cs, int side, const char *file, const char *metric)
 {
-	FILE *f = fopen(file, "r");
-	char *buf = NULL;
-	size_t cap = 0;
-	int lineno = 0, results = 0;
+	struct bench_results r;
 
-	if (!f)
-		die("cannot open '%s': %s", file, strerror(errno));
-	while (getline(&buf, &cap, f) >= 0) {
-		json_error_t err;
-		struct config key = { 0 }, *c;
-		json_t *o, *v, *reps;
-		char what[160];
+	bench_results_load(file, 0, &r);
+	if (r.partial_bytes)
+		fprintf(stderr, "ctrbench: compare: '%s' ends in a line without its newline (%zu bytes, a"
+			" killed writer's): skipped\n", file, r.partial_bytes);
+	for (int l = 0; l < r.n; l++) {
+		struct config *c;
 
-		lineno++;
-		if (!buf[strspn(buf, " \t\r\n")])
-			continue;
-		o = json_loads(buf, 0, &err);
-		if (!o)
-			die("%s:%d: not JSON (%s)", file, lineno, err.text);
-		if (!json_is_object(o))
-			die("%s:%d: not a JSON object", file, lineno);
-		if (!json_object_get(o, "algo") && json_object_get(o, "env")) {
-			json_decref(o);	/* an environment record of its own */
-			continue;
-		}
-		key.algo = (char *)req_string(o, "algo", file, lineno);
-		/* --ignore-algo: A's algorithm against B's in the same configuration */
-		if (cmp_ignore_algo)
-			key.algo = "(either)";
-		key.workload = (char *)req_string(o, "workload", file, lineno);
-		key.shape = (char *)req_string(o, "shape", file, lineno);
-		v = json_object_get(o, "threads");
-		if (!json_is_integer(v))
-			die("%s:%d: \"threads\" %s", file, lineno, v ? "is not an integer" : "is missing");
-		key.threads = json_integer_value(v);
-		v = json_object_get(o, "placement");
-		if (v && !json_is_null(v) && !json_is_string(v))
-			die("%s:%d: \"placement\" is not a string", file, lineno);
-		key.placement = (char *)json_string_value(v);
-		v = json_object_get(o, "readers");
-		if (v && !json_is_null(v) && !json_is_integer(v))
-			die("%s:%d: \"readers\" is not an integer", file, lineno);
-		key.readers = json_is_integer(v) ? json_integer_value(v) : 0;
-
-		c = config_get(cs, &key);
+		check_keys(r.line[l].obj, file, r.line[l].lineno);
+		c = config_get(cs, r.line[l].obj);
 		c->in[side] = 1;
-		reps = json_object_get(o, "reps");
-		if (reps && !json_is_null(reps) && !json_is_array(reps))
-			die("%s:%d: \"reps\" is not an array", file, lineno);
-		if (json_array_size(reps)) {
-			size_t i;
-
-			json_array_foreach(reps, i, v) {
-				if (!json_is_object(v))
-					die("%s:%d: reps[%zu] is not an object", file, lineno, i);
-				snprintf(what, sizeof(what), "reps[%zu].%s", i, metric);
-				add_value(&c->side[side], json_path(v, metric), file, lineno, what);
-			}
-		} else {
-			add_value(&c->side[side], json_path(o, metric), file, lineno, metric);
-		}
-		results++;
-		json_decref(o);
+		add_line(&c->side[side], r.line[l].obj, metric, file, r.line[l].lineno);
 	}
-	free(buf);
-	if (ferror(f))
-		die("cannot read '%s': %s", file, strerror(errno));
-	fclose(f);
-	if (!results)
+	if (!r.n)
 		die("'%s' has no results", file);
+	bench_results_free(&r);
 }
 
-/* ---- comparing and printing ---- */
+/*
+ * Why configuration c (only on one side) matched nothing on the other: the
+ * configuration there that differs from it in the fewest identity fields,
+ * and the first of those fields with both values.
+ */
+static char *unmatched_why(const struct configs *cs, const struct config *c)
+{
+	int side = c->in[0] ? 1 : 0, best = -1, best_nr = BF_NR + 1, field = -1;
+	char *a, *b, *why;
 
-enum verdict { V_NO_CHANGE, V_FASTER, V_SLOWER, V_INCONCLUSIVE, V_NA, V_ONLY_A, V_ONLY_B };
+	for (int i = 0; i < cs->n; i++) {
+		int nr, f;
 
-struct outcome {
-	int n[2];
-	double med[2], ci_lo[2], ci_hi[2], ci_level[2];
-	double change, ch_lo, ch_hi, p;
-	enum verdict verdict;
-	const char *test;	/* "mann-whitney", "intervals" or NULL */
+		if (!cs->c[i].in[side] || cs->c[i].in[!side])
+			continue;
+		f = bench_line_diff(c->line, cs->c[i].line, cmp_in_key, &nr);
+		if (f >= 0 && nr < best_nr) {
+			best = i;
+			best_nr = nr;
+			field = f;
+		}
+	}
+	if (best < 0)
+		return cell("no line in %s", side ? "B" : "A");
+	a = json_dumps(bench_line_field(c->line, field), JSON_COMPACT | JSON_ENCODE_ANY);
+	b = json_dumps(bench_line_field(cs->c[best].line, field), JSON_COMPACT | JSON_ENCODE_ANY);
+	why = cell("%s differs: %s here, %s in %s%s", bench_fields[field].path, a ? a : "null",
+		   b ? b : "null", side ? "B" : "A", best_nr > 1 ? " (and more fields)" : "");
+	free(a);
+	free(b);
+	return why;
+}
+
+/* ---- deciding ---- */
+
+/* What decides a verdict (the command's options). */
+struct cmp_opts {
+	const char *metric;		/* --metric */
+	int higher_better;		/* ops_per_sec: higher is faster */
+	double alpha;			/* --significance-level */
+	double noise;			/* --noise-threshold, as a fraction (0.02) */
+	const char *noise_file;		/* --noise FILE: a calibration to honour, or NULL */
+	const char *calibrate;		/* --calibrate FILE: write this A/A comparison's noise there */
+	int fail_on;			/* --fail-on: 0 never, 1 slower, 2 changed */
+	int json;			/* --format json */
 };
 
-static void compare_one(const struct config *c, int higher_better, struct outcome *r)
-{
-	int up = 0;
-
-	*r = (struct outcome){ .change = NAN, .ch_lo = NAN, .ch_hi = NAN, .p = NAN, .verdict = V_NA };
-	for (int s = 0; s < 2; s++) {
-		r->n[s] = c->side[s].n;
-		r->med[s] = cmp_median(c->side[s].v, c->side[s].n);
-		r->ci_level[s] = cmp_median_ci(c->side[s].v, c->side[s].n, CMP_LEVEL, &r->ci_lo[s], &r->ci_hi[s]);
-	}
-	if (!c->in[1] || !c->in[0]) {
-		r->verdict = c->in[0] ? V_ONLY_A : V_ONLY_B;
-		return;
-	}
-	if (!r->n[0] || !r->n[1]) {
-		r->verdict = V_NA;
-		return;
-	}
-	if (r->med[0] != 0)
-		r->change = 100 * (r->med[1] / r->med[0] - 1);
-	cmp_bootstrap_change_ci(c->side[0].v, r->n[0], c->side[1].v, r->n[1], CMP_RESAMPLES, CMP_SEED,
-				CMP_LEVEL, &r->ch_lo, &r->ch_hi);
-	/* The tests see values within CMP_TIE_REL as ties: copies, the medians above stay as measured. */
-	double *sa = xmalloc(sizeof(*sa) * (size_t)r->n[0]), *sb = xmalloc(sizeof(*sb) * (size_t)r->n[1]);
-	double lo[2], hi[2];
-
-	memcpy(sa, c->side[0].v, sizeof(*sa) * (size_t)r->n[0]);
-	memcpy(sb, c->side[1].v, sizeof(*sb) * (size_t)r->n[1]);
-	cmp_snap(sa, r->n[0], sb, r->n[1], CMP_TIE_REL);
-	cmp_median_ci(sa, r->n[0], CMP_LEVEL, &lo[0], &hi[0]);
-	cmp_median_ci(sb, r->n[1], CMP_LEVEL, &lo[1], &hi[1]);
-	if (r->n[0] >= CMP_MW_MIN_REPS && r->n[1] >= CMP_MW_MIN_REPS) {
-		double u_ba = cmp_mw_u(sb, r->n[1], sa, r->n[0]);
-
-		r->test = "mann-whitney";
-		r->p = cmp_mw_p(sa, r->n[0], sb, r->n[1]);
-		if (r->p >= CMP_ALPHA)
-			r->verdict = V_NO_CHANGE;
-		up = u_ba > (double)r->n[0] * r->n[1] / 2;
-	} else if (r->n[0] < 2 || r->n[1] < 2) {
-		r->verdict = V_INCONCLUSIVE;
-	} else {
-		r->test = "intervals";
-		if (hi[0] < lo[1])
-			up = 1;
-		else if (hi[1] < lo[0])
-			up = 0;
-		else
-			r->verdict = V_NO_CHANGE;
-	}
-	free(sa);
-	free(sb);
-	if (r->verdict == V_NA)	/* not settled above: outside noise */
-		r->verdict = up == higher_better ? V_FASTER : V_SLOWER;
-}
+enum verdict { V_NO_CHANGE, V_FASTER, V_SLOWER, V_NOISE, V_INCONCLUSIVE, V_NA, V_ONLY_A, V_ONLY_B };
 
 static const char *const verdict_names[] = {
 	[V_NO_CHANGE] = "no change", [V_FASTER] = "faster", [V_SLOWER] = "slower",
-	[V_INCONCLUSIVE] = "inconclusive", [V_NA] = "n/a", [V_ONLY_A] = "only in A",
-	[V_ONLY_B] = "only in B",
+	[V_NOISE] = "within noise", [V_INCONCLUSIVE] = "inconclusive", [V_NA] = "n/a",
+	[V_ONLY_A] = "only in A", [V_ONLY_B] = "only in B",
 };
+
+struct outcome {
+	int n[2];			/* samples per side (reps, or processes) */
+	int by_process;			/* the samples are processes (>= 2 lines per side), not reps */
+	double med[2];			/* medians of the metric */
+	double ratio;			/* med[1] / med[0] */
+	double ch_lo, ch_hi;		/* bootstrap interval of the change, % */
+	double p;			/* Mann-Whitney two-sided p-value */
+	double threshold;		/* |log ratio| a change must pass: max(noise, between-process) */
+	enum verdict verdict;
+};
+
+/* The smallest two-sided p-value Mann-Whitney can give with na and nb samples: 2 / C(na + nb, na). */
+static double mw_min_p(int na, int nb)
+{
+	return 2 * exp(lgamma(na + 1.0) + lgamma(nb + 1.0) - lgamma(na + nb + 1.0));
+}
+
+/* The test and the medians; the threshold and the verdict come after (they need every configuration). */
+static void compare_one(const struct config *c, struct outcome *r)
+{
+	const struct samples *s[2];
+
+	*r = (struct outcome){ .ratio = NAN, .ch_lo = NAN, .ch_hi = NAN, .p = NAN, .verdict = V_NA };
+	/* several processes on both sides: a process is the unit, so drift between them is in the test */
+	r->by_process = c->side[0].procs.n >= 2 && c->side[1].procs.n >= 2;
+	for (int k = 0; k < 2; k++) {
+		s[k] = r->by_process ? &c->side[k].procs : &c->side[k].reps;
+		r->n[k] = s[k]->n;
+		r->med[k] = cmp_median(s[k]->v, s[k]->n);
+	}
+	if (!c->in[0] || !c->in[1])
+		r->verdict = c->in[0] ? V_ONLY_A : V_ONLY_B;
+	if (!c->in[0] || !c->in[1] || !r->n[0] || !r->n[1])
+		return;
+	if (r->med[0] > 0 && r->med[1] > 0)
+		r->ratio = r->med[1] / r->med[0];
+	cmp_bootstrap_change_ci(s[0]->v, r->n[0], s[1]->v, r->n[1], CMP_RESAMPLES, CMP_SEED, CMP_LEVEL,
+				&r->ch_lo, &r->ch_hi);
+	/* the test sees values within CMP_TIE_REL as ties: on copies, the medians stay as measured */
+	double *sa = xmalloc(sizeof(*sa) * (size_t)r->n[0]), *sb = xmalloc(sizeof(*sb) * (size_t)r->n[1]);
+
+	memcpy(sa, s[0]->v, sizeof(*sa) * (size_t)r->n[0]);
+	memcpy(sb, s[1]->v, sizeof(*sb) * (size_t)r->n[1]);
+	cmp_snap(sa, r->n[0], sb, r->n[1], CMP_TIE_REL);
+	r->p = cmp_mw_p(sa, r->n[0], sb, r->n[1]);
+	free(sa);
+	free(sb);
+}
+
+/* Median of |x - median(x)| times 1.4826: a standard deviation that outliers do not move. */
+static double robust_sd(const double *x, int n)
+{
+	double m = cmp_median(x, n), *d = xmalloc(sizeof(*d) * (size_t)(n ? n : 1)), sd;
+
+	for (int i = 0; i < n; i++)
+		d[i] = fabs(x[i] - m);
+	sd = 1.4826 * cmp_median(d, n);
+	free(d);
+	return sd;
+}
+
+/* Configurations needed to estimate the between-process noise from their spread. */
+#define CMP_XCONFIG_MIN 8
+/* A change must be this many of those standard deviations away to be outside it. */
+#define CMP_XCONFIG_SIGMAS 3.0
+
+/*
+ * The noise between processes, as |log ratio| (0 when none is known):
+ *  - a calibration (--noise FILE): the 95th percentile of |log ratio| over the configurations of
+ *    an A/A comparison of two separate runs;
+ *  - else, with >= CMP_XCONFIG_MIN configurations compared one process a side: each is one
+ *    draw of the between-process difference, so CMP_XCONFIG_SIGMAS robust standard deviations
+ *    of their log ratios (around their median: a shift of every configuration alike stays a
+ *    change, see docs/methodology.md).
+ */
+static double between_noise(const struct outcome *out, int n, const struct cmp_opts *o, const char **how)
+{
+	double *x = xmalloc(sizeof(*x) * (size_t)(n ? n : 1)), sd;
+	int k = 0;
+
+	if (o->noise_file) {
+		json_error_t err;
+		json_t *j = json_load_file(o->noise_file, 0, &err), *q;
+
+		if (!j)
+			die("cannot read --noise '%s': %s", o->noise_file, err.text);
+		q = json_object_get(j, "q95_abs_log_ratio");
+		if (!json_is_number(q) || !json_is_string(json_object_get(j, "metric")) ||
+		    strcmp(json_string_value(json_object_get(j, "metric")), o->metric))
+			die("bad value '%s' for --noise (not a calibration of %s by compare --calibrate)",
+			    o->noise_file, o->metric);
+		sd = json_number_value(q);
+		json_decref(j);
+		free(x);
+		*how = "calibration";
+		return sd;
+	}
+	for (int i = 0; i < n; i++)
+		if (!out[i].by_process && isfinite(out[i].ratio))
+			x[k++] = log(out[i].ratio);
+	sd = k >= CMP_XCONFIG_MIN ? CMP_XCONFIG_SIGMAS * robust_sd(x, k) : 0;
+	*how = k >= CMP_XCONFIG_MIN ? "spread over configurations" : "none";
+	free(x);
+	return sd;
+}
+
+static void decide(struct outcome *r, double bp, const struct cmp_opts *o)
+{
+	int up;
+
+	if (r->verdict != V_NA || !isfinite(r->ratio))
+		return;
+	r->threshold = fmax(log1p(o->noise), r->by_process ? 0 : bp);
+	if (mw_min_p(r->n[0], r->n[1]) >= o->alpha)
+		r->verdict = V_INCONCLUSIVE;	/* too few samples for any p below alpha */
+	else if (r->p >= o->alpha)
+		r->verdict = V_NO_CHANGE;
+	else if (fabs(log(r->ratio)) <= r->threshold)
+		r->verdict = V_NOISE;
+	else {
+		up = r->ratio > 1;
+		r->verdict = up == o->higher_better ? V_FASTER : V_SLOWER;
+	}
+}
+
+/* --calibrate FILE: this comparison's noise, for later --noise FILE. */
+static void write_calibration(const struct configs *cs, const struct outcome *out, const struct cmp_opts *o,
+			      const char *file[2])
+{
+	double *x = xmalloc(sizeof(*x) * (size_t)(cs->n ? cs->n : 1)), q;
+	json_t *per = json_array(), *j;
+	int k = 0;
+
+	for (int i = 0; i < cs->n; i++) {
+		if (!isfinite(out[i].ratio))
+			continue;
+		x[k++] = fabs(log(out[i].ratio));
+		json_array_append_new(per, json_pack("{s:s,s:f}", "config", cs->c[i].key,
+						     "abs_log_ratio", x[k - 1]));
+	}
+	if (k < 2)
+		die("compare --calibrate needs at least 2 configurations in both files (got %d)", k);
+	qsort(x, (size_t)k, sizeof(*x), cmp_double);
+	q = quantile_sorted(x, k, 0.95);
+	j = json_pack("{s:s,s:[s,s],s:i,s:f,s:f,s:o}", "metric", o->metric, "files", file[0], file[1],
+		      "configurations", k, "q95_abs_log_ratio", q, "q95_ratio", exp(q), "configs", per);
+	if (json_dump_file(j, o->calibrate, JSON_INDENT(1) | JSON_PRESERVE_ORDER))
+		die("cannot write --calibrate '%s': %s", o->calibrate, strerror(errno));
+	fprintf(stderr, "ctrbench: compare: A/A noise of %d configurations: 95%% of |change| within %.3fx;"
+		" written to '%s' (compare --noise FILE honours it)\n", k, exp(q), o->calibrate);
+	json_decref(j);
+	free(x);
+}
+
+/* ---- printing ---- */
 
 static json_t *num(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *side_json(const char *file, const struct outcome *r, int s, int present)
-{
-	if (!present)
-		return json_null();
-	return json_pack("{s:s,s:i,s:o,s:o,s:o}", "file", file, "n", r->n[s], "median", num(r->med[s]),
-			 "ci", r->n[s] ? json_pack("[o,o]", num(r->ci_lo[s]), num(r->ci_hi[s])) : json_null(),
-			 "ci_level", num(r->ci_level[s]));
 }
 
 /* 123456789 -> "123.5M": four significant figures with an SI suffix. */
@@ -552,28 +649,6 @@ static void fmt_si(char *buf, size_t len, double v)
 	snprintf(buf, len, "%.*f%s", a >= 100 ? 1 : a >= 10 ? 2 : 3, v, sfx[i]);
 }
 
-static void fmt_pct(char *buf, size_t len, double v)
-{
-	if (isfinite(v))
-		snprintf(buf, len, "%+.1f%%", v);
-	else
-		snprintf(buf, len, "-");
-}
-
-enum { NCOL = 12 };
-
-/* Column j of the table: numbers right-aligned, names left, the last one ends the line. */
-static void print_cell(int j, int w, const char *s)
-{
-	if (j == NCOL - 1)
-		printf("%s\n", s);
-	else if (j >= 3 && j <= 9 && j != 4)
-		printf("%*s  ", w, s);
-	else
-		printf("%-*s  ", w, s);
-}
-
-static char *cell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *cell(const char *fmt, ...)
 {
 	va_list ap;
@@ -586,161 +661,304 @@ static char *cell(const char *fmt, ...)
 	return s;
 }
 
-int bench_cmd_compare(int argc, char **argv)
+/* A field of configuration k as text: strings as they are, anything else as JSON; "-" for null. */
+static char *field_text(const struct config *k, int f)
+{
+	json_t *v = bench_line_field(k->line, f);
+	char *t;
+
+	if (cmp_ignored[f])
+		return cell("(either)");
+	if (!v || json_is_null(v))
+		return cell("-");
+	if (json_is_string(v))
+		return cell("%s", json_string_value(v));
+	t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	if (!t)
+		die("out of memory");
+	return t;
+}
+
+/* The knobs of k that are not at their default, "work_ns=2000 options=read=spin", or "-". */
+static char *knobs_text(const struct config *k)
+{
+	char buf[512] = "";
+
+	for (int f = 0; f < BF_NR; f++) {
+		json_t *v = bench_line_field(k->line, f), *d;
+		char *t;
+
+		if (bench_fields[f].ident != BI_KNOB || !v || cmp_ignored[f])
+			continue;
+		d = bench_fields[f].def ? json_loads(bench_fields[f].def, JSON_DECODE_ANY, NULL) : NULL;
+		if (!d || !json_equal(v, d)) {
+			t = field_text(k, f);
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s=%s", *buf ? " " : "",
+				 bench_fields[f].path, t);
+			free(t);
+		}
+		json_decref(d);
+	}
+	return cell("%s", *buf ? buf : "-");
+}
+
+static json_t *outcome_json(const struct configs *cs, int i, const struct outcome *r,
+			    const struct cmp_opts *o, const char *file[2])
+{
+	const struct config *k = &cs->c[i];
+	json_t *j = json_object(), *config = json_object();
+
+	for (int f = 0; f < BF_NR; f++)
+		if (cmp_in_key(f))
+			json_object_set(config, bench_fields[f].path, bench_line_field(k->line, f) ?
+					bench_line_field(k->line, f) : json_null());
+	json_object_set_new(j, "config", config);
+	json_object_set_new(j, "metric", json_string(o->metric));
+	json_object_set_new(j, "better", json_string(o->higher_better ? "higher" : "lower"));
+	for (int s = 0; s < 2; s++)
+		json_object_set_new(j, s ? "b" : "a", !k->in[s] ? json_null() :
+				    json_pack("{s:s,s:i,s:i,s:o}", "file", file[s], "n", r->n[s],
+					      "lines", k->side[s].procs.n, "median", num(r->med[s])));
+	json_object_set_new(j, "unit", json_string(r->by_process ? "process" : "rep"));
+	json_object_set_new(j, "ratio", num(r->ratio));
+	json_object_set_new(j, "change_ci_pct", isfinite(r->ch_lo) ?
+			    json_pack("[f,f]", r->ch_lo, r->ch_hi) : json_null());
+	json_object_set_new(j, "p_value", num(r->p));
+	json_object_set_new(j, "significance_level", json_real(o->alpha));
+	json_object_set_new(j, "threshold_ratio", r->threshold > 0 ? json_real(exp(r->threshold)) : json_null());
+	json_object_set_new(j, "verdict", json_string(verdict_names[r->verdict]));
+	if (!k->in[0] || !k->in[1]) {
+		char *why = unmatched_why(cs, k);
+
+		json_object_set_new(j, "unmatched", json_string(why));
+		free(why);
+	}
+	return j;
+}
+
+enum { NCOL = 13 };
+
+/* Column j of the table: numbers right-aligned, names left, the last one ends the line. */
+static void print_cell(int j, int w, const char *s)
+{
+	if (j == NCOL - 1)
+		printf("%s\n", s);
+	else if (j >= 6 && j <= 10)
+		printf("%*s  ", w, s);
+	else
+		printf("%-*s  ", w, s);
+}
+
+/* The row of configuration i, NCOL cells. */
+static char **outcome_row(const struct configs *cs, int i, const struct outcome *r)
+{
+	const struct config *k = &cs->c[i];
+	char **row = xmalloc(sizeof(*row) * NCOL), m[2][32];
+
+	for (int s = 0; s < 2; s++)
+		fmt_si(m[s], sizeof(m[s]), r->med[s]);
+	row[0] = field_text(k, BF_ALGO);
+	row[1] = field_text(k, BF_WORKLOAD);
+	row[2] = field_text(k, BF_SHAPE);
+	row[3] = field_text(k, BF_THREADS);
+	row[4] = field_text(k, BF_PLACEMENT);
+	row[5] = knobs_text(k);
+	row[6] = k->in[0] ? cell("%s (%d%s)", m[0], r->n[0], r->by_process ? "p" : "") : cell("-");
+	row[7] = k->in[1] ? cell("%s (%d%s)", m[1], r->n[1], r->by_process ? "p" : "") : cell("-");
+	row[8] = isfinite(r->ratio) ? cell("%.3fx", r->ratio) : cell("-");
+	row[9] = isfinite(r->ch_lo) ? cell("[%.3fx, %.3fx]", 1 + r->ch_lo / 100, 1 + r->ch_hi / 100) : cell("-");
+	row[10] = isfinite(r->p) ? cell("%.3g", r->p) : cell("-");
+	row[11] = cell("%s", verdict_names[r->verdict]);
+	if (r->verdict == V_ONLY_A || r->verdict == V_ONLY_B)
+		row[12] = unmatched_why(cs, k);
+	else if (r->verdict == V_INCONCLUSIVE)
+		row[12] = cell("too few samples for p < alpha (min p %.3g)", mw_min_p(r->n[0], r->n[1]));
+	else if (r->verdict == V_NA)
+		row[12] = cell("no figure");
+	else
+		row[12] = cell("threshold %.3fx", exp(r->threshold));
+	return row;
+}
+
+static void print_table(const struct configs *cs, const struct outcome *out, const struct cmp_opts *o,
+			const char *file[2], double bp, const char *bp_how)
+{
+	static const char *const head[NCOL] = {
+		"algo", "workload", "shape", "threads", "placement", "settings", "A median", "B median",
+		"B/A", "95% CI", "p", "verdict", "why",
+	};
+	char ***rows = xmalloc(sizeof(*rows) * (size_t)(cs->n + 1));
+	int w[NCOL];
+
+	printf("# compare: A = %s, B = %s; metric %s (%s is faster); B/A = median(B) / median(A)\n",
+	       file[0], file[1], o->metric, o->higher_better ? "higher" : "lower");
+	printf("# changed (faster/slower) when both: Mann-Whitney U two-sided p < %g (exact up to %d samples)\n"
+	       "#   and |B/A - 1| beyond the threshold: the larger of --noise-threshold %.3gx and the noise\n"
+	       "#   between processes (%s: %.3fx). Samples are reps, or processes (np) where each side has\n"
+	       "#   >= 2 lines of the configuration. 95%% CI: percentile bootstrap of the medians, %d resamples\n",
+	       o->alpha, CMP_MW_EXACT_MAX, 1 + o->noise, bp_how, exp(bp), CMP_RESAMPLES);
+	for (int i = 0; i < cs->n; i++)
+		rows[i] = outcome_row(cs, i, &out[i]);
+	for (int j = 0; j < NCOL; j++) {
+		w[j] = (int)strlen(head[j]);
+		for (int i = 0; i < cs->n; i++)
+			if ((int)strlen(rows[i][j]) > w[j])
+				w[j] = (int)strlen(rows[i][j]);
+	}
+	for (int j = 0; j < NCOL; j++)
+		print_cell(j, w[j], head[j]);
+	for (int i = 0; i < cs->n; i++) {
+		for (int j = 0; j < NCOL; j++) {
+			print_cell(j, w[j], rows[i][j]);
+			free(rows[i][j]);
+		}
+		free(rows[i]);
+	}
+	free(rows);
+}
+
+/* ---- the command ---- */
+
+static const char *const cmp_help =
+	"usage: ctrbench compare A.jsonl B.jsonl [options]\n"
+	"\n"
+	"The change of B against A per configuration (lines whose identity fields, ctrbench schema's\n"
+	"keys and knobs, are all equal; a line that matches nothing says which field differed).\n"
+	"A change is called (faster, slower) only when the test and the threshold both say so.\n"
+	"\n"
+	"  --metric M               ops_per_sec (default), update_ns.p50 or update_ns.p99\n"
+	"  --significance-level A   Mann-Whitney p below A (default 0.05)\n"
+	"  --noise-threshold PCT    |B/A - 1| must pass PCT percent (default 2)\n"
+	"  --noise FILE             honour a calibration written by --calibrate (default: the spread\n"
+	"                           over >= 8 configurations compared, else none)\n"
+	"  --calibrate FILE         A and B are an A/A pair: write their noise to FILE (default: none)\n"
+	"  --ignore FIELD,...       leave identity fields out of matching (default none)\n"
+	"  --ignore-algo            the same as --ignore algo\n"
+	"  --fail-on slower|changed exit 1 when a configuration is slower / changed (default: exit 0)\n"
+	"  --format table|json      (default table)\n"
+	"\n"
+	"example: ctrbench compare before.jsonl after.jsonl --fail-on slower\n";
+
+static void parse_ignore(const char *list)
+{
+	char *copy = strdup(list), *p = copy, *item;
+
+	if (!copy)
+		die("out of memory");
+	while ((item = strsep(&p, ","))) {
+		int f = bench_field_find(item);
+
+		if (f < 0 || !bench_field_is_config(f))
+			die("bad value '%s' for --ignore (want identity fields: ctrbench schema, identity key or knob)",
+			    item);
+		cmp_ignored[f] = 1;
+	}
+	free(copy);
+}
+
+static double parse_real(const char *opt, const char *s, double lo, double hi)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > lo) || !(v < hi))
+		die("bad value '%s' for --%s (want a number above %g and below %g)", s, opt, lo, hi);
+	return v;
+}
+
+static void parse_args(int argc, char **argv, struct cmp_opts *o, const char *file[2])
 {
 	static const struct option opts[] = {
-		{ "metric", required_argument, NULL, 'm' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "ignore-algo", no_argument, NULL, 'i' },
-		{ NULL, 0, NULL, 0 },
+		{ "metric", required_argument, NULL, 'm' }, { "format", required_argument, NULL, 'f' },
+		{ "ignore-algo", no_argument, NULL, 'i' }, { "ignore", required_argument, NULL, 'I' },
+		{ "significance-level", required_argument, NULL, 'a' },
+		{ "noise-threshold", required_argument, NULL, 't' }, { "noise", required_argument, NULL, 'n' },
+		{ "calibrate", required_argument, NULL, 'c' }, { "fail-on", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
-	static const char *const metrics[] = { "ops_per_sec", "update_ns.p50", "update_ns.p99", NULL };
-	const char *metric = "ops_per_sec", *file[2];
-	struct configs cs = { 0 };
-	int json = 0, higher_better, c, known = 0;
+	int c;
 
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
-		case 'm':
-			metric = optarg;
+		case 'm': o->metric = optarg; break;
+		case 'i': cmp_ignored[BF_ALGO] = 1; break;
+		case 'I': parse_ignore(optarg); break;
+		case 'f': o->json = bench_parse_table_json("compare", optarg); break;
+		case 'a': o->alpha = parse_real("significance-level", optarg, 0, 1); break;
+		case 't': o->noise = parse_real("noise-threshold", optarg, -1e-12, 1000) / 100; break;
+		case 'n': o->noise_file = optarg; break;
+		case 'c': o->calibrate = optarg; break;
+		case 'F':
+			if (strcmp(optarg, "slower") && strcmp(optarg, "changed"))
+				die("bad value '%s' for --fail-on (want slower or changed)", optarg);
+			o->fail_on = strcmp(optarg, "slower") ? 2 : 1;
 			break;
-		case 'i':
-			cmp_ignore_algo = 1;
-			break;
-		case 'f':
-			json = bench_parse_table_json("compare", optarg);
-			break;
-		default:
-			bench_die_getopt(c, argv);
+		case 'h': fputs(cmp_help, stdout); exit(0);
+		default: bench_die_getopt(c, argv);
 		}
 	}
-	for (int i = 0; metrics[i]; i++)
-		known |= !strcmp(metric, metrics[i]);
-	if (!known)
-		die("unknown metric '%s' (want ops_per_sec, update_ns.p50 or update_ns.p99)", metric);
+	if (strcmp(o->metric, "ops_per_sec") && strcmp(o->metric, "update_ns.p50") &&
+	    strcmp(o->metric, "update_ns.p99"))
+		die("unknown metric '%s' (want ops_per_sec, update_ns.p50 or update_ns.p99)", o->metric);
 	if (argc - optind < 2)
 		die("compare needs two files: compare A.jsonl B.jsonl%s", argc - optind ? " (got one)" : "");
 	if (argc - optind > 2)
 		die("unexpected argument '%s'", argv[optind + 2]);
 	file[0] = argv[optind];
 	file[1] = argv[optind + 1];
-	higher_better = !strcmp(metric, "ops_per_sec");
-	read_file(&cs, 0, file[0], metric);
-	read_file(&cs, 1, file[1], metric);
+	o->higher_better = !strcmp(o->metric, "ops_per_sec");
+}
 
-	/* Configurations of A in A's order, then those only in B in B's order (config_get keeps both). */
-	struct outcome *out = xmalloc(sizeof(*out) * (size_t)cs.n);
+int bench_cmd_compare(int argc, char **argv)
+{
+	struct cmp_opts o = { .metric = "ops_per_sec", .alpha = CMP_ALPHA, .noise = CMP_NOISE };
+	const char *file[2], *bp_how;
+	struct configs cs = { 0 };
+	struct outcome *out;
+	int fail = 0;
+	double bp;
 
+	parse_args(argc, argv, &o, file);
+	read_file(&cs, 0, file[0], o.metric);
+	read_file(&cs, 1, file[1], o.metric);
+	/* configurations of A in A's order, then those only in B in B's order (config_get keeps both) */
+	out = xmalloc(sizeof(*out) * (size_t)(cs.n ? cs.n : 1));
 	for (int i = 0; i < cs.n; i++)
-		compare_one(&cs.c[i], higher_better, &out[i]);
-
-	if (json) {
+		compare_one(&cs.c[i], &out[i]);
+	bp = between_noise(out, cs.n, &o, &bp_how);
+	for (int i = 0; i < cs.n; i++) {
+		decide(&out[i], bp, &o);
+		fail |= (o.fail_on == 1 && out[i].verdict == V_SLOWER) ||
+			(o.fail_on == 2 && (out[i].verdict == V_SLOWER || out[i].verdict == V_FASTER));
+	}
+	if (o.calibrate)
+		write_calibration(&cs, out, &o, file);
+	if (o.json) {
 		for (int i = 0; i < cs.n; i++) {
-			const struct config *k = &cs.c[i];
-			const struct outcome *r = &out[i];
-			json_t *j = json_pack("{s:s,s:s,s:s,s:I,s:o,s:I,s:s,s:s}",
-					      "algo", k->algo, "workload", k->workload, "shape", k->shape,
-					      "threads", k->threads,
-					      "placement", k->placement ? json_string(k->placement) : json_null(),
-					      "readers", k->readers, "metric", metric,
-					      "better", higher_better ? "higher" : "lower");
-			char seed[32];
+			json_t *j = outcome_json(&cs, i, &out[i], &o, file);
 
-			snprintf(seed, sizeof(seed), "0x%llx", (unsigned long long)CMP_SEED);
-			json_object_set_new(j, "a", side_json(file[0], r, 0, k->in[0]));
-			json_object_set_new(j, "b", side_json(file[1], r, 1, k->in[1]));
-			json_object_set_new(j, "change_pct", num(r->change));
-			json_object_set_new(j, "change_ci_pct", isfinite(r->ch_lo) ?
-					    json_pack("[f,f]", r->ch_lo, r->ch_hi) : json_null());
-			json_object_set_new(j, "change_ci_method",
-					    json_pack("{s:s,s:i,s:s,s:f}", "method", "percentile bootstrap of the medians",
-						      "resamples", CMP_RESAMPLES, "seed", seed, "level", CMP_LEVEL));
-			json_object_set_new(j, "verdict", json_string(verdict_names[r->verdict]));
-			json_object_set_new(j, "test", r->test ? json_string(r->test) : json_null());
-			json_object_set_new(j, "p_value", num(r->p));
-			json_object_set_new(j, "alpha", json_real(CMP_ALPHA));
+			json_object_set_new(j, "between_process_noise", json_pack("{s:s,s:f}", "from", bp_how,
+					    "ratio", exp(bp)));
 			json_dumpf(j, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
 			fputc('\n', stdout);
 			json_decref(j);
 		}
 	} else {
-		static const char *const head[NCOL] = {
-			"algo", "workload", "shape", "threads", "placement", "readers",
-			"A median", "B median", "change", "95% CI", "verdict", "test",
-		};
-		char ***rows = xmalloc(sizeof(*rows) * (size_t)(cs.n + 1));
-		int w[NCOL];
-
-		printf("# compare: A = %s, B = %s; metric %s (%s is faster); change = median(B) / median(A) - 1\n",
-		       file[0], file[1], metric, higher_better ? "higher" : "lower");
-		printf("# 95%% CI of the change: percentile bootstrap of the medians, %d resamples of each side's reps, seed 0x%llx\n",
-		       CMP_RESAMPLES, (unsigned long long)CMP_SEED);
-		printf("# verdict: Mann-Whitney U (two-sided, alpha %.2f; exact up to %d samples) when both sides have >= %d reps,\n"
-		       "#   else non-overlapping order-statistic intervals of the medians (95%%; [min, max] at the level shown\n"
-		       "#   when a side has < 6 reps); inconclusive with < 2 reps on a side.  Values within %g%% count as equal\n"
-		       "#   in the tests (timer calibration differs between runs).  (n) after a median: its sample count\n",
-		       CMP_ALPHA, CMP_MW_EXACT_MAX, CMP_MW_MIN_REPS, 100 * CMP_TIE_REL);
-		for (int i = 0; i < cs.n; i++) {
-			const struct config *k = &cs.c[i];
-			const struct outcome *r = &out[i];
-			char m[2][32], ch[32], lo[32], hi[32];
-
-			rows[i] = xmalloc(sizeof(**rows) * NCOL);
-			for (int s = 0; s < 2; s++)
-				fmt_si(m[s], sizeof(m[s]), r->med[s]);
-			fmt_pct(ch, sizeof(ch), r->change);
-			fmt_pct(lo, sizeof(lo), r->ch_lo);
-			fmt_pct(hi, sizeof(hi), r->ch_hi);
-			rows[i][0] = cell("%s", k->algo);
-			rows[i][1] = cell("%s", k->workload);
-			rows[i][2] = cell("%s", k->shape);
-			rows[i][3] = cell("%lld", (long long)k->threads);
-			rows[i][4] = cell("%s", k->placement ? k->placement : "-");
-			rows[i][5] = cell("%lld", (long long)k->readers);
-			rows[i][6] = k->in[0] ? cell("%s (%d)", m[0], r->n[0]) : cell("-");
-			rows[i][7] = k->in[1] ? cell("%s (%d)", m[1], r->n[1]) : cell("-");
-			rows[i][8] = cell("%s", ch);
-			rows[i][9] = isfinite(r->ch_lo) ? cell("[%s, %s]", lo, hi) : cell("-");
-			rows[i][10] = cell("%s", verdict_names[r->verdict]);
-			if (r->test && !strcmp(r->test, "mann-whitney"))
-				rows[i][11] = cell("Mann-Whitney p=%.3g", r->p);
-			else if (r->test)
-				rows[i][11] = cell("intervals %.1f%%/%.1f%%", 100 * r->ci_level[0], 100 * r->ci_level[1]);
-			else if (r->verdict == V_INCONCLUSIVE)
-				rows[i][11] = cell("none (< 2 reps)");
-			else if (r->verdict == V_NA)
-				rows[i][11] = cell("none (no %s)", metric);
-			else
-				rows[i][11] = cell("-");
-		}
-		for (int j = 0; j < NCOL; j++) {
-			w[j] = (int)strlen(head[j]);
-			for (int i = 0; i < cs.n; i++)
-				if ((int)strlen(rows[i][j]) > w[j])
-					w[j] = (int)strlen(rows[i][j]);
-		}
-		for (int j = 0; j < NCOL; j++)
-			print_cell(j, w[j], head[j]);
-		for (int i = 0; i < cs.n; i++) {
-			for (int j = 0; j < NCOL; j++) {
-				print_cell(j, w[j], rows[i][j]);
-				free(rows[i][j]);
-			}
-			free(rows[i]);
-		}
-		free(rows);
+		print_table(&cs, out, &o, file, bp, bp_how);
 	}
 	for (int i = 0; i < cs.n; i++) {
-		free(cs.c[i].algo);
-		free(cs.c[i].workload);
-		free(cs.c[i].shape);
-		free(cs.c[i].placement);
-		free(cs.c[i].side[0].v);
-		free(cs.c[i].side[1].v);
+		free(cs.c[i].key);
+		json_decref(cs.c[i].line);
+		for (int s = 0; s < 2; s++) {
+			free(cs.c[i].side[s].reps.v);
+			free(cs.c[i].side[s].procs.v);
+		}
 	}
 	free(cs.c);
 	free(out);
-	return 0;
+	return fail;
 }

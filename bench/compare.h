@@ -80,7 +80,8 @@ void cmp_snap(double *a, int na, double *b, int nb, double rel);
 #define CMP_RESAMPLES 2000
 #define CMP_SEED 0x5eedc0a1beef2026ULL
 #define CMP_LEVEL 0.95
-#define CMP_ALPHA 0.05
+#define CMP_ALPHA 0.05		/* --significance-level default, as criterion's */
+#define CMP_NOISE 0.02		/* --noise-threshold default: 2%, as criterion's */
 #define CMP_MW_MIN_REPS 5	/* both sides at least this many: Mann-Whitney, else intervals */
 
 #endif /* BENCH_COMPARE_H */

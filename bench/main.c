@@ -31,6 +31,7 @@
 #include "report_cmd.h"
 #include "run.h"
 #include "scenario.h"
+#include "schema.h"
 #include "setup.h"
 #include "sweep.h"
 #include "topo_cmd.h"
@@ -47,8 +48,8 @@ static const char *bench_usage =
 	"                    [--algo LIST] [--work-ns NS] [--no-cap]\n"
 	"       ctrbench report RESULTS.jsonl [MORE.jsonl...] --out DIR [--format html|markdown]\n"
 	"                       [--baseline ALGO]\n"
-	"       ctrbench run --algo A[,B...]|all --workload update|charge|readers\n"
-	"                    --shape chain:D|tree:AxB[xC...] --threads N\n"
+	"       ctrbench run [--algo A[,B...]|all] [--workload update|charge|readers]\n"
+	"                    [--shape chain:D|tree:AxB[xC...]] [--threads N]\n"
 	"                    [--readers R] [--read-interval-us US] [--read-node random|root|leaf|own|N]\n"
 	"                    [--placement compact|scatter|ccx|numa|smt|list:0,2-5] [--topology SPEC]\n"
 	"                    [--shared-mem local|interleave|node:K] [--events LIST|bounce]\n"
@@ -60,7 +61,46 @@ static const char *bench_usage =
 	"                    [--duration-ms MS] [--warmup-ms MS] [--options O] [--flush-period-ms MS]\n"
 	"                    [--work-ns NS] [--events LIST|bounce] [--note TEXT]\n"
 	"       ctrbench recommend --updates-per-sec U --reads-per-sec R --depth D\n"
-	"                    --max-staleness EXACT|N|MSms [--results FILE] [--threads T] [--format table|json]\n";
+	"                    --max-staleness EXACT|N|MSms [--results FILE] [--threads T] [--format table|json]\n"
+	"       ctrbench schema [--format json|table]\n"
+	"       ctrbench --version\n"
+	"  every command takes --help: its flags, each default, an example\n";
+
+static const char *const bench_run_help =
+	"usage: ctrbench run [options]   (with none: the default benchmark, every algorithm on chain:8\n"
+	"                                 from 2 threads, as make run)\n"
+	"\n"
+	"  --algo A[,B...]|all      algorithms, ctrbench list (default all)\n"
+	"  --workload W             update, charge or readers (default update)\n"
+	"  --shape S                chain:D or tree:AxB[xC...] (default chain:8)\n"
+	"  --threads N              updater threads (default 2)\n"
+	"  --readers R              readers workload: reader threads (default 1)\n"
+	"  --read-interval-us US    readers: pause between reads (default 0, back to back)\n"
+	"  --read-node N            readers: random, root, leaf, own or a node index (default random)\n"
+	"  --placement P            compact, scatter, ccx, numa, smt or list:0,2-5 (default compact)\n"
+	"  --topology SPEC          must name this machine (default: read from hwloc)\n"
+	"  --shared-mem M           local, interleave or node:K (default local)\n"
+	"  --events LIST|bounce     perf events per op (default none)\n"
+	"  --sample 1/N             time one operation in N (default 1/64)\n"
+	"  --reps K                 repetitions, interleaved (default 5)\n"
+	"  --note TEXT              kept with the results (default none)\n"
+	"  --work-ns NS             private work after each operation (default 0)\n"
+	"  --options KEY=VAL,...    the algorithm's options, docs/algorithms.md (default none)\n"
+	"  --flush-period-ms MS     periodic flusher's period (default the algorithm's, 2000 for rstat)\n"
+	"  --charge-burst B         charge: bursts of B, then free them all (default 0, steady window)\n"
+	"  --duration-ms MS         measured window per rep (default 1000)\n"
+	"  --warmup-ms MS           untimed run before it (default 200)\n"
+	"  --format F               table, csv or json (default table)\n"
+	"\n"
+	"example: ctrbench run --algo atomic_tree,percpu_hier --shape chain:8 --threads 2 --format json\n";
+
+static const char *const bench_list_help =
+	"usage: ctrbench list\n"
+	"\n"
+	"Every algorithm and harness baseline run --algo can name, with its one-line summary.\n"
+	"(no options)\n"
+	"\n"
+	"example: ctrbench list\n";
 
 static int bench_cmd_list(void)
 {
@@ -141,10 +181,12 @@ static int bench_cmd_run(int argc, char **argv)
 				    .read_node = BENCH_READ_RANDOM, .sample_every = BENCH_SAMPLE_EVERY };
 	const char *read_node = NULL, *topology = NULL, *events = NULL;
 	struct bench_output out = { .format = BENCH_FMT_TABLE };
-	char *algo_list = NULL;
-	const char *shape = NULL, *why;
+	char *algo_list = (char []){ "all" };
+	const char *shape = "chain:8", *why;
 	int nr_algos, opt, failed = 0, reps = 5;
 
+	bench_help(argc, argv, bench_run_help);
+	cfg.threads = 2;
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -228,12 +270,6 @@ static int bench_cmd_run(int argc, char **argv)
 	}
 	if (optind < argc)
 		die("unexpected argument '%s'", argv[optind]);
-	if (!algo_list)
-		die("run needs --algo (ctrbench list shows them)");
-	if (!shape)
-		die("run needs --shape (chain:D or tree:AxB...)");
-	if (!cfg.threads)
-		die("run needs --threads");
 	nr_algos = bench_parse_algos(algo_list, algos);
 	if (bench_shape_parse(shape, &cfg.shape, &why))
 		die("bad shape '%s' (%s)", shape, why);
@@ -267,6 +303,7 @@ static int bench_cmd_run(int argc, char **argv)
 
 static int bench_cmd_list_args(int argc, char **argv)
 {
+	bench_help(argc, argv, bench_list_help);
 	if (argc > 1)
 		die("unexpected argument '%s'", argv[1]);
 	return bench_cmd_list();
@@ -286,6 +323,7 @@ static const struct {
 	{ "sweep", bench_cmd_sweep },
 	{ "recommend", bench_cmd_recommend },
 	{ "report", bench_cmd_report },
+	{ "schema", bench_cmd_schema },
 };
 
 int main(int argc, char **argv)
@@ -300,6 +338,11 @@ int main(int argc, char **argv)
 		die("no command given (want %s); try ctrbench --help", names);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		fputs(bench_usage, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("ctrbench %s (commit %s; result schema %d)\n", CTRBENCH_VERSION, bench_env_commit(),
+		       BENCH_SCHEMA_VERSION);
 		return 0;
 	}
 	for (int i = 0; i < n; i++)

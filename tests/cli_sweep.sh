@@ -177,7 +177,7 @@ BADVAL="'bogus'" bad "${S[@]}" --algo atomic_tree,bogus --threads 1 --out "$tmp/
 BADVAL="'fence=none'" bad "${S[@]}" --algo rstat_force,empty --options fence=none --threads 1 --out "$tmp/x"
 BADVAL="--readers" bad "${S[@]}" --threads 1 --readers 2 --out "$tmp/x"
 check "no bad input left a file behind" eval '[ ! -e "$tmp/x" ]'
-printf '{"algo":"a"}\nnot json\n' >"$tmp/garbage.jsonl"
+printf '{"schema":1,"algo":"a"}\nnot json\n' >"$tmp/garbage.jsonl"
 BADVAL="$tmp/garbage.jsonl:2: not JSON" bad "${S[@]}" --threads 1 --out "$tmp/garbage.jsonl" --resume
 # --resume never changes a file that is not a sweep's: every complete line is checked and a partial
 # tail must look like the start of a result line before anything is cut (all five were cut before).
@@ -188,7 +188,7 @@ printf '{"algo":"x","workload":' >"$tmp/prefix-of-other.txt"; printf 'tail' >>"$
 head -c 3000000 /dev/zero | tr '\0' x >"$tmp/big.txt"
 for f in notes.txt mix.txt bin.dat prefix-of-other.txt big.txt; do cp "$tmp/$f" "$tmp/$f.orig"; done
 BADVAL="notes.txt:1: not a result line" bad "${S[@]}" --threads 1 --out "$tmp/notes.txt" --resume
-BADVAL="mix.txt:1: not a result line" bad "${S[@]}" --threads 1 --out "$tmp/mix.txt" --resume
+BADVAL="mix.txt:1: result schema missing" bad "${S[@]}" --threads 1 --out "$tmp/mix.txt" --resume
 BADVAL="bin.dat:1: not JSON" bad "${S[@]}" --threads 1 --out "$tmp/bin.dat" --resume
 BADVAL="prefix-of-other.txt:1: not a result line" bad "${S[@]}" --threads 1 --out "$tmp/prefix-of-other.txt" --resume
 BADVAL="big.txt:1: a line of over 1048576 bytes" bad "${S[@]}" --threads 1 --out "$tmp/big.txt" --resume
