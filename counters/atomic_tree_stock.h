@@ -38,6 +38,24 @@
  * Stock units are never created or destroyed, only moved between a stock
  * slot and the counters under that stock's lock, so draining loses nothing.
  *
+ * A read during charges is not a snapshot: it loads the page counter V at
+ * t0, then each stock slot at its own later time.  Its bound, per CPU c
+ * that charges under the node meanwhile, using k stock slots for nodes
+ * there (k = 1 for one node per CPU, 7 at most): within (2 + 2k) x batch of
+ * a value the node held during the read.  Proof: the read is the sum over
+ * CPUs of C_c(t0) - s_c(t_c), C_c the units c charged through the counter,
+ * s_c its stocked units.  (1) C_c(t0) - s_c(t0) differs from what c has
+ * completed by -2 batch .. +batch: a miss charges a batch to the counter
+ * before the refill stocks the surplus (+batch), and an uncharge refill
+ * past a batch drains by first uncharging the counter, then zeroing the
+ * slot, which held at most 2 x batch (-2 batch).  (2) Each slot holds 0 ..
+ * 2 x batch at any instant, so s(t_c) - s(t0) is within +-2 batch per slot,
+ * whatever node it was reassigned to.  So 4 x batch per CPU with one node
+ * (the harness's workloads).  tests/test_mt_stock_read.c holds reads of a
+ * root and of a leaf to it with 12 CPUs swinging their leaves; it measures
+ * leaf errors over one batch (72 with batch 64), so "a batch in transit",
+ * which docs/sweeps.md used to say, was not a bound.
+ *
  * Limits: a limited level's counter only grows by a compare-and-swap that
  * checks it against the limit (the kernel's page_counter_try_charge adds
  * first and backs off, which lets a counter sit over its limit for a moment;
