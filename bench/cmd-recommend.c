@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "results.h"
 #include "schema.h"
+#include "builtin.h"
 #include "sweep.h"
 
 /* The quick sweep recommend runs without --results: short, one repetition. */

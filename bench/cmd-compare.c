@@ -12,7 +12,8 @@
 #include <jansson.h>
 
 #include "cli.h"
-#include "compare.h"
+#include "builtin.h"
+#include "stats.h"
 #include "results.h"
 #include "schema.h"
 

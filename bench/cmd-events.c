@@ -12,7 +12,7 @@
 
 #include "cli.h"
 #include "../pmu/pmu.h"
-#include "events_cmd.h"
+#include "builtin.h"
 
 /* Every generic event, then the preset's events not among them. */
 static char *bench_events_default(void)

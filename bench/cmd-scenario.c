@@ -27,7 +27,7 @@
 #include "cli.h"
 #include "output.h"
 #include "reps.h"
-#include "scenario.h"
+#include "builtin.h"
 #include "setup.h"
 
 /* The seed's workers: 20 on an 80-CPU machine. */

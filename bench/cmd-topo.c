@@ -17,7 +17,7 @@
 
 #include "cli.h"
 #include "../topology/topo.h"
-#include "topo_cmd.h"
+#include "builtin.h"
 
 #define TOPO_CMD_MAX_THREADS 4096
 
