@@ -70,16 +70,6 @@ static int bench_list_algos(void)
 	return 0;
 }
 
-/* Results are JSON: text that is not UTF-8 would vanish from them, so refuse it. */
-static void bench_check_utf8(const char *opt, const char *s)
-{
-	json_t *j = json_string(s);
-
-	if (!j)
-		die("bad value for --%s (not UTF-8)", opt);
-	json_decref(j);
-}
-
 /* --sample 1/N: N a power of two in [2, BENCH_SAMPLE_MAX]. */
 static unsigned bench_parse_sample(const char *s)
 {
@@ -111,6 +101,118 @@ static int bench_parse_read_node(const char *s, int nr_nodes)
 	return bench_parse_int("read-node", s, 0, nr_nodes - 1);
 }
 
+/* What run's command line says, before anything is set up. */
+struct run_args {
+	struct bench_config cfg;	/* the configuration, shape not yet parsed */
+	struct bench_output out;	/* --format */
+	char *algo_list;		/* --algo as given */
+	const char *shape;		/* --shape as given */
+	const char *read_node;		/* --read-node as given, NULL if not */
+	const char *topology;		/* --topology, NULL if not */
+	const char *events;		/* --events, NULL if not */
+	int reps;			/* --reps */
+};
+
+/* One option of run's into a. */
+static void run_option(int opt, char **argv, struct run_args *a)
+{
+	switch (opt) {
+	case 'a':
+		a->algo_list = optarg;
+		break;
+	case 'w':
+		a->cfg.workload = bench_parse_workload(optarg);
+		break;
+	case 's':
+		a->shape = optarg;
+		break;
+	case 't':
+		a->cfg.threads = bench_parse_int("threads", optarg, 1, BENCH_MAX_THREADS);
+		break;
+	case 'd':
+		a->cfg.duration_ms = bench_parse_int("duration-ms", optarg, 1, 3600 * 1000);
+		break;
+	case 'W':
+		a->cfg.warmup_ms = bench_parse_int("warmup-ms", optarg, 0, 3600 * 1000);
+		break;
+	case 'r':
+		a->cfg.readers = bench_parse_int("readers", optarg, 1, BENCH_MAX_THREADS);
+		break;
+	case 'i':
+		a->cfg.read_interval_us = bench_parse_int("read-interval-us", optarg, 0, 60 * 1000000);
+		break;
+	case 'n':
+		a->read_node = optarg;
+		break;
+	case 'p':
+		a->cfg.placement = optarg;
+		break;
+	case 'T':
+		a->topology = optarg;
+		break;
+	case 'm':
+		a->cfg.shared_mem = optarg;
+		break;
+	case 'e':
+		a->events = optarg;
+		break;
+	case 'S':
+		a->cfg.sample_every = bench_parse_sample(optarg);
+		break;
+	case 'k':
+		a->reps = bench_parse_int("reps", optarg, 1, 1000);
+		break;
+	case 'N':
+		a->cfg.note = optarg;
+		bench_check_utf8("--note", optarg);
+		break;
+	case 'X':
+		a->cfg.work_ns = bench_parse_int("work-ns", optarg, 0, 10 * 1000 * 1000);
+		break;
+	case 'O':
+		a->cfg.options = optarg;
+		bench_check_utf8("--options", optarg);
+		break;
+	case 'B':
+		a->cfg.charge_burst = bench_parse_int("charge-burst", optarg, 1, 1 << 20);
+		break;
+	case 'P':
+		a->cfg.flush_period_ms = bench_parse_int("flush-period-ms", optarg, 1, 3600 * 1000);
+		break;
+	case 'f':
+		if (bench_output_parse_format(optarg, &a->out.format))
+			die("unknown format '%s' (want table, csv or json)", optarg);
+		break;
+	default:
+		bench_die_getopt(opt, argv);
+	}
+}
+
+/* What depends on more than one option, and the shape. */
+static void run_check(struct run_args *a)
+{
+	const char *why;
+
+	if (bench_shape_parse(a->shape, &a->cfg.shape, &why))
+		die("bad a->shape '%s' (%s)", a->shape, why);
+	if (a->cfg.charge_burst && a->cfg.workload != BENCH_CHARGE)
+		die("--charge-burst applies to the charge workload");
+	if (a->cfg.work_ns && a->cfg.workload == BENCH_READERS)
+		die("--work-ns applies to the update and charge workloads");
+	if (a->cfg.workload != BENCH_READERS) {
+		if (a->cfg.readers >= 0 || a->read_node || a->cfg.read_interval_us)
+			die("--readers, --read-node and --read-interval-us need --workload readers");
+		a->cfg.readers = 0;
+	} else {
+		if (a->cfg.readers < 0)
+			a->cfg.readers = 1;
+		if (a->cfg.threads + a->cfg.readers > BENCH_MAX_THREADS)
+			die("too many threads: --threads %d plus --readers %d", a->cfg.threads, a->cfg.readers);
+		a->cfg.read_node = bench_parse_read_node(a->read_node, a->cfg.shape.nr_nodes);
+	}
+
+}
+
 int bench_cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -137,128 +239,33 @@ int bench_cmd_run(int argc, char **argv)
 		{ "charge-burst", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct run_args a = {
+		.cfg = { .duration_ms = 1000, .warmup_ms = 200, .readers = -1, .threads = 2,
+			 .read_node = BENCH_READ_RANDOM, .sample_every = BENCH_SAMPLE_EVERY },
+		.out = { .format = BENCH_FMT_TABLE }, .algo_list = (char []){ "all" }, .shape = "chain:8",
+		.reps = 5,
+	};
 	const struct bench_algo *algos[BENCH_MAX_ALGOS];
-	struct bench_config cfg = { .duration_ms = 1000, .warmup_ms = 200, .readers = -1,
-				    .read_node = BENCH_READ_RANDOM, .sample_every = BENCH_SAMPLE_EVERY };
-	const char *read_node = NULL, *topology = NULL, *events = NULL;
-	struct bench_output out = { .format = BENCH_FMT_TABLE };
-	char *algo_list = (char []){ "all" };
-	const char *shape = "chain:8", *why;
-	int nr_algos, opt, failed = 0, reps = 5;
+	int nr_algos, opt, failed;
 
 	bench_help(argc, argv, bench_run_help);
-	cfg.threads = 2;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'a':
-			algo_list = optarg;
-			break;
-		case 'w':
-			if (!strcmp(optarg, "update"))
-				cfg.workload = BENCH_UPDATE;
-			else if (!strcmp(optarg, "charge"))
-				cfg.workload = BENCH_CHARGE;
-			else if (!strcmp(optarg, "readers"))
-				cfg.workload = BENCH_READERS;
-			else
-				die("unknown workload '%s' (want update, charge or readers)", optarg);
-			break;
-		case 's':
-			shape = optarg;
-			break;
-		case 't':
-			cfg.threads = bench_parse_int("threads", optarg, 1, BENCH_MAX_THREADS);
-			break;
-		case 'd':
-			cfg.duration_ms = bench_parse_int("duration-ms", optarg, 1, 3600 * 1000);
-			break;
-		case 'W':
-			cfg.warmup_ms = bench_parse_int("warmup-ms", optarg, 0, 3600 * 1000);
-			break;
-		case 'r':
-			cfg.readers = bench_parse_int("readers", optarg, 1, BENCH_MAX_THREADS);
-			break;
-		case 'i':
-			cfg.read_interval_us = bench_parse_int("read-interval-us", optarg, 0, 60 * 1000000);
-			break;
-		case 'n':
-			read_node = optarg;
-			break;
-		case 'p':
-			cfg.placement = optarg;
-			break;
-		case 'T':
-			topology = optarg;
-			break;
-		case 'm':
-			cfg.shared_mem = optarg;
-			break;
-		case 'e':
-			events = optarg;
-			break;
-		case 'S':
-			cfg.sample_every = bench_parse_sample(optarg);
-			break;
-		case 'k':
-			reps = bench_parse_int("reps", optarg, 1, 1000);
-			break;
-		case 'N':
-			cfg.note = optarg;
-			bench_check_utf8("note", optarg);
-			break;
-		case 'X':
-			cfg.work_ns = bench_parse_int("work-ns", optarg, 0, 10 * 1000 * 1000);
-			break;
-		case 'O':
-			cfg.options = optarg;
-			bench_check_utf8("options", optarg);
-			break;
-		case 'B':
-			cfg.charge_burst = bench_parse_int("charge-burst", optarg, 1, 1 << 20);
-			break;
-		case 'P':
-			cfg.flush_period_ms = bench_parse_int("flush-period-ms", optarg, 1, 3600 * 1000);
-			break;
-		case 'f':
-			if (bench_output_parse_format(optarg, &out.format))
-				die("unknown format '%s' (want table, csv or json)", optarg);
-			break;
-		default:
-			bench_die_getopt(opt, argv);
-		}
-	}
+	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1)
+		run_option(opt, argv, &a);
 	if (optind < argc)
 		die("unexpected argument '%s'", argv[optind]);
-	nr_algos = bench_parse_algos(algo_list, algos);
-	if (bench_shape_parse(shape, &cfg.shape, &why))
-		die("bad shape '%s' (%s)", shape, why);
-	if (cfg.charge_burst && cfg.workload != BENCH_CHARGE)
-		die("--charge-burst applies to the charge workload");
-	if (cfg.work_ns && cfg.workload == BENCH_READERS)
-		die("--work-ns applies to the update and charge workloads");
-	if (cfg.workload != BENCH_READERS) {
-		if (cfg.readers >= 0 || read_node || cfg.read_interval_us)
-			die("--readers, --read-node and --read-interval-us need --workload readers");
-		cfg.readers = 0;
-	} else {
-		if (cfg.readers < 0)
-			cfg.readers = 1;
-		if (cfg.threads + cfg.readers > BENCH_MAX_THREADS)
-			die("too many threads: --threads %d plus --readers %d", cfg.threads, cfg.readers);
-		cfg.read_node = bench_parse_read_node(read_node, cfg.shape.nr_nodes);
-	}
-
-	bench_check_options(&cfg, algos, nr_algos);
-	bench_setup_machine(&cfg, topology, events);
-	bench_setup_threads(&cfg);
-	bench_output_begin(&out, &cfg, topo_nr_pus(cfg.topo));
-	cfg.reps = reps;
-	failed = bench_run_reps(&cfg, &out, algos, nr_algos, reps, NULL);
-	bench_output_end(&out, &cfg);
-	bench_shape_free(&cfg.shape);
-	bench_setup_release(&cfg);
+	nr_algos = bench_parse_algos(a.algo_list, algos);
+	run_check(&a);
+	bench_check_options(&a.cfg, algos, nr_algos);
+	bench_setup_machine(&a.cfg, a.topology, a.events);
+	bench_setup_threads(&a.cfg);
+	bench_output_begin(&a.out, &a.cfg, topo_nr_pus(a.cfg.topo));
+	a.cfg.reps = a.reps;
+	failed = bench_run_reps(&a.cfg, &a.out, algos, nr_algos, a.reps, NULL);
+	bench_output_end(&a.out, &a.cfg);
+	bench_shape_free(&a.cfg.shape);
+	bench_setup_release(&a.cfg);
 	return failed ? 1 : 0;
 }
 

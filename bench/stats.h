@@ -58,6 +58,12 @@ int cmp_bootstrap_change_ci(const double *a, int na, const double *b, int nb, in
  */
 void cmp_snap(double *a, int na, double *b, int nb, double rel);
 
+/* qsort comparison of doubles, ascending. */
+int cmp_double(const void *pa, const void *pb);
+
+/* Linear interpolation between order statistics of sorted s[0..n) at q in [0, 1]. */
+double quantile_sorted(const double *s, int n, double q);
+
 /* What compare uses. */
 #define CMP_TIE_REL 1e-4	/* values within 0.01% are ties for the tests */
 #define CMP_RESAMPLES 2000
