@@ -21,7 +21,7 @@ static const char *bench_usage =
 	"       ctrbench compare A.jsonl B.jsonl [--metric M] [--format table|json]\n"
 	"       ctrbench scenario list | NAME [--quick] [--format table|json] [--out FILE] [--reps K]\n"
 	"                    [--duration-ms MS] [--warmup-ms MS] [--flush-period-ms MS] [--readers R]\n"
-	"                    [--algo LIST] [--work-ns NS] [--no-cap]\n"
+	"                    [--algo LIST] [--work-ns NS] [--no-cap] [--resume]\n"
 	"       ctrbench report RESULTS.jsonl [MORE.jsonl...] --out DIR [--format html|markdown]\n"
 	"                       [--baseline ALGO]\n"
 	"       ctrbench run [--algo A[,B...]|all] [--workload update|charge|readers]\n"

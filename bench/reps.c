@@ -22,8 +22,7 @@ double bench_field_num(const struct bench_result *r, int f)
 	}
 }
 
-/* Writes v into field f of r, in the member's own type. */
-static void bench_field_put(struct bench_result *r, int f, double v)
+void bench_field_put(struct bench_result *r, int f, double v)
 {
 	const struct bench_field *d = &bench_fields[f];
 	char *p = (char *)r + d->off;
