@@ -6,7 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
+#include "bench.h"
 #include "cli.h"
+#include "record.h"
 
 void die(const char *fmt, ...)
 {
@@ -78,4 +82,48 @@ void bench_die_getopt(int c, char **argv)
 	if (optopt)
 		die("unknown option '-%c'", optopt);
 	die("unknown option '%s'", argv[optind - 1]);
+}
+
+void *bench_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+void *bench_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+char *bench_xstrdup(const char *s)
+{
+	char *d = s ? strdup(s) : NULL;
+
+	if (s && !d)
+		die("out of memory");
+	return d;
+}
+
+void bench_check_utf8(const char *what, const char *s)
+{
+	json_t *j = json_string(s);
+
+	if (!j)
+		die("bad value for %s (not UTF-8)", what);
+	json_decref(j);
+}
+
+int bench_parse_workload(const char *name)
+{
+	for (int w = 0; w < BENCH_NR_WORKLOADS; w++)
+		if (!strcmp(name, bench_workload_name(w)))
+			return w;
+	die("unknown workload '%s' (want update, charge or readers)", name);
 }

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* record.c - a result as a JSON object, from the field table (see record.h, schema.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "env.h"
 #include "record.h"
+#include "results.h"
 #include "schema.h"
 
 static const char *const bench_workload_names[] = { "update", "charge", "readers" };
@@ -283,25 +285,104 @@ static int bench_field_applies(const struct bench_field *d, const struct bench_c
 	}
 }
 
-json_t *bench_record_json(const struct bench_config *cfg, int nr_cpus, const struct bench_result *r,
-			  const struct bench_summary *sum, const struct bench_result *reps)
+/* Field f is an identity field, or the object one is written in (timer, env). */
+static int bench_field_in_ident(int f)
 {
-	const struct bench_rec_ctx x = { cfg, nr_cpus, r, sum, reps };
+	size_t n = strlen(bench_fields[f].path);
+
+	for (int g = 0; g < BF_NR; g++)
+		if (bench_field_is_resume_key(g) && !strncmp(bench_fields[g].path, bench_fields[f].path, n) &&
+		    (bench_fields[g].path[n] == 0 || bench_fields[g].path[n] == '.'))
+			return 1;
+	return 0;
+}
+
+/* The line's fields, or only its identity (and the objects that hold it) when ident_only. */
+static json_t *bench_record_fields(const struct bench_rec_ctx *x, int ident_only)
+{
+	const struct bench_config *cfg = x->cfg;
 	json_t *j = json_object();
 
 	for (int f = 0; j && f < BF_NR; f++) {
 		const struct bench_field *d = &bench_fields[f];
 		json_t *v;
 
-		if (d->src == BSRC_SUB)
-			continue;	/* its parent's value holds it */
+		if (d->src == BSRC_SUB || (ident_only && !bench_field_in_ident(f)))
+			continue;	/* SUB: its parent's value holds it */
 		if (!bench_field_applies(d, cfg))
 			v = json_null();
 		else if (d->src == BSRC_FN)
-			v = bench_field_value(f, &x);
+			v = bench_field_value(f, x);
 		else
-			v = bench_member_json(d, d->src == BSRC_RESULT ? (const void *)r : (const void *)cfg);
+			v = bench_member_json(d, d->src == BSRC_RESULT ? (const void *)x->r : (const void *)cfg);
 		bench_json_set_path(j, d->path, v ? v : json_null());
 	}
 	return j;
+}
+
+json_t *bench_record_json(const struct bench_config *cfg, int nr_cpus, const struct bench_result *r,
+			  const struct bench_summary *sum, const struct bench_result *reps)
+{
+	const struct bench_rec_ctx x = { cfg, nr_cpus, r, sum, reps };
+
+	return bench_record_fields(&x, 0);
+}
+
+json_t *bench_record_ident(const struct bench_config *cfg, int nr_cpus, const struct bench_algo *ba)
+{
+	const struct bench_result r = { .ba = ba };
+	const struct bench_rec_ctx x = { cfg, nr_cpus, &r, NULL, NULL };
+
+	return bench_record_fields(&x, 1);
+}
+
+/* A number at path in o, or dflt. */
+static double bench_num_at(json_t *o, const char *path, double dflt)
+{
+	json_t *v = bench_json_path(o, path);
+
+	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+int bench_record_parse(json_t *o, struct bench_summary *s)
+{
+	const char *algo = json_string_value(json_object_get(o, "algo"));
+	const char *verify = json_string_value(json_object_get(o, "verify"));
+	json_t *flush = json_object_get(o, "flush"), *stats = json_object_get(o, "stats");
+
+	memset(s, 0, sizeof(*s));
+	s->med.ba = algo ? bench_algo_find(algo) : NULL;
+	if (!s->med.ba)
+		return -EINVAL;
+	s->k = (int)bench_num_at(o, "reps_done", 1);
+	for (int f = 0; f < BF_NR; f++) {
+		json_t *st = json_is_object(stats) ? json_object_get(stats, bench_fields[f].path) : NULL;
+
+		if (bench_fields[f].src == BSRC_RESULT && json_is_number(bench_json_path(o, bench_fields[f].path)))
+			bench_field_put(&s->med, f, json_number_value(bench_json_path(o, bench_fields[f].path)));
+		if (json_is_object(st))
+			s->stat[f] = (struct bench_stat){ .median = bench_num_at(st, "median", 0),
+				.lo = bench_num_at(st, "lo", 0), .hi = bench_num_at(st, "hi", 0),
+				.level = bench_num_at(st, "level", 0), .cv = bench_num_at(st, "cv", 0) };
+	}
+	s->med.verify = !verify || !strcmp(verify, "n/a") ? -1 : !strcmp(verify, "ok");
+	s->med.audited = (uint64_t)bench_num_at(o, "admission.audited", 0);
+	s->med.audit_rejected = (uint64_t)bench_num_at(o, "admission.audited_rejected", 0);
+	s->med.false_rejects = (uint64_t)bench_num_at(o, "admission.false_rejects", 0);
+	s->med.overshoot_max = (int64_t)bench_num_at(o, "admission.overshoot_max", 0);
+	s->med.has_flush = json_is_object(flush);
+#define BENCH_FLUSH_BACK(f) (s->med.flush.f = (uint64_t)bench_num_at(flush, #f, 0))
+	BENCH_FLUSH_BACK(flushes);
+	BENCH_FLUSH_BACK(lock_contended);
+	BENCH_FLUSH_BACK(lock_wait_ns);
+	BENCH_FLUSH_BACK(lock_hold_ns);
+	BENCH_FLUSH_BACK(lock_breaks);
+	BENCH_FLUSH_BACK(reads_flush);
+	BENCH_FLUSH_BACK(reader_flushes);
+	BENCH_FLUSH_BACK(reads_shared);
+	BENCH_FLUSH_BACK(reader_waits);
+	BENCH_FLUSH_BACK(reader_wait_ns);
+	BENCH_FLUSH_BACK(sem_fallbacks);
+#undef BENCH_FLUSH_BACK
+	return 0;
 }

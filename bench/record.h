@@ -20,6 +20,21 @@
 json_t *bench_record_json(const struct bench_config *cfg, int nr_cpus, const struct bench_result *r,
 			  const struct bench_summary *sum, const struct bench_result *reps);
 
+/*
+ * Only the identity fields (schema.h: key, knob, run, build) of the line
+ * algorithm ba would write in cfg, and the objects that hold them: its
+ * sweep --resume key is bench_line_key(this, bench_field_is_resume_key).
+ */
+json_t *bench_record_ident(const struct bench_config *cfg, int nr_cpus, const struct bench_algo *ba);
+
+/*
+ * A result line read back into a summary (scenario --resume): every numeric
+ * R() field, the "stats" intervals, verify, the admission audit and the
+ * flush counts scenario tables use.  Per-thread arrays, events and the flush
+ * histogram are not restored.  0, or -EINVAL when the algorithm is unknown.
+ */
+int bench_record_parse(json_t *o, struct bench_summary *s);
+
 /* Sets path ("a.b.c") in o, making objects on the way; dropped when a parent is not an object. */
 void bench_json_set_path(json_t *o, const char *path, json_t *v);
 

@@ -28,6 +28,8 @@ void bench_stat_of(double *v, int k, struct bench_stat *s);
  * largest values this way.
  */
 double bench_field_num(const struct bench_result *r, int f);
+/* Writes v into the numeric R() field f of r, in the member's own type. */
+void bench_field_put(struct bench_result *r, int f, double v);
 
 /*
  * K results of one algorithm in one configuration: their statistics, and a

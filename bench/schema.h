@@ -184,6 +184,7 @@ int bench_field_find(const char *path);
 const char *bench_ftype_name(enum bench_ftype t);
 const char *bench_fident_name(enum bench_fident i);
 const char *bench_fsum_name(enum bench_fsum s);
+const char *bench_fwhen_name(enum bench_fwhen w);
 
 /* Compare and recommend: the field is part of a configuration's identity (KEY or KNOB). */
 static inline int bench_field_is_config(int f)
@@ -196,8 +197,5 @@ static inline int bench_field_is_resume_key(int f)
 {
 	return bench_fields[f].ident != BI_NONE;
 }
-
-/* `ctrbench schema [--format json]`: the table. */
-int bench_cmd_schema(int argc, char **argv);
 
 #endif /* BENCH_SCHEMA_H */

@@ -222,3 +222,24 @@ check "a results file that cannot be written: exit 1, said once, not claimed" ev
 # --warmup-ms 0 is kept, not taken for "not given"
 "$B" scenario admission-staleness --quick --algo atomic_tree --warmup-ms 0 --format json >"$tmp/w0" 2>&1
 check "--warmup-ms 0 is what runs" grep -q '"warmup_ms":0,' "$tmp/w0"
+
+# --resume: the configurations already in --out (every identity field of the field table equal)
+# are read back, not run; the rest run and are appended.  The same file twice: nothing runs and the
+# table is the same; half of it: the other half runs.
+R=(zswap-load-latency --quick --algo atomic_tree,percpu_hier --out "$tmp/res.jsonl")
+"$B" scenario "${R[@]}" >"$tmp/res1.txt" 2>/dev/null
+n=$(wc -l <"$tmp/res.jsonl")
+"$B" scenario "${R[@]}" --resume >"$tmp/res2.txt" 2>"$tmp/res2.err"
+rc=$?
+check "--resume on a finished --out: nothing run, every row read back ($n), the same table" eval \
+	'[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/res.jsonl")" -eq "$n" ] && [ "$n" -ge 4 ] &&
+	 grep -q -- "--resume: $n configurations taken" "$tmp/res2.err" &&
+	 diff <(grep -v "^# raw\|date:" "$tmp/res1.txt") <(grep -v "^# raw\|date:" "$tmp/res2.txt") >/dev/null'
+head -n $((n / 2)) "$tmp/res.jsonl" >"$tmp/half.jsonl"
+"$B" scenario zswap-load-latency --quick --algo atomic_tree,percpu_hier --out "$tmp/half.jsonl" --resume \
+	>/dev/null 2>"$tmp/res3.err"
+rc=$?
+check "--resume on half of it: the other half runs and is appended" eval \
+	'[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/half.jsonl")" -eq "$n" ] &&
+	 grep -q -- "--resume: $((n / 2)) configurations taken" "$tmp/res3.err"'
+BADVAL="--resume needs --out" bad worker-scaling --quick --resume

@@ -12,7 +12,7 @@
 
 #include "cli.h"
 #include "../pmu/pmu.h"
-#include "events_cmd.h"
+#include "builtin.h"
 
 /* Every generic event, then the preset's events not among them. */
 static char *bench_events_default(void)
@@ -60,6 +60,56 @@ static void bench_events_work(void)
 		free(p);
 	}
 	sched_yield();
+}
+
+/* What was counted between start and stop, per event: a table, or one JSON object. */
+static void bench_events_print(const struct pmu_group *g, const struct pmu_event_spec *ev, int n,
+			       const struct pmu_count *start, const struct pmu_count *stop, int json)
+{
+	json_t *root = json_object(), *arr = json_array(), *unavail = json_object();
+
+	int w = (int)strlen("event");
+
+	for (int i = 0; i < n; i++)
+		if ((int)strlen(ev[i].name) > w)
+			w = (int)strlen(ev[i].name);
+	if (!json)
+		printf("%-*s  %-6s  %-14s  %s\n", w, "event", "status", "source", "reason");
+	for (int i = 0; i < n; i++) {
+		const struct pmu_event *e = &g->ev[i];
+		uint64_t val;
+		const char *why = pmu_group_delta(g, i, &start[i], &stop[i], &val);
+		/* A fallback counts, but say why perf did not. */
+		const char *note = why ? why : e->source != PMU_SRC_PERF ? pmu_reason(e->err, e->phase) : NULL;
+		const char *src = why ? "-" : pmu_source_name(e->source);
+
+		if (json) {
+			json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:o,s:o}", "name", e->name,
+							     "status", why ? "n/a" : "ok", "source", src,
+							     "count", why ? json_null() : json_integer((json_int_t)val),
+							     "reason", note ? json_string(note) : json_null()));
+			if (why)
+				json_object_set_new(unavail, e->name, json_string(why));
+		} else {
+			if (note)
+				printf("%-*s  %-6s  %-14s  %s%s\n", w, e->name, why ? "n/a" : "ok", src,
+				       why ? "" : "perf: ", note);
+			else
+				printf("%-*s  %-6s  %s\n", w, e->name, "ok", src);
+		}
+	}
+	if (json) {
+		json_object_set_new(root, "perf_event_paranoid",
+				    pmu_paranoid() == PMU_PARANOID_UNKNOWN ? json_null() : json_integer(pmu_paranoid()));
+		json_object_set_new(root, "events", arr);
+		json_object_set_new(root, "events_unavailable", unavail);
+		json_dumpf(root, stdout, JSON_COMPACT);
+		putchar('\n');
+	} else {
+		json_decref(arr);
+		json_decref(unavail);
+	}
+	json_decref(root);
 }
 
 static const char *const events_help =
@@ -117,50 +167,7 @@ int bench_cmd_events(int argc, char **argv)
 	bench_events_work();
 	pmu_group_read(g, NULL, stop);
 
-	json_t *root = json_object(), *arr = json_array(), *unavail = json_object();
-
-	int w = (int)strlen("event");
-
-	for (int i = 0; i < n; i++)
-		if ((int)strlen(ev[i].name) > w)
-			w = (int)strlen(ev[i].name);
-	if (!json)
-		printf("%-*s  %-6s  %-14s  %s\n", w, "event", "status", "source", "reason");
-	for (int i = 0; i < n; i++) {
-		const struct pmu_event *e = &g->ev[i];
-		uint64_t val;
-		const char *why = pmu_group_delta(g, i, &start[i], &stop[i], &val);
-		/* A fallback counts, but say why perf did not. */
-		const char *note = why ? why : e->source != PMU_SRC_PERF ? pmu_reason(e->err, e->phase) : NULL;
-		const char *src = why ? "-" : pmu_source_name(e->source);
-
-		if (json) {
-			json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:o,s:o}", "name", e->name,
-							     "status", why ? "n/a" : "ok", "source", src,
-							     "count", why ? json_null() : json_integer((json_int_t)val),
-							     "reason", note ? json_string(note) : json_null()));
-			if (why)
-				json_object_set_new(unavail, e->name, json_string(why));
-		} else {
-			if (note)
-				printf("%-*s  %-6s  %-14s  %s%s\n", w, e->name, why ? "n/a" : "ok", src,
-				       why ? "" : "perf: ", note);
-			else
-				printf("%-*s  %-6s  %s\n", w, e->name, "ok", src);
-		}
-	}
-	if (json) {
-		json_object_set_new(root, "perf_event_paranoid",
-				    pmu_paranoid() == PMU_PARANOID_UNKNOWN ? json_null() : json_integer(pmu_paranoid()));
-		json_object_set_new(root, "events", arr);
-		json_object_set_new(root, "events_unavailable", unavail);
-		json_dumpf(root, stdout, JSON_COMPACT);
-		putchar('\n');
-	} else {
-		json_decref(arr);
-		json_decref(unavail);
-	}
-	json_decref(root);
+	bench_events_print(g, ev, n, start, stop, json);
 	pmu_group_close(g);
 	free(g);
 	free(ev);

@@ -12,265 +12,10 @@
 #include <jansson.h>
 
 #include "cli.h"
-#include "compare.h"
+#include "builtin.h"
+#include "stats.h"
 #include "results.h"
 #include "schema.h"
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
-/* ---- statistics ---- */
-
-static int cmp_double(const void *pa, const void *pb)
-{
-	double a = *(const double *)pa, b = *(const double *)pb;
-
-	return (a > b) - (a < b);
-}
-
-static double *sorted_copy(const double *x, int n)
-{
-	double *s = xmalloc(sizeof(*s) * (size_t)(n > 0 ? n : 1));
-
-	if (n > 0)
-		memcpy(s, x, sizeof(*s) * (size_t)n);
-	qsort(s, (size_t)(n > 0 ? n : 0), sizeof(*s), cmp_double);
-	return s;
-}
-
-static double median_sorted(const double *s, int n)
-{
-	if (n < 1)
-		return NAN;
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
-
-double cmp_median(const double *x, int n)
-{
-	double *s, m;
-
-	if (n < 1)
-		return NAN;
-	s = sorted_copy(x, n);
-	m = median_sorted(s, n);
-	free(s);
-	return m;
-}
-
-double cmp_mw_u(const double *a, int na, const double *b, int nb)
-{
-	double u = 0;
-
-	for (int i = 0; i < na; i++)
-		for (int j = 0; j < nb; j++)
-			u += a[i] > b[j] ? 1 : a[i] == b[j] ? 0.5 : 0;
-	return u;
-}
-
-struct tagged {
-	double v;
-	int from_a;
-};
-
-static int cmp_tagged(const void *pa, const void *pb)
-{
-	return cmp_double(&((const struct tagged *)pa)->v, &((const struct tagged *)pb)->v);
-}
-
-double cmp_mw_p(const double *a, int na, const double *b, int nb)
-{
-	int n = na + nb;
-	struct tagged *t;
-	long *r2;		/* twice the midrank: an integer */
-	long s_obs = 0, e2, d_obs;
-	double ties = 0, p;
-
-	if (na < 1 || nb < 1)
-		return 1;
-	t = xmalloc(sizeof(*t) * (size_t)n);
-	r2 = xmalloc(sizeof(*r2) * (size_t)n);
-	for (int i = 0; i < na; i++)
-		t[i] = (struct tagged){ a[i], 1 };
-	for (int j = 0; j < nb; j++)
-		t[na + j] = (struct tagged){ b[j], 0 };
-	qsort(t, (size_t)n, sizeof(*t), cmp_tagged);
-	for (int i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && t[j].v == t[i].v; j++)
-			;
-		for (int k = i; k < j; k++)
-			r2[k] = (long)(i + 1) + (long)j;	/* ranks i+1..j: midrank (i+1+j)/2 */
-		ties += (double)(j - i) * (j - i) * (j - i) - (j - i);
-	}
-	for (int k = 0; k < n; k++)
-		if (t[k].from_a)
-			s_obs += r2[k];
-	e2 = (long)na * (n + 1);
-	d_obs = labs(s_obs - e2);
-
-	if (n <= CMP_MW_EXACT_MAX) {
-		/* dp[k][s]: subsets of k items whose doubled ranks sum to s. */
-		long smax = (long)n * (n + 1);
-		double *dp = calloc((size_t)(na + 1) * (size_t)(smax + 1), sizeof(*dp));
-		double hit = 0, all = 0;
-
-		if (!dp)
-			die("out of memory");
-		dp[0] = 1;
-		for (int i = 0; i < n; i++)
-			for (int k = i + 1 < na ? i + 1 : na; k >= 1; k--)
-				for (long s = smax; s >= r2[i]; s--)
-					dp[(size_t)k * (size_t)(smax + 1) + (size_t)s] +=
-						dp[(size_t)(k - 1) * (size_t)(smax + 1) + (size_t)(s - r2[i])];
-		for (long s = 0; s <= smax; s++) {
-			double c = dp[(size_t)na * (size_t)(smax + 1) + (size_t)s];
-
-			all += c;
-			if (labs(s - e2) >= d_obs)
-				hit += c;
-		}
-		free(dp);
-		p = hit / all;
-	} else {
-		double mean = (double)na * nb / 2;
-		double var = (double)na * nb / 12 * ((n + 1) - ties / ((double)n * (n - 1)));
-		double u = (double)s_obs / 2 - (double)na * (na + 1) / 2;
-		double z = fabs(u - mean) - 0.5;
-
-		if (var <= 0)
-			p = 1;
-		else
-			p = erfc((z > 0 ? z : 0) / sqrt(var) / sqrt(2));
-	}
-	free(t);
-	free(r2);
-	return p > 1 ? 1 : p;
-}
-
-void cmp_snap(double *a, int na, double *b, int nb, double rel)
-{
-	int n = na + nb;
-	double **p = xmalloc(sizeof(*p) * (size_t)(n > 0 ? n : 1));
-	double g = 0;
-
-	for (int i = 0; i < na; i++)
-		p[i] = &a[i];
-	for (int j = 0; j < nb; j++)
-		p[na + j] = &b[j];
-	/* Insertion sort by value: a handful of reps. */
-	for (int i = 1; i < n; i++) {
-		double *t = p[i];
-		int k = i;
-
-		for (; k > 0 && *p[k - 1] > *t; k--)
-			p[k] = p[k - 1];
-		p[k] = t;
-	}
-	for (int i = 0; i < n; i++) {
-		if (i && fabs(*p[i] - g) <= rel * fmax(fabs(g), fabs(*p[i])))
-			*p[i] = g;
-		else
-			g = *p[i];
-	}
-	free(p);
-}
-
-/* P(Binomial(n, 1/2) = i). */
-static double binom_half_pmf(int n, int i)
-{
-	return exp(lgamma(n + 1.0) - lgamma(i + 1.0) - lgamma(n - i + 1.0) - n * log(2.0));
-}
-
-double cmp_median_ci(const double *x, int n, double level, double *lo, double *hi)
-{
-	double *s, cdf, cov;
-	int k = 1;
-
-	if (n < 1) {
-		*lo = *hi = NAN;
-		return NAN;
-	}
-	s = sorted_copy(x, n);
-	/* [x(k), x(n+1-k)] misses the median when fewer than k draws fall below it, or above. */
-	cdf = binom_half_pmf(n, 0);	/* P(Bin <= k - 1) */
-	cov = 1 - 2 * cdf;
-	for (int kk = 2; 2 * kk <= n + 1; kk++) {
-		double c = 1 - 2 * (cdf + binom_half_pmf(n, kk - 1));
-
-		if (c < level)
-			break;
-		cdf += binom_half_pmf(n, kk - 1);
-		k = kk;
-		cov = c;
-	}
-	*lo = s[k - 1];
-	*hi = s[n - k];
-	free(s);
-	return cov < 0 ? 0 : cov;
-}
-
-static uint64_t xorshift64s(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 2685821657736338717ULL;
-}
-
-static double resample_median(const double *x, int n, double *scratch, uint64_t *rng)
-{
-	for (int i = 0; i < n; i++)
-		scratch[i] = x[xorshift64s(rng) % (uint64_t)n];
-	qsort(scratch, (size_t)n, sizeof(*scratch), cmp_double);
-	return median_sorted(scratch, n);
-}
-
-/* Linear interpolation between order statistics of sorted s[0..n). */
-static double quantile_sorted(const double *s, int n, double q)
-{
-	double pos = q * (n - 1);
-	int i = (int)floor(pos);
-
-	if (i >= n - 1)
-		return s[n - 1];
-	return s[i] + (pos - i) * (s[i + 1] - s[i]);
-}
-
-int cmp_bootstrap_change_ci(const double *a, int na, const double *b, int nb, int resamples,
-			    uint64_t seed, double level, double *lo, double *hi)
-{
-	double *ch, *sa, *sb;
-	uint64_t rng = seed ? seed : 1;
-	int m = 0;
-
-	*lo = *hi = NAN;
-	if (na < 1 || nb < 1 || resamples < 1)
-		return 0;
-	ch = xmalloc(sizeof(*ch) * (size_t)resamples);
-	sa = xmalloc(sizeof(*sa) * (size_t)na);
-	sb = xmalloc(sizeof(*sb) * (size_t)nb);
-	for (int r = 0; r < resamples; r++) {
-		double ma = resample_median(a, na, sa, &rng);
-		double mb = resample_median(b, nb, sb, &rng);
-
-		if (ma != 0)
-			ch[m++] = 100 * (mb / ma - 1);
-	}
-	if (m) {
-		qsort(ch, (size_t)m, sizeof(*ch), cmp_double);
-		*lo = quantile_sorted(ch, m, (1 - level) / 2);
-		*hi = quantile_sorted(ch, m, 1 - (1 - level) / 2);
-	}
-	free(ch);
-	free(sa);
-	free(sb);
-	return m;
-}
 
 /* ---- reading result files ---- */
 
@@ -508,7 +253,7 @@ static void compare_one(const struct config *c, struct outcome *r)
 	cmp_bootstrap_change_ci(s[0]->v, r->n[0], s[1]->v, r->n[1], CMP_RESAMPLES, CMP_SEED, CMP_LEVEL,
 				&r->ch_lo, &r->ch_hi);
 	/* the test sees values within CMP_TIE_REL as ties: on copies, the medians stay as measured */
-	double *sa = xmalloc(sizeof(*sa) * (size_t)r->n[0]), *sb = xmalloc(sizeof(*sb) * (size_t)r->n[1]);
+	double *sa = bench_xmalloc(sizeof(*sa) * (size_t)r->n[0]), *sb = bench_xmalloc(sizeof(*sb) * (size_t)r->n[1]);
 
 	memcpy(sa, s[0]->v, sizeof(*sa) * (size_t)r->n[0]);
 	memcpy(sb, s[1]->v, sizeof(*sb) * (size_t)r->n[1]);
@@ -521,7 +266,7 @@ static void compare_one(const struct config *c, struct outcome *r)
 /* Median of |x - median(x)| times 1.4826: a standard deviation that outliers do not move. */
 static double robust_sd(const double *x, int n)
 {
-	double m = cmp_median(x, n), *d = xmalloc(sizeof(*d) * (size_t)(n ? n : 1)), sd;
+	double m = cmp_median(x, n), *d = bench_xmalloc(sizeof(*d) * (size_t)(n ? n : 1)), sd;
 
 	for (int i = 0; i < n; i++)
 		d[i] = fabs(x[i] - m);
@@ -546,7 +291,7 @@ static double robust_sd(const double *x, int n)
  */
 static double between_noise(const struct outcome *out, int n, const struct cmp_opts *o, const char **how)
 {
-	double *x = xmalloc(sizeof(*x) * (size_t)(n ? n : 1)), sd;
+	double *x = bench_xmalloc(sizeof(*x) * (size_t)(n ? n : 1)), sd;
 	int k = 0;
 
 	if (o->noise_file) {
@@ -598,7 +343,7 @@ static void decide(struct outcome *r, double bp, const struct cmp_opts *o)
 static void write_calibration(const struct configs *cs, const struct outcome *out, const struct cmp_opts *o,
 			      const char *file[2])
 {
-	double *x = xmalloc(sizeof(*x) * (size_t)(cs->n ? cs->n : 1)), q;
+	double *x = bench_xmalloc(sizeof(*x) * (size_t)(cs->n ? cs->n : 1)), q;
 	json_t *per = json_array(), *j;
 	int k = 0;
 
@@ -753,7 +498,7 @@ static void print_cell(int j, int w, const char *s)
 static char **outcome_row(const struct configs *cs, int i, const struct outcome *r)
 {
 	const struct config *k = &cs->c[i];
-	char **row = xmalloc(sizeof(*row) * NCOL), m[2][32];
+	char **row = bench_xmalloc(sizeof(*row) * NCOL), m[2][32];
 
 	for (int s = 0; s < 2; s++)
 		fmt_si(m[s], sizeof(m[s]), r->med[s]);
@@ -787,7 +532,7 @@ static void print_table(const struct configs *cs, const struct outcome *out, con
 		"algo", "workload", "shape", "threads", "placement", "settings", "A median", "B median",
 		"B/A", "95% CI", "p", "verdict", "why",
 	};
-	char ***rows = xmalloc(sizeof(*rows) * (size_t)(cs->n + 1));
+	char ***rows = bench_xmalloc(sizeof(*rows) * (size_t)(cs->n + 1));
 	int w[NCOL];
 
 	printf("# compare: A = %s, B = %s; metric %s (%s is faster); B/A = median(B) / median(A)\n",
@@ -926,7 +671,7 @@ int bench_cmd_compare(int argc, char **argv)
 	read_file(&cs, 0, file[0], o.metric);
 	read_file(&cs, 1, file[1], o.metric);
 	/* configurations of A in A's order, then those only in B in B's order (config_get keeps both) */
-	out = xmalloc(sizeof(*out) * (size_t)(cs.n ? cs.n : 1));
+	out = bench_xmalloc(sizeof(*out) * (size_t)(cs.n ? cs.n : 1));
 	for (int i = 0; i < cs.n; i++)
 		compare_one(&cs.c[i], &out[i]);
 	bp = between_noise(out, cs.n, &o, &bp_how);

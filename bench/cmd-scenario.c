@@ -25,9 +25,12 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "record.h"
+#include "results.h"
+#include "schema.h"
 #include "output.h"
 #include "reps.h"
-#include "scenario.h"
+#include "builtin.h"
 #include "setup.h"
 
 /* The seed's workers: 20 on an 80-CPU machine. */
@@ -60,6 +63,9 @@ struct scn_ctx {
 	int user_algos;				/* --algo given: no scenario may add or drop one */
 	struct bench_output raw;		/* every summary as a JSON line */
 	struct bench_summary *sums;		/* scratch: one per column */
+	int resume;				/* --resume: reuse what --out already holds */
+	struct bench_results done;		/* ... its lines */
+	int reused;				/* summaries taken from them */
 	int failed;				/* a verification failed or a run could not start */
 };
 
@@ -105,6 +111,53 @@ static struct bench_config scn_config(const struct scn_ctx *c, enum bench_worklo
 }
 
 /*
+ * --resume: the line of --out that is algorithm ba in cfg (every identity
+ * field of the table equal, every rep done), read back into s.  1 if found.
+ */
+static int scn_reuse(struct scn_ctx *c, const struct bench_config *cfg, const struct bench_algo *ba,
+		     struct bench_summary *s)
+{
+	json_t *id = bench_record_ident(cfg, c->pus, ba);
+	char *want = bench_line_key(id, bench_field_is_resume_key);
+	int found = 0;
+
+	json_decref(id);
+	for (int i = c->done.n - 1; i >= 0 && !found; i--) {
+		json_t *o = c->done.line[i].obj;
+		char *key = bench_line_key(o, bench_field_is_resume_key);
+
+		found = !strcmp(key, want) && json_integer_value(json_object_get(o, "reps_done")) >= c->reps &&
+			!bench_record_parse(o, s);
+		free(key);
+	}
+	free(want);
+	return found;
+}
+
+/* Summaries of algos[0..n) in cfg into c->sums: from --out with --resume, else measured. */
+static int scn_run_or_reuse(struct scn_ctx *c, struct bench_config *cfg, const struct bench_algo **algos, int n)
+{
+	const struct bench_algo *run[BENCH_MAX_ALGOS];
+	struct bench_summary *got = bench_xcalloc((size_t)n, sizeof(*got));
+	int idx[BENCH_MAX_ALGOS], m = 0, stop = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (c->resume && scn_reuse(c, cfg, algos[i], &c->sums[i])) {
+			c->reused++;
+			continue;
+		}
+		idx[m] = i;
+		run[m++] = algos[i];
+	}
+	if (m)
+		stop = bench_run_reps(cfg, &c->raw, run, m, c->reps, got);
+	for (int k = 0; k < m; k++)
+		c->sums[idx[k]] = got[k];
+	free(got);
+	return stop;
+}
+
+/*
  * Run cfg for algos[0..n), note saying which row it is, summaries into
  * c->sums.  Returns 0, or 1 when a signal stopped it (the caller stops too).
  */
@@ -118,7 +171,7 @@ static int scn_measure(struct scn_ctx *c, struct bench_config *cfg, const struct
 	cfg->note = buf;
 	bench_setup_threads(cfg);
 	memset(c->sums, 0, sizeof(*c->sums) * (size_t)n);
-	stop = bench_run_reps(cfg, &c->raw, algos, n, c->reps, c->sums);
+	stop = scn_run_or_reuse(c, cfg, algos, n);
 	for (int i = 0; i < n; i++)
 		c->failed |= !c->sums[i].k || c->sums[i].med.verify == 0;
 	stop = stop && bench_was_interrupted();
@@ -673,7 +726,7 @@ static const char *scn_names(void)
  * The raw results file: new, or empty.  One with results in it is refused
  * (exit 2) rather than overwritten or mixed with this run's.
  */
-static FILE *scn_open_out(const char *out)
+static FILE *scn_open_out(const char *out, int resume)
 {
 	int fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	struct stat st;
@@ -681,9 +734,9 @@ static FILE *scn_open_out(const char *out)
 
 	if (fd < 0)
 		die("cannot write '%s' for --out: %s", out, strerror(errno));
-	if (fstat(fd, &st) || (S_ISREG(st.st_mode) && st.st_size > 0))
-		die("'%s' for --out is not empty: results are never overwritten (remove it or name another"
-		    " file)", out);
+	if (!resume && (fstat(fd, &st) || (S_ISREG(st.st_mode) && st.st_size > 0)))
+		die("'%s' for --out is not empty: results are never overwritten (remove it, name another"
+		    " file, or --resume)", out);
 	fp = fdopen(fd, "a");
 	if (!fp)
 		die("out of memory");
@@ -707,10 +760,13 @@ static const char *const scn_help =
 	"  --algo LIST              (default the scenario's own list)\n"
 	"  --work-ns NS             (default 0)\n"
 	"  --no-cap                 the seed's thread counts even past this machine's PUs (default: capped)\n"
+	"  --resume                 with --out: reuse the configurations it already holds, run the rest\n"
+	"                           (default: refuse a non-empty --out)\n"
 	"\n"
 	"example: ctrbench scenario zswap-store-limit --quick\n";
 
-int bench_cmd_scenario(int argc, char **argv)
+/* The scenario's options into c; algo_list and out as given (NULL if not). */
+static void scn_parse(int argc, char **argv, struct scn_ctx *c, char **algo_list, const char **out)
 {
 	static const struct option opts[] = {
 		{ "quick", no_argument, NULL, 'q' },
@@ -724,32 +780,11 @@ int bench_cmd_scenario(int argc, char **argv)
 		{ "algo", required_argument, NULL, 'a' },
 		{ "work-ns", required_argument, NULL, 'X' },
 		{ "no-cap", no_argument, NULL, 'C' },
+		{ "resume", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct scn_ctx *c = calloc(1, sizeof(*c));
-	const char *out = NULL, *name;
-	char *algo_list = NULL, *path = NULL;
-	int opt, failed;
+	int opt;
 
-	bench_help(argc, argv, scn_help);
-	if (!c)
-		die("out of memory");
-	if (argc < 2)
-		die("scenario needs a name or list (%s)", scn_names());
-	name = argv[1];
-	if (!strcmp(name, "list")) {
-		if (argc > 2)
-			die("unexpected argument '%s'", argv[2]);
-		for (int i = 0; i < scn_nr; i++)
-			printf("%-20s %-26s %s\n", scn_list[i].name, scn_list[i].seed, scn_list[i].what);
-		free(c);
-		return 0;
-	}
-	for (int i = 0; i < scn_nr; i++)
-		if (!strcmp(name, scn_list[i].name))
-			c->s = &scn_list[i];
-	if (!c->s)
-		die("unknown scenario '%s' (want %s)", name, scn_names());
 	c->reps = -1;
 	c->readers = -1;
 	c->warmup_ms = -1;
@@ -768,7 +803,7 @@ int bench_cmd_scenario(int argc, char **argv)
 			c->table = !strcmp(optarg, "table");
 			break;
 		case 'o':
-			out = optarg;
+			*out = optarg;
 			break;
 		case 'k':
 			c->reps = bench_parse_int("reps", optarg, 1, 1000);
@@ -786,13 +821,16 @@ int bench_cmd_scenario(int argc, char **argv)
 			c->readers = bench_parse_int("readers", optarg, 1, 4000);
 			break;
 		case 'a':
-			algo_list = optarg;
+			*algo_list = optarg;
 			break;
 		case 'X':
 			c->base.work_ns = bench_parse_int("work-ns", optarg, 0, 10 * 1000 * 1000);
 			break;
 		case 'C':
 			c->no_cap = 1;
+			break;
+		case 'R':
+			c->resume = 1;
 			break;
 		default:
 			bench_die_getopt(opt, argv);
@@ -807,13 +845,17 @@ int bench_cmd_scenario(int argc, char **argv)
 	/* its workers are this machine's PUs, never capped */
 	if (c->no_cap && (c->s->run == scn_read_storm || c->s->run == scn_admission))
 		die("--no-cap applies to the store, load, scaling and shrinker scenarios");
+}
+
+/* What was not given: the scenario's algorithms and defaults (--quick keeps each under 30 s here). */
+static void scn_defaults(struct scn_ctx *c, char *algo_list)
+{
 	if (algo_list) {
 		c->nr_algos = bench_parse_algos(algo_list, c->algos);
 		c->user_algos = 1;
 	} else {
 		scn_default_algos(c);
 	}
-	/* Defaults: --quick keeps every scenario under 30 s here (the tests run them all). */
 	if (c->reps < 0)
 		c->reps = c->quick ? 1 : 3;
 	if (!c->duration_ms)
@@ -830,6 +872,67 @@ int bench_cmd_scenario(int argc, char **argv)
 		c->algos[c->nr_algos++] = bench_algo_find("rstat_force");
 		c->algos[c->nr_algos++] = bench_algo_find("rstat_unified");
 	}
+}
+
+/* The raw results file: --out, else a dated name of its own (never overwritten); NULL: none. */
+static const char *scn_raw_out(struct scn_ctx *c, const char *out, char **path)
+{
+	c->raw.format = BENCH_FMT_JSON;
+	c->raw.nr_cpus = c->pus;
+	if (!out && c->table) {
+		/* a name of its own per run: results are never overwritten */
+		char stamp[32];
+		time_t now = time(NULL);
+
+		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
+		if (asprintf(path, "ctrbench-%s-%s.jsonl", c->s->name, stamp) < 0)
+			die("out of memory");
+		out = *path;
+	}
+	if (c->resume) {
+		bench_results_load(out, 1, &c->done);
+		if (c->done.partial_bytes)
+			die("'%s' ends in a partial line (%zu bytes): a killed writer's; remove it to resume", out,
+			    c->done.partial_bytes);
+	}
+	if (out)
+		c->raw.fp = scn_open_out(out, c->resume);
+	return out;
+}
+
+/* `ctrbench scenario list`. */
+static int scn_print_list(int argc, char **argv)
+{
+	if (argc > 2)
+		die("unexpected argument '%s'", argv[2]);
+	for (int i = 0; i < scn_nr; i++)
+		printf("%-20s %-26s %s\n", scn_list[i].name, scn_list[i].seed, scn_list[i].what);
+	return 0;
+}
+
+int bench_cmd_scenario(int argc, char **argv)
+{
+	struct scn_ctx *c = calloc(1, sizeof(*c));
+	const char *out = NULL;
+	char *algo_list = NULL, *path = NULL;
+	int failed;
+
+	bench_help(argc, argv, scn_help);
+	if (!c)
+		die("out of memory");
+	if (argc < 2)
+		die("scenario needs a name or list (%s)", scn_names());
+	if (!strcmp(argv[1], "list")) {
+		free(c);
+		return scn_print_list(argc, argv);
+	}
+	for (int i = 0; i < scn_nr; i++)
+		if (!strcmp(argv[1], scn_list[i].name))
+			c->s = &scn_list[i];
+	if (!c->s)
+		die("unknown scenario '%s' (want %s)", argv[1], scn_names());
+	scn_parse(argc, argv, c, &algo_list, &out);
+	scn_defaults(c, algo_list);
 	c->base.flush_period_ms = c->flush_period_ms;
 	c->base.sample_every = BENCH_SAMPLE_EVERY;
 	bench_check_options(&c->base, c->algos, c->nr_algos);
@@ -839,28 +942,20 @@ int bench_cmd_scenario(int argc, char **argv)
 	if (!c->sums)
 		die("out of memory");
 
-	/* Raw results: a file, one fsynced line per summary, unless --format json prints them. */
-	c->raw.format = BENCH_FMT_JSON;
-	c->raw.nr_cpus = c->pus;
-	if (!out && c->table) {
-		/* a name of its own per run: results are never overwritten */
-		char stamp[32];
-		time_t now = time(NULL);
-
-		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
-		if (asprintf(&path, "ctrbench-%s-%s.jsonl", c->s->name, stamp) < 0)
-			die("out of memory");
-		out = path;
-	}
-	if (out)
-		c->raw.fp = scn_open_out(out);
+	if (c->resume && !out)
+		die("--resume needs --out FILE (the results it continues)");
+	out = scn_raw_out(c, out, &path);
 	c->s->run(c);
 	if (bench_was_interrupted())
 		fprintf(stderr, "ctrbench: scenario %s interrupted: what was measured is printed%s%s\n",
 			c->s->name, out && !c->raw.write_failed ? " and in " : "",
 			out && !c->raw.write_failed ? out : "");
 	else if (out && c->table && !c->raw.write_failed)
-		printf("# raw results: %s\n", out);
+		printf("# raw results: %s%s\n", out, c->reused ? " (--resume: some rows from it, not run now)" : "");
+	if (c->resume)
+		fprintf(stderr, "ctrbench: scenario %s: --resume: %d configuration%s taken from '%s', the rest"
+			" measured now\n", c->s->name, c->reused, c->reused == 1 ? "" : "s", out);
+	bench_results_free(&c->done);
 	failed = c->failed || bench_was_interrupted() || c->raw.write_failed;
 	if (c->raw.fp && fclose(c->raw.fp))
 		fprintf(stderr, "ctrbench: writing '%s': %s\n", out, strerror(errno)), failed = 1;

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "report_cmd.h"
+#include "builtin.h"
 
 #ifndef CTRBENCH_SCRIPTS_DIR
 #define CTRBENCH_SCRIPTS_DIR "scripts"
