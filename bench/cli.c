@@ -24,6 +24,15 @@ void die(const char *fmt, ...)
 	exit(2);
 }
 
+int bench_plain_number(const char *s)
+{
+	if (*s == '-')
+		s++;
+	if (*s == '.')
+		s++;
+	return *s >= '0' && *s <= '9';
+}
+
 int bench_parse_int(const char *opt, const char *s, long min, long max)
 {
 	char *end;
@@ -31,7 +40,7 @@ int bench_parse_int(const char *opt, const char *s, long min, long max)
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
+	if (!bench_plain_number(s) || errno || end == s || *end || v < min || v > max)
 		die("bad value '%s' for --%s (want an integer in [%ld, %ld])", s, opt, min, max);
 	return (int)v;
 }
@@ -126,4 +135,28 @@ int bench_parse_workload(const char *name)
 		if (!strcmp(name, bench_workload_name(w)))
 			return w;
 	die("unknown workload '%s' (want update, charge or readers)", name);
+}
+
+int bench_getopt(int argc, char **argv, const struct option *opts)
+{
+	/* The first value of each option of this command line (NULL: not given yet; "" for a flag). */
+	static const struct option *cur;
+	static const char *given[BENCH_MAX_OPTS];
+	int idx = -1, c;
+
+	if (opts != cur || optind <= 1) {
+		cur = opts;
+		memset(given, 0, sizeof(given));
+	}
+	c = getopt_long(argc, argv, ":", opts, &idx);
+	if (c == -1 || c == ':' || c == '?' || idx < 0 || idx >= BENCH_MAX_OPTS)
+		return c;
+	if (given[idx]) {
+		if (opts[idx].has_arg == no_argument)
+			die("--%s given twice: give it once", opts[idx].name);
+		die("--%s given twice ('%s', then '%s'): give it once", opts[idx].name, given[idx],
+		    optarg ? optarg : "");
+	}
+	given[idx] = optarg ? optarg : "";
+	return c;
 }

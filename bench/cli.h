@@ -12,6 +12,12 @@
 /* "ctrbench: <message>" on stderr, exit 2.  Nothing else in ctrbench exits. */
 void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...);
 
+/*
+ * Does s start as a number is written: a digit, after an optional '-' and '.'?  strtol and
+ * strtod also take leading blanks and a '+' (" 8", "+8"), which a command line never means.
+ */
+int bench_plain_number(const char *s);
+
 /* A whole decimal in [min, max], or die naming the option (without --) and the value. */
 int bench_parse_int(const char *opt, const char *s, long min, long max);
 
@@ -41,6 +47,18 @@ void bench_check_utf8(const char *what, const char *s);
 
 /* The workload named: update, charge or readers (enum bench_workload); dies on any other. */
 int bench_parse_workload(const char *name);
+
+#include <getopt.h>
+
+/* Options a command may have, at most (bench_getopt's bookkeeping). */
+#define BENCH_MAX_OPTS 64
+
+/*
+ * getopt_long(argc, argv, ":", opts, ...) for a command's loop, refusing an
+ * option given twice (the last would silently win: "--threads 1 --threads 2"
+ * ran 2) with one line naming both values.
+ */
+int bench_getopt(int argc, char **argv, const struct option *opts);
 
 /* getopt_long returned ':' or '?' for argv: die naming the option. */
 void __attribute__((noreturn)) bench_die_getopt(int c, char **argv);

@@ -608,7 +608,7 @@ static double parse_real(const char *opt, const char *s, double lo, double hi)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > lo) || !(v < hi))
+	if (!bench_plain_number(s) || errno || end == s || *end || !(v > lo) || !(v < hi))
 		die("bad value '%s' for --%s (want a number above %g and below %g)", s, opt, lo, hi);
 	return v;
 }
@@ -627,7 +627,7 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o, const char *fi
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	while ((c = bench_getopt(argc, argv, opts)) != -1) {
 		switch (c) {
 		case 'm': o->metric = optarg; break;
 		case 'i': cmp_ignored[BF_ALGO] = 1; break;

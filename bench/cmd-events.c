@@ -139,7 +139,7 @@ int bench_cmd_events(int argc, char **argv)
 	optind = 0;
 	bench_help(argc, argv, events_help);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	while ((c = bench_getopt(argc, argv, opts)) != -1) {
 		switch (c) {
 		case 'e':
 			list = optarg;

@@ -109,7 +109,7 @@ static double rec_parse_rate(const char *opt, const char *s)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < 0)
+	if (!bench_plain_number(s) || errno || end == s || *end || !isfinite(v) || v < 0)
 		die("bad value '%s' for --%s (want a number >= 0, like 2e6)", s, opt);
 	return v;
 }
@@ -632,7 +632,7 @@ static void rec_parse_args(int argc, char **argv, struct rec_state *st)
 	bench_help(argc, argv, rec_help);
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	while ((c = bench_getopt(argc, argv, opts)) != -1) {
 		switch (c) {
 		case 'u':
 			st->q.updates = rec_parse_rate("updates-per-sec", optarg);

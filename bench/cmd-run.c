@@ -251,7 +251,7 @@ int bench_cmd_run(int argc, char **argv)
 	bench_help(argc, argv, bench_run_help);
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1)
+	while ((opt = bench_getopt(argc, argv, opts)) != -1)
 		run_option(opt, argv, &a);
 	if (optind < argc)
 		die("unexpected argument '%s'", argv[optind]);

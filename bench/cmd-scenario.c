@@ -792,7 +792,7 @@ static void scn_parse(int argc, char **argv, struct scn_ctx *c, char **algo_list
 	c->table = 1;
 	opterr = 0;
 	optind = 2;
-	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	while ((opt = bench_getopt(argc, argv, opts)) != -1) {
 		switch (opt) {
 		case 'q':
 			c->quick = 1;

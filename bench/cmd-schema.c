@@ -32,7 +32,7 @@ int bench_cmd_schema(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	while ((c = bench_getopt(argc, argv, opts)) != -1) {
 		if (c == 'h') {
 			fputs(bench_schema_help, stdout);
 			return 0;

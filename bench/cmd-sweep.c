@@ -402,7 +402,7 @@ int bench_cmd_sweep(int argc, char **argv)
 	opts[SO_NR + 1] = (struct option){ "resume", no_argument, NULL, SO_RESUME };
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	while ((opt = bench_getopt(argc, argv, opts)) != -1) {
 		if (opt >= 0 && opt < SO_NR) {
 			val[opt] = optarg;
 			from_cli[opt] = 1;

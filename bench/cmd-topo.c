@@ -165,7 +165,7 @@ int bench_cmd_topo(int argc, char **argv)
 	bench_help(argc, argv, topo_help);
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	while ((opt = bench_getopt(argc, argv, opts)) != -1) {
 		switch (opt) {
 		case 'T':
 			spec = optarg;

@@ -11,6 +11,13 @@ n=0
 
 
 R=(run --workload update --shape chain:2 --threads 1 --duration-ms 10 --warmup-ms 0)
+# Numbers as a command line writes them, and each option once (strtol took " 8" and "+8"; the
+# last of two --threads silently won).
+BADVAL="' 8'" bad run --algo atomic_tree --shape chain:2 --threads ' 8'
+BADVAL="'+8'" bad run --algo atomic_tree --shape chain:2 --threads +8
+BADVAL="' 2e6'" bad recommend --updates-per-sec ' 2e6' --reads-per-sec 1 --depth 2 --max-staleness EXACT
+BADVAL="--threads given twice ('1', then '2')" bad run --algo atomic_tree --shape chain:2 --threads 1 --threads 2
+BADVAL="--quick given twice" bad scenario zswap-store-limit --quick --quick
 BADVAL=nosuch bad run --algo nosuch --workload update --shape chain:2 --threads 1
 BADVAL=nosuch bad run --algo atomic_tree,nosuch --workload update --shape chain:2 --threads 1
 BADVAL="chain:0" bad run --algo atomic_tree --workload update --shape chain:0 --threads 1

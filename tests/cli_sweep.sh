@@ -173,8 +173,9 @@ BADVAL="$tmp/bad.plan:3: unknown option 'bogus'" bad --plan "$tmp/bad.plan" --ou
 BADVAL="$tmp/bad2.plan:2: 'threads' needs a value" bad --plan "$tmp/bad2.plan" --out "$tmp/x"
 BADVAL="'nope'" bad "${S[@]}" --threads 1 --workload update,nope --out "$tmp/x"
 BADVAL="'chain:0'" bad "${S[@]}" --shape chain:0 --threads 1 --out "$tmp/x"
-BADVAL="'bogus'" bad "${S[@]}" --algo atomic_tree,bogus --threads 1 --out "$tmp/x"
-BADVAL="'fence=none'" bad "${S[@]}" --algo rstat_force,empty --options fence=none --threads 1 --out "$tmp/x"
+BADVAL="'bogus'" bad "${S[@]:2}" --algo atomic_tree,bogus --threads 1 --out "$tmp/x"
+BADVAL="'fence=none'" bad "${S[@]:2}" --algo rstat_force,empty --options fence=none --threads 1 --out "$tmp/x"
+BADVAL="--threads given twice ('1', then '2')" bad "${S[@]}" --threads 1 --threads 2 --out "$tmp/x"
 BADVAL="--readers" bad "${S[@]}" --threads 1 --readers 2 --out "$tmp/x"
 check "no bad input left a file behind" eval '[ ! -e "$tmp/x" ]'
 printf '{"schema":1,"algo":"a"}\nnot json\n' >"$tmp/garbage.jsonl"
@@ -183,7 +184,7 @@ BADVAL="$tmp/garbage.jsonl:2: not JSON" bad "${S[@]}" --threads 1 --out "$tmp/ga
 # tail must look like the start of a result line before anything is cut (all five were cut before).
 printf 'my lab notes: run 1 was 12.3 Mops/s, run 2 ...' >"$tmp/notes.txt"
 printf '{"a":1}\nprecious tail' >"$tmp/mix.txt"
-head -c 400 /dev/urandom >"$tmp/bin.dat"
+{ head -c 200 /dev/urandom | tr -d '\n'; printf '\n\213\377\001'; } >"$tmp/bin.dat"	# a binary line, then a tail
 printf '{"algo":"x","workload":' >"$tmp/prefix-of-other.txt"; printf 'tail' >>"$tmp/prefix-of-other.txt"
 head -c 3000000 /dev/zero | tr '\0' x >"$tmp/big.txt"
 for f in notes.txt mix.txt bin.dat prefix-of-other.txt big.txt; do cp "$tmp/$f" "$tmp/$f.orig"; done
