@@ -568,9 +568,17 @@ out:
 	return NULL;
 }
 
+static int c2c_cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
 /* What one measurement of one pair gave. */
 struct c2c_meas {
 	double ns;			/* mean over the samples after the warm-up one */
+	double p50;			/* their median: what a preempted sample does not move */
 	double transfers;		/* line moves the events are divided by */
 	uint64_t ev_val[PMU_MAX_EVENTS];/* both threads' counts summed */
 	int ev_counted[PMU_MAX_EVENTS];
@@ -622,6 +630,8 @@ static int c2c_measure(const struct topo *t, int a, int b, enum c2c_op op, int i
 		for (int s = 1; s <= samples; s++)
 			sum += ns[s];
 		m->ns = sum / samples;
+		qsort(ns + 1, samples, sizeof(double), c2c_cmp_double);
+		m->p50 = samples % 2 ? ns[1 + samples / 2] : (ns[samples / 2] + ns[1 + samples / 2]) / 2;
 		m->transfers = op == C2C_FETCH_ADD ? (double)(w[0].ops + w[1].ops)
 						   : 2.0 * iters * (samples + 1);
 		for (int i = 0; i < nr_ev; i++) {
@@ -664,6 +674,7 @@ struct c2c_run {
 	int nodes_total;		/* NUMA nodes with memory on this machine (1 without NUMA) */
 	int reps_done;			/* full passes over every pair */
 	double *res;			/* NAN: not measured */
+	double *res_p50;		/* the same layout: the samples' medians */
 	struct pmu_event_spec *ev;
 	int nr_ev;
 	const char *ev_reason;		/* why events are not counted, once */
@@ -687,13 +698,6 @@ static double c2c_pct(const double *v, int n, double q)
 	if (i >= n - 1)
 		return v[n - 1];
 	return v[i] + (v[i + 1] - v[i]) * (x - i);
-}
-
-static int c2c_cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return (a > b) - (a < b);
 }
 
 /* A pair's statistics over the reps measured; 0 when none were. */
@@ -1026,16 +1030,30 @@ static void c2c_print_json(struct c2c_run *r, int interrupted)
 			struct bench_stat st;
 			int k = c2c_pair_stat(r, h, i, &st, vals), ia = -1, ib = -1;
 			json_t *reps = json_array();
+			double p50;
 
 			if (!k)
 				continue;
 			for (int q = 0; q < k; q++)
 				json_array_append_new(reps, json_real(vals[q]));
+			{
+				const double *v50 = r->res_p50 + (c2c_res(r, h, i) - r->res);
+				double m50[1000];
+				int k50 = 0;
+
+				for (int q = 0; q < r->o->reps; q++)
+					if (!isnan(c2c_res(r, h, i)[q]))
+						m50[k50++] = v50[q];
+				qsort(m50, k50, sizeof(double), c2c_cmp_double);
+				p50 = c2c_pct(m50, k50, 0.5);
+			}
 			json_array_append_new(pairs, json_pack("{s:o,s:i,s:i,s:s,s:f,s:f,s:f,s:f,s:f,s:o}",
 				"home_node", r->homes[h].node < 0 ? json_null() : json_integer(r->homes[h].node),
 				"cpu_a", p->pairs[i].a, "cpu_b", p->pairs[i].b,
 				"class", topo_class_name(p->pairs[i].cls), "median_ns", st.median,
 				"lo_ns", st.lo, "hi_ns", st.hi, "level", st.level, "cv", st.cv, "reps_ns", reps));
+			json_object_set_new(json_array_get(pairs, json_array_size(pairs) - 1), "sample_p50_ns",
+					    json_real(p50));
 			for (int q = 0; q < p->nr_cpus; q++) {
 				if (p->cpus[q] == p->pairs[i].a)
 					ia = q;
@@ -1223,6 +1241,7 @@ static void c2c_measure_all(struct c2c_run *r)
 					break;
 				}
 				c2c_res(r, h, i)[rep] = m.ns;
+				r->res_p50[c2c_res(r, h, i) - r->res + rep] = m.p50;
 				if (m.ev_reason && !r->ev_reason) {
 					/* said once; counting stops (no PMU does not come back) */
 					r->ev_reason = m.ev_reason;
@@ -1412,9 +1431,10 @@ int bench_cmd_c2c(int argc, char **argv)
 		fprintf(stderr, "ctrbench: c2c: this machine has one NUMA node: the line is on it for "
 			"every pair, --home cannot move it\n");
 	r.res = malloc(sizeof(double) * (size_t)r.nr_homes * r.plan.nr_pairs * o.reps);
+	r.res_p50 = malloc(sizeof(double) * (size_t)r.nr_homes * r.plan.nr_pairs * o.reps);
 	r.ev_sum = calloc((size_t)r.nr_homes * TOPO_NR_CLASSES * (r.nr_ev ? r.nr_ev : 1), sizeof(double));
 	r.tr_sum = calloc((size_t)r.nr_homes * TOPO_NR_CLASSES, sizeof(double));
-	if (!r.res || !r.ev_sum || !r.tr_sum)
+	if (!r.res || !r.res_p50 || !r.ev_sum || !r.tr_sum)
 		die("out of memory");
 	for (size_t i = 0; i < (size_t)r.nr_homes * r.plan.nr_pairs * o.reps; i++)
 		r.res[i] = NAN;
@@ -1435,6 +1455,7 @@ out:
 	for (int h = 0; h < r.nr_homes; h++)
 		c2c_home_free(&r.homes[h]);
 	free(r.res);
+	free(r.res_p50);
 	free(r.ev_sum);
 	free(r.tr_sum);
 	free(r.ev);
