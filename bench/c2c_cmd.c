@@ -972,6 +972,22 @@ static json_t *c2c_plan_json(struct c2c_run *r)
 			 "estimate_s", r->estimate_s);
 }
 
+/* Where each CPU sits (hwloc logical indexes), so a reader can order and group the matrix. */
+static json_t *c2c_cpu_info_json(struct c2c_run *r)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < r->plan.nr_cpus; i++) {
+		struct topo_pu_info in;
+
+		topo_pu_info(r->t, r->plan.cpus[i], &in);
+		json_array_append_new(a, json_pack("{s:i,s:i,s:i,s:i,s:i,s:i}", "cpu", in.pu, "package",
+						   in.package, "numa", in.numa, "l3", in.l3, "core",
+						   in.core, "smt", in.smt));
+	}
+	return a;
+}
+
 static void c2c_print_json(struct c2c_run *r, int interrupted)
 {
 	const struct c2c_plan *p = &r->plan;
@@ -989,6 +1005,7 @@ static void c2c_print_json(struct c2c_run *r, int interrupted)
 	json_object_set_new(j, "topology", json_pack("{s:s,s:b}", "spec", topo_spec(r->t), "synthetic",
 						     topo_is_synthetic(r->t)));
 	json_object_set_new(j, "cpus", c2c_int_array(p->cpus, p->nr_cpus));
+	json_object_set_new(j, "cpu_info", c2c_cpu_info_json(r));
 	json_object_set_new(j, "plan", c2c_plan_json(r));
 	if (r->o->dry_run) {
 		for (int i = 0; i < p->nr_pairs; i++)
