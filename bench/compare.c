@@ -13,6 +13,8 @@
 
 #include "cli.h"
 #include "compare.h"
+#include "results.h"
+#include "schema.h"
 
 static void *xmalloc(size_t n)
 {
@@ -272,16 +274,18 @@ int cmp_bootstrap_change_ci(const double *a, int na, const double *b, int nb, in
 
 /* ---- reading result files ---- */
 
+static char *cell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 struct samples {
 	double *v;
 	int n, cap;
 };
 
 struct config {
-	char *algo, *workload, *shape, *placement;	/* placement NULL when the line has none */
-	json_int_t threads, readers;
-	struct samples side[2];
-	int in[2];
+	char *key;		/* the identity fields (schema.h) as compact JSON */
+	json_t *line;		/* the first line of it, for its fields (owned) */
+	struct samples side[2];	/* the metric's values in A and in B */
+	int in[2];		/* it has lines in A, in B */
 };
 
 struct configs {
@@ -300,32 +304,24 @@ static void samples_add(struct samples *s, double v)
 	s->v[s->n++] = v;
 }
 
-static int str_eq(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = s ? strdup(s) : NULL;
-
-	if (s && !d)
-		die("out of memory");
-	return d;
-}
-
 /* --ignore-algo: match configurations whatever the algorithm (one algorithm per file). */
 static int cmp_ignore_algo;
 
-static struct config *config_get(struct configs *cs, const struct config *key)
+/* What makes two lines the same configuration: the table's keys and knobs (algo aside with --ignore-algo). */
+static int cmp_in_key(int f)
 {
-	for (int i = 0; i < cs->n; i++) {
-		struct config *c = &cs->c[i];
+	return bench_field_is_config(f) && !(cmp_ignore_algo && f == BF_ALGO);
+}
 
-		if (str_eq(c->algo, key->algo) && str_eq(c->workload, key->workload) &&
-		    str_eq(c->shape, key->shape) && str_eq(c->placement, key->placement) &&
-		    c->threads == key->threads && c->readers == key->readers)
-			return c;
+static struct config *config_get(struct configs *cs, json_t *line)
+{
+	char *key = bench_line_key(line, cmp_in_key);
+
+	for (int i = 0; i < cs->n; i++) {
+		if (!strcmp(cs->c[i].key, key)) {
+			free(key);
+			return &cs->c[i];
+		}
 	}
 	if (cs->n == cs->cap) {
 		cs->cap = cs->cap ? 2 * cs->cap : 16;
@@ -333,32 +329,8 @@ static struct config *config_get(struct configs *cs, const struct config *key)
 		if (!cs->c)
 			die("out of memory");
 	}
-	cs->c[cs->n] = (struct config){
-		.algo = xstrdup(key->algo), .workload = xstrdup(key->workload),
-		.shape = xstrdup(key->shape), .placement = xstrdup(key->placement),
-		.threads = key->threads, .readers = key->readers,
-	};
+	cs->c[cs->n] = (struct config){ .key = key, .line = json_incref(line) };
 	return &cs->c[cs->n++];
-}
-
-/* "update_ns.p50" inside o, or NULL. */
-static json_t *json_path(json_t *o, const char *path)
-{
-	char buf[128], *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *t = strtok_r(buf, ".", &save); t && o; t = strtok_r(NULL, ".", &save))
-		o = json_is_object(o) ? json_object_get(o, t) : NULL;
-	return o;
-}
-
-static const char *req_string(json_t *o, const char *key, const char *file, int line)
-{
-	json_t *v = json_object_get(o, key);
-
-	if (!json_is_string(v))
-		die("%s:%d: \"%s\" %s", file, line, key, v ? "is not a string" : "is missing");
-	return json_string_value(v);
 }
 
 /* A sample from v: added when a number, skipped when absent or null, else bad input. */
@@ -371,53 +343,39 @@ static void add_value(struct samples *s, json_t *v, const char *file, int line, 
 	samples_add(s, json_number_value(v));
 }
 
+/* The KEY fields a line must have to be compared (a line without one is not a result line). */
+static void check_keys(json_t *o, const char *file, int line)
+{
+	for (int f = 0; f < BF_NR; f++) {
+		json_t *v = bench_line_field(o, f);
+
+		if (bench_fields[f].ident != BI_KEY)
+			continue;
+		if (!v)
+			die("%s:%d: \"%s\" is missing", file, line, bench_fields[f].path);
+		if ((bench_fields[f].type == BT_STR && !json_is_string(v)) ||
+		    (bench_fields[f].type == BT_INT && !json_is_integer(v)))
+			die("%s:%d: \"%s\" is not %s", file, line, bench_fields[f].path,
+			    bench_fields[f].type == BT_STR ? "a string" : "an integer");
+	}
+}
+
 static void read_file(struct configs *cs, int side, const char *file, const char *metric)
 {
-	FILE *f = fopen(file, "r");
-	char *buf = NULL;
-	size_t cap = 0;
-	int lineno = 0, results = 0;
+	struct bench_results r;
+	char what[160];
 
-	if (!f)
-		die("cannot open '%s': %s", file, strerror(errno));
-	while (getline(&buf, &cap, f) >= 0) {
-		json_error_t err;
-		struct config key = { 0 }, *c;
-		json_t *o, *v, *reps;
-		char what[160];
+	bench_results_load(file, 0, &r);
+	if (r.partial_bytes)
+		fprintf(stderr, "ctrbench: compare: '%s' ends in a line without its newline (%zu bytes, a"
+			" killed writer's): skipped\n", file, r.partial_bytes);
+	for (int l = 0; l < r.n; l++) {
+		json_t *o = r.line[l].obj, *v, *reps;
+		int lineno = r.line[l].lineno;
+		struct config *c;
 
-		lineno++;
-		if (!buf[strspn(buf, " \t\r\n")])
-			continue;
-		o = json_loads(buf, 0, &err);
-		if (!o)
-			die("%s:%d: not JSON (%s)", file, lineno, err.text);
-		if (!json_is_object(o))
-			die("%s:%d: not a JSON object", file, lineno);
-		if (!json_object_get(o, "algo") && json_object_get(o, "env")) {
-			json_decref(o);	/* an environment record of its own */
-			continue;
-		}
-		key.algo = (char *)req_string(o, "algo", file, lineno);
-		/* --ignore-algo: A's algorithm against B's in the same configuration */
-		if (cmp_ignore_algo)
-			key.algo = "(either)";
-		key.workload = (char *)req_string(o, "workload", file, lineno);
-		key.shape = (char *)req_string(o, "shape", file, lineno);
-		v = json_object_get(o, "threads");
-		if (!json_is_integer(v))
-			die("%s:%d: \"threads\" %s", file, lineno, v ? "is not an integer" : "is missing");
-		key.threads = json_integer_value(v);
-		v = json_object_get(o, "placement");
-		if (v && !json_is_null(v) && !json_is_string(v))
-			die("%s:%d: \"placement\" is not a string", file, lineno);
-		key.placement = (char *)json_string_value(v);
-		v = json_object_get(o, "readers");
-		if (v && !json_is_null(v) && !json_is_integer(v))
-			die("%s:%d: \"readers\" is not an integer", file, lineno);
-		key.readers = json_is_integer(v) ? json_integer_value(v) : 0;
-
-		c = config_get(cs, &key);
+		check_keys(o, file, lineno);
+		c = config_get(cs, o);
 		c->in[side] = 1;
 		reps = json_object_get(o, "reps");
 		if (reps && !json_is_null(reps) && !json_is_array(reps))
@@ -429,23 +387,91 @@ static void read_file(struct configs *cs, int side, const char *file, const char
 				if (!json_is_object(v))
 					die("%s:%d: reps[%zu] is not an object", file, lineno, i);
 				snprintf(what, sizeof(what), "reps[%zu].%s", i, metric);
-				add_value(&c->side[side], json_path(v, metric), file, lineno, what);
+				add_value(&c->side[side], bench_json_path(v, metric), file, lineno, what);
 			}
 		} else {
-			add_value(&c->side[side], json_path(o, metric), file, lineno, metric);
+			add_value(&c->side[side], bench_json_path(o, metric), file, lineno, metric);
 		}
-		results++;
-		json_decref(o);
 	}
-	free(buf);
-	if (ferror(f))
-		die("cannot read '%s': %s", file, strerror(errno));
-	fclose(f);
-	if (!results)
+	if (!r.n)
 		die("'%s' has no results", file);
+	bench_results_free(&r);
+}
+
+/*
+ * Why configuration c (only on one side) matched nothing on the other: the
+ * configuration there that differs from it in the fewest identity fields,
+ * and the first of those fields with both values.
+ */
+static char *unmatched_why(const struct configs *cs, const struct config *c)
+{
+	int side = c->in[0] ? 1 : 0, best = -1, best_nr = BF_NR + 1, field = -1;
+	char *a, *b, *why;
+
+	for (int i = 0; i < cs->n; i++) {
+		int nr, f;
+
+		if (!cs->c[i].in[side] || cs->c[i].in[!side])
+			continue;
+		f = bench_line_diff(c->line, cs->c[i].line, cmp_in_key, &nr);
+		if (f >= 0 && nr < best_nr) {
+			best = i;
+			best_nr = nr;
+			field = f;
+		}
+	}
+	if (best < 0)
+		return cell("no line in %s", side ? "B" : "A");
+	a = json_dumps(bench_line_field(c->line, field), JSON_COMPACT | JSON_ENCODE_ANY);
+	b = json_dumps(bench_line_field(cs->c[best].line, field), JSON_COMPACT | JSON_ENCODE_ANY);
+	why = cell("%s differs: %s here, %s in %s%s", bench_fields[field].path, a ? a : "null",
+		   b ? b : "null", side ? "B" : "A", best_nr > 1 ? " (and more fields)" : "");
+	free(a);
+	free(b);
+	return why;
 }
 
 /* ---- comparing and printing ---- */
+
+/* A field of configuration k as text: strings as they are, anything else as JSON; "-" for null. */
+static char *field_text(const struct config *k, int f)
+{
+	json_t *v = bench_line_field(k->line, f);
+	char *t;
+
+	if (!v || json_is_null(v))
+		return cell("-");
+	if (json_is_string(v))
+		return cell("%s", json_string_value(v));
+	t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	if (!t)
+		die("out of memory");
+	return t;
+}
+
+/* The knobs of k that are not at their default, "work_ns=2000 options=read=spin", or "-". */
+static char *knobs_text(const struct config *k)
+{
+	char buf[512] = "";
+
+	for (int f = 0; f < BF_NR; f++) {
+		json_t *v = bench_line_field(k->line, f), *d;
+		char *t;
+
+		if (bench_fields[f].ident != BI_KNOB || !v)
+			continue;
+		d = bench_fields[f].def ? json_loads(bench_fields[f].def, JSON_DECODE_ANY, NULL) : NULL;
+		if (!d || !json_equal(v, d)) {
+			t = field_text(k, f);
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s=%s", *buf ? " " : "",
+				 bench_fields[f].path, t);
+			free(t);
+		}
+		json_decref(d);
+	}
+	return cell("%s", *buf ? buf : "-");
+}
+
 
 enum verdict { V_NO_CHANGE, V_FASTER, V_SLOWER, V_INCONCLUSIVE, V_NA, V_ONLY_A, V_ONLY_B };
 
@@ -567,13 +593,12 @@ static void print_cell(int j, int w, const char *s)
 {
 	if (j == NCOL - 1)
 		printf("%s\n", s);
-	else if (j >= 3 && j <= 9 && j != 4)
+	else if (j >= 6 && j <= 9)
 		printf("%*s  ", w, s);
 	else
 		printf("%-*s  ", w, s);
 }
 
-static char *cell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *cell(const char *fmt, ...)
 {
 	va_list ap;
@@ -640,12 +665,15 @@ int bench_cmd_compare(int argc, char **argv)
 		for (int i = 0; i < cs.n; i++) {
 			const struct config *k = &cs.c[i];
 			const struct outcome *r = &out[i];
-			json_t *j = json_pack("{s:s,s:s,s:s,s:I,s:o,s:I,s:s,s:s}",
-					      "algo", k->algo, "workload", k->workload, "shape", k->shape,
-					      "threads", k->threads,
-					      "placement", k->placement ? json_string(k->placement) : json_null(),
-					      "readers", k->readers, "metric", metric,
-					      "better", higher_better ? "higher" : "lower");
+			json_t *j = json_object(), *config = json_object();
+
+			for (int f = 0; f < BF_NR; f++)
+				if (cmp_in_key(f))
+					json_object_set(config, bench_fields[f].path, bench_line_field(k->line, f) ?
+							bench_line_field(k->line, f) : json_null());
+			json_object_set_new(j, "config", config);
+			json_object_set_new(j, "metric", json_string(metric));
+			json_object_set_new(j, "better", json_string(higher_better ? "higher" : "lower"));
 			char seed[32];
 
 			snprintf(seed, sizeof(seed), "0x%llx", (unsigned long long)CMP_SEED);
@@ -661,13 +689,19 @@ int bench_cmd_compare(int argc, char **argv)
 			json_object_set_new(j, "test", r->test ? json_string(r->test) : json_null());
 			json_object_set_new(j, "p_value", num(r->p));
 			json_object_set_new(j, "alpha", json_real(CMP_ALPHA));
+			if (!k->in[0] || !k->in[1]) {
+				char *why = unmatched_why(&cs, k);
+
+				json_object_set_new(j, "unmatched", json_string(why));
+				free(why);
+			}
 			json_dumpf(j, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
 			fputc('\n', stdout);
 			json_decref(j);
 		}
 	} else {
 		static const char *const head[NCOL] = {
-			"algo", "workload", "shape", "threads", "placement", "readers",
+			"algo", "workload", "shape", "threads", "placement", "settings",
 			"A median", "B median", "change", "95% CI", "verdict", "test",
 		};
 		char ***rows = xmalloc(sizeof(*rows) * (size_t)(cs.n + 1));
@@ -693,12 +727,12 @@ int bench_cmd_compare(int argc, char **argv)
 			fmt_pct(ch, sizeof(ch), r->change);
 			fmt_pct(lo, sizeof(lo), r->ch_lo);
 			fmt_pct(hi, sizeof(hi), r->ch_hi);
-			rows[i][0] = cell("%s", k->algo);
-			rows[i][1] = cell("%s", k->workload);
-			rows[i][2] = cell("%s", k->shape);
-			rows[i][3] = cell("%lld", (long long)k->threads);
-			rows[i][4] = cell("%s", k->placement ? k->placement : "-");
-			rows[i][5] = cell("%lld", (long long)k->readers);
+			rows[i][0] = cmp_ignore_algo ? cell("(either)") : field_text(k, BF_ALGO);
+			rows[i][1] = field_text(k, BF_WORKLOAD);
+			rows[i][2] = field_text(k, BF_SHAPE);
+			rows[i][3] = field_text(k, BF_THREADS);
+			rows[i][4] = field_text(k, BF_PLACEMENT);
+			rows[i][5] = knobs_text(k);
 			rows[i][6] = k->in[0] ? cell("%s (%d)", m[0], r->n[0]) : cell("-");
 			rows[i][7] = k->in[1] ? cell("%s (%d)", m[1], r->n[1]) : cell("-");
 			rows[i][8] = cell("%s", ch);
@@ -710,6 +744,8 @@ int bench_cmd_compare(int argc, char **argv)
 				rows[i][11] = cell("intervals %.1f%%/%.1f%%", 100 * r->ci_level[0], 100 * r->ci_level[1]);
 			else if (r->verdict == V_INCONCLUSIVE)
 				rows[i][11] = cell("none (< 2 reps)");
+			else if (r->verdict == V_ONLY_A || r->verdict == V_ONLY_B)
+				rows[i][11] = unmatched_why(&cs, k);
 			else if (r->verdict == V_NA)
 				rows[i][11] = cell("none (no %s)", metric);
 			else
@@ -733,10 +769,8 @@ int bench_cmd_compare(int argc, char **argv)
 		free(rows);
 	}
 	for (int i = 0; i < cs.n; i++) {
-		free(cs.c[i].algo);
-		free(cs.c[i].workload);
-		free(cs.c[i].shape);
-		free(cs.c[i].placement);
+		free(cs.c[i].key);
+		json_decref(cs.c[i].line);
 		free(cs.c[i].side[0].v);
 		free(cs.c[i].side[1].v);
 	}

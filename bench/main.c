@@ -32,6 +32,7 @@
 #include "report_cmd.h"
 #include "run.h"
 #include "scenario.h"
+#include "schema.h"
 #include "setup.h"
 #include "sweep.h"
 #include "topo_cmd.h"
@@ -289,6 +290,7 @@ static const struct {
 	{ "sweep", bench_cmd_sweep },
 	{ "recommend", bench_cmd_recommend },
 	{ "report", bench_cmd_report },
+	{ "schema", bench_cmd_schema },
 	{ "c2c", bench_cmd_c2c },
 };
 

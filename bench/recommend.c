@@ -21,6 +21,7 @@
 #include "../topology/topo.h"
 #include "cli.h"
 #include "results.h"
+#include "schema.h"
 #include "sweep.h"
 
 /* The quick sweep recommend runs without --results: short, one repetition. */
@@ -53,13 +54,19 @@ struct rec_pick {
 	int oversubscribed;		/* a line used ran more threads than the CPUs it had */
 };
 
-/* One algorithm with one set of --options and --flush-period-ms. */
+/*
+ * One algorithm with one set of settings: the knobs of the field table
+ * (schema.h) that every workload has (options, flush period, work, ...;
+ * not read_node, which only readers lines carry).  A knob added to the
+ * table makes variants of its own here with no edit.
+ */
 struct rec_variant {
 	const char *algo;		/* name */
 	const char *options;		/* --options of its lines, NULL if none */
 	int flush_period_ms;		/* --flush-period-ms of its lines, 0 = the algorithm's default */
 	int baseline;			/* a harness floor, never recommended */
-	char label[160];		/* algo, with options and flush period when set */
+	char *key;			/* algo and those knobs as compact JSON (bench_line_key) */
+	char label[160];		/* algo, with the knobs not at their default */
 	struct rec_pick upd, rd;	/* update and read cost */
 	int has_cost;			/* both figures found */
 	double cost;			/* CPU seconds per second for the query */
@@ -152,34 +159,61 @@ static int rec_str_eq(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
+/* What makes a variant: the algorithm and the knobs every workload carries. */
+static int rec_in_variant(int f)
+{
+	return f == BF_ALGO || (bench_fields[f].ident == BI_KNOB && bench_fields[f].when == BW_ALL);
+}
+
 static struct rec_variant *rec_variant_of(struct rec_variant **v, int *n, json_t *o)
 {
 	const char *algo = json_string_value(json_object_get(o, "algo"));
-	const char *options = json_string_value(json_object_get(o, "options"));
+	char *key = bench_line_key(o, rec_in_variant);
 	long long period = 0;
 	struct rec_variant *x;
 
-	rec_int(o, "flush_period_ms", &period);
-	for (int i = 0; i < *n; i++)
-		if (!strcmp((*v)[i].algo, algo) && rec_str_eq((*v)[i].options, options) &&
-		    (*v)[i].flush_period_ms == period)
+	for (int i = 0; i < *n; i++) {
+		if (!strcmp((*v)[i].key, key)) {
+			free(key);
 			return &(*v)[i];
+		}
+	}
+	rec_int(o, "flush_period_ms", &period);
 	*v = realloc(*v, sizeof(**v) * (size_t)(*n + 1));
 	if (!*v)
 		die("out of memory");
 	x = &(*v)[(*n)++];
 	memset(x, 0, sizeof(*x));
+	x->key = key;
 	x->algo = algo;
-	x->options = options;
+	x->options = json_string_value(json_object_get(o, "options"));
 	x->flush_period_ms = (int)period;
 	x->baseline = json_is_true(json_object_get(o, "baseline"));
 	snprintf(x->label, sizeof(x->label), "%s", algo);
-	if (options)
-		snprintf(x->label + strlen(x->label), sizeof(x->label) - strlen(x->label),
-			 " [%s]", options);
-	if (period)
-		snprintf(x->label + strlen(x->label), sizeof(x->label) - strlen(x->label),
-			 " [flush %lld ms]", period);
+	for (int f = 0; f < BF_NR; f++) {
+		json_t *val = bench_line_field(o, f), *d;
+
+		if (!rec_in_variant(f) || f == BF_ALGO || !val)
+			continue;
+		d = bench_fields[f].def ? json_loads(bench_fields[f].def, JSON_DECODE_ANY, NULL) : NULL;
+		if (!d || !json_equal(val, d)) {
+			char *t = json_is_string(val) ? strdup(json_string_value(val)) :
+				  json_dumps(val, JSON_COMPACT | JSON_ENCODE_ANY);
+
+			/* the two knobs every reader knows keep their short labels */
+			if (f == BF_OPTIONS)
+				snprintf(x->label + strlen(x->label), sizeof(x->label) - strlen(x->label),
+					 " [%s]", t ? t : "?");
+			else if (f == BF_FLUSH_PERIOD_MS)
+				snprintf(x->label + strlen(x->label), sizeof(x->label) - strlen(x->label),
+					 " [flush %s ms]", t ? t : "?");
+			else
+				snprintf(x->label + strlen(x->label), sizeof(x->label) - strlen(x->label),
+					 " [%s=%s]", bench_fields[f].path, t ? t : "?");
+			free(t);
+		}
+		json_decref(d);
+	}
 	return x;
 }
 
@@ -190,17 +224,15 @@ static int rec_lines_of(const struct rec_line *all, int n, const struct rec_vari
 	int k = 0;
 
 	for (int i = 0; i < n; i++) {
-		const char *options = json_string_value(json_object_get(all[i].o, "options"));
-		long long period = 0;
+		char *key;
 		double x;
 
-		rec_int(all[i].o, "flush_period_ms", &period);
-		if (strcmp(all[i].workload, workload) ||
-		    strcmp(json_string_value(json_object_get(all[i].o, "algo")), v->algo) ||
-		    !rec_str_eq(options, v->options) || period != v->flush_period_ms ||
-		    !rec_num(all[i].o, path, &x))
+		if (strcmp(all[i].workload, workload) || !rec_num(all[i].o, path, &x))
 			continue;
-		out[k++] = &all[i];
+		key = bench_line_key(all[i].o, rec_in_variant);
+		if (!strcmp(key, v->key))
+			out[k++] = &all[i];
+		free(key);
 	}
 	return k;
 }
@@ -789,6 +821,7 @@ int bench_cmd_recommend(int argc, char **argv)
 	for (int i = 0; i < nr_var; i++) {
 		json_decref(var[i].upd.lines);
 		json_decref(var[i].rd.lines);
+		free(var[i].key);
 	}
 	json_decref(machines);
 	json_decref(caveats);

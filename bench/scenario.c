@@ -185,44 +185,44 @@ struct scn_rowdef {
 	scn_value_fn fn;	/* the value of one column */
 };
 
-static int scn_noisy(const struct bench_summary *s, enum bench_metric m)
+static int scn_noisy(const struct bench_summary *s, int m)
 {
 	return s->k > 1 && s->stat[m].cv > BENCH_NOISY_CV;
 }
 
 static double scn_cpu_ns(const struct bench_summary *s, int *noisy)
 {
-	*noisy = scn_noisy(s, BM_CPU_NS_PER_OP);
+	*noisy = scn_noisy(s, BF_CPU_NS_PER_OP);
 	return s->med.cpu_ns_per_op;
 }
 
 static double scn_p50(const struct bench_summary *s, int *noisy)
 {
-	*noisy = scn_noisy(s, BM_P50);
+	*noisy = scn_noisy(s, BF_UPDATE_NS_P50);
 	return s->med.lat.p50;
 }
 
 static double scn_p90(const struct bench_summary *s, int *noisy)
 {
-	*noisy = scn_noisy(s, BM_P90);
+	*noisy = scn_noisy(s, BF_UPDATE_NS_P90);
 	return s->med.lat.p90;
 }
 
 static double scn_p95(const struct bench_summary *s, int *noisy)
 {
-	*noisy = scn_noisy(s, BM_P95);
+	*noisy = scn_noisy(s, BF_UPDATE_NS_P95);
 	return s->med.lat.p95;
 }
 
 static double scn_p99(const struct bench_summary *s, int *noisy)
 {
-	*noisy = scn_noisy(s, BM_P99);
+	*noisy = scn_noisy(s, BF_UPDATE_NS_P99);
 	return s->med.lat.p99;
 }
 
 static double scn_mean(const struct bench_summary *s, int *noisy)
 {
-	*noisy = scn_noisy(s, BM_MEAN);
+	*noisy = scn_noisy(s, BF_UPDATE_NS_MEAN);
 	return s->med.lat.mean;
 }
 
@@ -408,7 +408,7 @@ static double scn_flushes(const struct bench_summary *s, int *noisy)
 
 static double scn_read_p99(const struct bench_summary *s, int *noisy)
 {
-	*noisy = scn_noisy(s, BM_READ_P99);
+	*noisy = scn_noisy(s, BF_READ_NS_P99);
 	return s->med.reads ? s->med.read_lat.p99 : NAN;
 }
 

@@ -43,6 +43,7 @@
 #include "env.h"
 #include "results.h"
 #include "run.h"
+#include "schema.h"
 #include "sweep.h"
 
 #define SWEEP_MAX_THREADS 4096		/* as run --threads */
@@ -317,37 +318,16 @@ struct sweep_config {
 };
 
 /*
- * What identifies a configuration in a result line: every parameter a sweep
- * sets or leaves at run's default, and the build.  A line from a run with
- * another value of any of them (or without it: an older build) is another
- * configuration, so --resume runs this one again rather than guess.
+ * What identifies a configuration in a result line: every field of the
+ * table (schema.h) that is not a plain figure -- the configuration's keys
+ * and knobs, how it was measured, and the build.  A line from a run with
+ * another value of any of them is another configuration, so --resume runs
+ * this one again rather than guess.  Fields a line lacks read as the
+ * table's default.
  */
-static const char *const sweep_key_fields[] = {
-	"algo", "workload", "shape", "threads", "placement", "readers", "reps_requested",
-	"duration_ms", "warmup_ms", "options", "flush_period_ms", "work_ns", "shared_mem", "events_requested",
-	"timer.sample_every", "note", "env.commit", "env.cflags", NULL,
-};
-
-/* The key of a result line, compact JSON with sorted keys (caller frees). */
 static char *sweep_key(json_t *line)
 {
-	json_t *k = json_object();
-	char *s;
-
-	for (int i = 0; sweep_key_fields[i]; i++) {
-		json_t *v = bench_json_path(line, sweep_key_fields[i]);
-
-		/* Only the readers workload prints "readers"; the others have none. */
-		if (!v && !strcmp(sweep_key_fields[i], "readers"))
-			json_object_set_new(k, "readers", json_integer(0));
-		else
-			json_object_set(k, sweep_key_fields[i], v ? v : json_null());
-	}
-	s = json_dumps(k, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(k);
-	if (!s)
-		die("out of memory");
-	return s;
+	return bench_line_key(line, bench_field_is_resume_key);
 }
 
 /* The key a child's line for c must have: what run prints for these arguments, built here. */
@@ -362,8 +342,12 @@ static char *sweep_expected_key(const struct bench_sweep *s, const struct sweep_
 	json_object_set_new(o, "shape", json_string(c->shape));
 	json_object_set_new(o, "threads", json_integer(c->threads));
 	json_object_set_new(o, "placement", json_string(c->placement));
-	if (!strcmp(c->workload, "readers"))
+	if (!strcmp(c->workload, "readers")) {
 		json_object_set_new(o, "readers", json_integer(s->readers < 0 ? 1 : s->readers));
+		json_object_set_new(o, "read_node", json_string("random"));
+	}
+	if (!strcmp(c->workload, "charge"))
+		json_object_set_new(o, "batch", json_integer(BENCH_CHARGE_BATCH));
 	json_object_set_new(o, "reps_requested", json_integer(s->reps));
 	json_object_set_new(o, "duration_ms", json_integer(s->duration_ms));
 	json_object_set_new(o, "warmup_ms", json_integer(s->warmup_ms));

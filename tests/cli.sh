@@ -144,8 +144,8 @@ for w in update charge readers; do
 		--warmup-ms 10 --format csv >"$tmp/csv"
 	rc=$?
 	rows=$(tail -n +2 "$tmp/csv" | wc -l)
-	mism=$(grep -c ',mismatch$' "$tmp/csv")
-	if [ $rc -eq 0 ] && [ "$rows" -eq "$nalgos" ] && [ "$mism" -eq 0 ] && head -1 "$tmp/csv" | grep -q '^algo,'; then
+	mism=$(grep -c ',mismatch,' "$tmp/csv")
+	if [ $rc -eq 0 ] && [ "$rows" -eq "$nalgos" ] && [ "$mism" -eq 0 ] && head -1 "$tmp/csv" | grep -q '^schema,algo,'; then
 		ok "run --workload $w on tree:3x2x2 with 5 threads: $rows csv rows, none mismatched"
 	else
 		nok "run --workload $w (exit $rc, $rows rows, $mism mismatches)"; sed 's/^/#   /' "$tmp/csv"

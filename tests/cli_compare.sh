@@ -79,13 +79,15 @@ check "no reps: 3 pooled lines decide by intervals, 1 sample is inconclusive" ev
 
 A=$D/compare_a.jsonl
 head -2 $A >"$tmp/trunc.jsonl"
-printf '{"algo": "x", "workload": "update"\n' >>"$tmp/trunc.jsonl"
+printf '{"schema": 1, "algo": "x", "workload": "update"\n' >>"$tmp/trunc.jsonl"
 printf '[1, 2]\n' >"$tmp/array.jsonl"
-printf '{"workload": "update", "shape": "chain:2", "threads": 2, "ops_per_sec": 1}\n' >"$tmp/noalgo.jsonl"
-printf '{"algo": "a", "workload": "update", "shape": "chain:2", "threads": "2", "ops_per_sec": 1}\n' >"$tmp/threads.jsonl"
-printf '{"algo": "a", "workload": "update", "shape": "chain:2", "threads": 2, "ops_per_sec": "fast"}\n' >"$tmp/metric.jsonl"
-printf '{"algo": "a", "workload": "update", "shape": "chain:2", "threads": 2, "reps": {"ops_per_sec": 1}}\n' >"$tmp/reps.jsonl"
-printf '{"algo": "a", "workload": "update", "shape": "chain:2", "threads": 2, "reps": [{"ops_per_sec": 1}, {"ops_per_sec": []}]}\n' >"$tmp/rep1.jsonl"
+printf '{"schema": 1, "workload": "update", "shape": "chain:2", "threads": 2, "ops_per_sec": 1}\n' >"$tmp/noalgo.jsonl"
+printf '{"schema": 1, "algo": "a", "workload": "update", "shape": "chain:2", "threads": "2", "ops_per_sec": 1}\n' >"$tmp/threads.jsonl"
+{ head -1 $D/compare_a.jsonl; printf '{"schema": 99, "algo": "a"}\n'; } >"$tmp/schema99.jsonl"
+printf '{"algo": "a", "workload": "update", "shape": "chain:2", "threads": 2, "ops_per_sec": 1}\n' >"$tmp/noschema.jsonl"
+printf '{"schema": 1, "algo": "a", "workload": "update", "shape": "chain:2", "threads": 2, "ops_per_sec": "fast"}\n' >"$tmp/metric.jsonl"
+printf '{"schema": 1, "algo": "a", "workload": "update", "shape": "chain:2", "threads": 2, "reps": {"ops_per_sec": 1}}\n' >"$tmp/reps.jsonl"
+printf '{"schema": 1, "algo": "a", "workload": "update", "shape": "chain:2", "threads": 2, "reps": [{"ops_per_sec": 1}, {"ops_per_sec": []}]}\n' >"$tmp/rep1.jsonl"
 : >"$tmp/empty.jsonl"
 
 BADVAL="/no/such/file.jsonl" bad /no/such/file.jsonl $A
@@ -93,6 +95,8 @@ BADVAL="/no/such/b.jsonl" bad $A /no/such/b.jsonl
 BADVAL="$tmp/trunc.jsonl:3" bad $A "$tmp/trunc.jsonl"
 BADVAL="$tmp/array.jsonl:1" bad "$tmp/array.jsonl" $A
 BADVAL="\"algo\" is missing" bad "$tmp/noalgo.jsonl" $A
+BADVAL="$tmp/schema99.jsonl:2: result schema 99, this ctrbench reads schema 1" bad "$tmp/schema99.jsonl" $A
+BADVAL="$tmp/noschema.jsonl:1: result schema missing" bad "$tmp/noschema.jsonl" $A
 BADVAL="\"threads\" is not an integer" bad "$tmp/threads.jsonl" $A
 BADVAL="$tmp/metric.jsonl:1: ops_per_sec is not a number" bad "$tmp/metric.jsonl" $A
 BADVAL="\"reps\" is not an array" bad "$tmp/reps.jsonl" $A
