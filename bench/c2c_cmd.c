@@ -19,6 +19,7 @@
  * own loops, chosen by a switch outside them.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -40,11 +41,12 @@
 #include "cli.h"
 #include "env.h"
 #include "reps.h"
+#include "schema.h"
 #include "tsc.h"
 #include "../pmu/pmu.h"
 
-/* The schema version of c2c's JSON: bump when a field changes meaning or goes. */
-#define C2C_SCHEMA 1
+/* c2c lines follow the field table's version (their fields: BENCH_C2C_FIELDS in schema.h). */
+#define C2C_SCHEMA BENCH_SCHEMA_VERSION
 #define C2C_LINE 64
 /*
  * What the estimate assumes one transfer costs before anything is measured:
@@ -972,6 +974,35 @@ static json_t *c2c_plan_json(struct c2c_run *r)
 			 "estimate_s", r->estimate_s);
 }
 
+/*
+ * The line's top-level members in the order of the field table
+ * (BENCH_C2C_FIELDS in schema.h), which must list every one: a member the
+ * table lacks, or one it lists for this kind of line that is missing, is a
+ * bug in this file, caught by the assertion (and by tests/cli_c2c.sh).
+ */
+static json_t *c2c_in_schema_order(json_t *j, int dry_run)
+{
+	json_t *out = json_object();
+	size_t n = 0;
+
+	for (int f = 0; f < bench_c2c_nr_fields; f++) {
+		const struct bench_c2c_field *d = &bench_c2c_fields[f];
+		json_t *v;
+
+		if (strchr(d->path, '.') || strchr(d->path, '['))
+			continue;
+		v = json_object_get(j, d->path);
+		assert(v || (dry_run && d->when == BCW_MEASURED));
+		if (v) {
+			json_object_set(out, d->path, v);
+			n++;
+		}
+	}
+	assert(n == json_object_size(j));
+	(void)n;
+	return out;
+}
+
 /* Where each CPU sits (hwloc logical indexes), so a reader can order and group the matrix. */
 static json_t *c2c_cpu_info_json(struct c2c_run *r)
 {
@@ -992,7 +1023,7 @@ static void c2c_print_json(struct c2c_run *r, int interrupted)
 {
 	const struct c2c_plan *p = &r->plan;
 	json_t *j, *homes = json_array(), *classes = json_array(), *pairs = json_array();
-	json_t *matrices = json_array(), *events;
+	json_t *matrices = json_array(), *events, *out;
 	double vals[1000];
 
 	j = json_pack("{s:s,s:i,s:s,s:s,s:b}", "kind", "c2c", "schema", C2C_SCHEMA, "op",
@@ -1091,8 +1122,10 @@ static void c2c_print_json(struct c2c_run *r, int interrupted)
 	json_object_set_new(j, "calibration", c2c_calibration_json(r));
 print:
 	json_object_set(j, "env", r->env);
-	json_dumpf(j, stdout, JSON_COMPACT);
+	out = c2c_in_schema_order(j, r->o->dry_run);
+	json_dumpf(out, stdout, JSON_COMPACT);
 	fputc('\n', stdout);
+	json_decref(out);
 	json_decref(j);
 }
 

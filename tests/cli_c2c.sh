@@ -37,6 +37,68 @@ BADVAL="--bogus" bad c2c --bogus
 BADVAL="extra" bad c2c extra
 BADVAL="--pairs" bad c2c --pairs
 
+# schema_ok FILE: the c2c line in FILE follows the field table (`ctrbench schema`, c2c_fields):
+# every row for its kind of line is there with its type (null only where the row allows), none
+# of a measured line's rows is in a plan, and no member is there that the table does not list.
+"$B" schema >"$tmp/schema.json"
+schema_ok() {
+	python3 - "$tmp/schema.json" "$1" <<'PY'
+import json, sys
+schema = json.load(open(sys.argv[1]))
+rows = schema["c2c_fields"]
+line = json.loads(open(sys.argv[2]).read())
+assert line["schema"] == schema["schema"], (line["schema"], schema["schema"])
+measured = not line["dry_run"]
+types = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "object": dict,
+         "array": list}
+listed = {r["path"] for r in rows}
+
+
+def values(obj, path):
+    """Every value at path ("a[].b": b of each element of a); None where absent."""
+    head, _, rest = path.partition(".")
+    if head.endswith("[]"):
+        arr = obj.get(head[:-2]) if isinstance(obj, dict) else None
+        return [v for e in (arr or []) for v in values(e, rest)] if rest else [arr]
+    if not isinstance(obj, dict) or head not in obj:
+        return [KeyError]
+    return values(obj[head], rest) if rest else [obj[head]]
+
+
+for r in rows:
+    want = r["when"] == "always" or measured
+    for v in values(line, r["path"]):
+        if not want:
+            assert v is KeyError, ("a plan has", r["path"])
+            continue
+        assert v is not KeyError, ("missing", r["path"])
+        if v is None:
+            assert r["nullable"], ("null", r["path"])
+            continue
+        t = types[r["type"]]
+        assert isinstance(v, t) and not (t is not bool and isinstance(v, bool)), (r["path"], v)
+
+
+def unlisted(obj, prefix):
+    """Members of objects the table describes member by member that it does not list."""
+    out = []
+    for k, v in obj.items():
+        p = prefix + k
+        if p not in listed:
+            out.append(p)
+        elif isinstance(v, dict) and any(x.startswith(p + ".") for x in listed):
+            out += unlisted(v, p + ".")
+        elif isinstance(v, list) and any(x.startswith(p + "[].") for x in listed):
+            for e in v:
+                out += unlisted(e, p + "[].")
+    return out
+
+
+extra = unlisted(line, "")
+assert not extra, ("not in the table", sorted(set(extra)))
+PY
+}
+
 # --help names every option and its default.
 "$B" c2c --help >"$tmp/h" 2>"$tmp/err"
 rc=$?
@@ -82,6 +144,7 @@ pairs = {(p["cpu_a"], p["cpu_b"]): p["class"] for p in j["pairs"]}
 assert pairs[(0, 1)] == "smt" and pairs[(1, 2)] == "ccx" and pairs[(2, 16)] == "numa" and pairs[(16, 200)] == "remote", pairs
 assert "classes" not in j and "calibration" not in j, "nothing measured, no figures"
 PY'
+check "c2c --dry-run --format json follows the field table (ctrbench schema)" schema_ok "$tmp/out"
 "$B" c2c --topology "$NPS4" --home each --pairs per-class:1 --dry-run >"$tmp/out" 2>"$tmp/err"
 check "c2c --dry-run --home each multiplies the plan by the nodes" \
 	grep -q "5 pairs x 8 home nodes" "$tmp/out"
@@ -138,6 +201,7 @@ assert cal["one_way_ns"] == {p["class"]: p["median_ns"]} and cal["pairs"] == {p[
 assert cal["home_nodes"] == [node] and cal["machine"]["cpu_model"] == j["env"]["cpu_model"], cal
 assert j["env"]["numa_nodes"] is None or (j["numa_single_node"] == (j["env"]["numa_nodes"] == 1))
 PY'
+	check "c2c --op $op --format json follows the field table (ctrbench schema)" schema_ok "$tmp/out"
 done
 
 "$B" c2c --cpus 0,1 $Q --home node:0 --op load-store --format csv >"$tmp/out" 2>"$tmp/err"
