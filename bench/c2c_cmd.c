@@ -294,7 +294,8 @@ int c2c_plan_make(const struct topo *t, const char *cpus, const char *pairs, str
 	for (int c = 0; c < TOPO_NR_CLASSES; c++) {
 		int k = res[c] ? (int)(seen[c] < cap ? seen[c] : cap) : 0;
 
-		memcpy(p->pairs + n, res[c], sizeof(*p->pairs) * k);
+		if (k)
+			memcpy(p->pairs + n, res[c], sizeof(*p->pairs) * k);
 		n += k;
 	}
 	qsort(p->pairs, p->nr_pairs, sizeof(*p->pairs), c2c_cmp_pair);
@@ -1201,8 +1202,9 @@ static const char *c2c_usage =
 	"  --iters I           round trips (fetch-add: adds) per sample (default 1000).\n"
 	"  --events LIST       counted per class per transfer where a PMU exists (default bounce:\n"
 	"                      the fill-source events, see ctrbench events); none to skip.\n"
-	"  --topology SPEC     plan on another machine (hwloc synthetic or XML): needs --dry-run.\n"
-	"  --dry-run           print the plan and its time estimate, measure nothing.\n"
+	"  --topology SPEC     plan on another machine (hwloc synthetic or XML; default this\n"
+	"                      machine): needs --dry-run.\n"
+	"  --dry-run           print the plan and its time estimate, measure nothing (default: measure).\n"
 	"  --format F          table (default), json (one object, with a calibration member:\n"
 	"                      class -> one-way ns) or csv (class rows, then pair rows).\n";
 
@@ -1288,6 +1290,8 @@ static void c2c_measure_all(struct c2c_run *r)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	for (int rep = 0; rep < o->reps && !c2c_stopped; rep++) {
+		long done = 0;	/* measurements of this pass: a pass is done when all are */
+
 		for (int h = 0; h < r->nr_homes && !c2c_stopped; h++) {
 			for (int i = 0; i < p->nr_pairs && !c2c_stopped; i++) {
 				struct c2c_meas m;
@@ -1304,6 +1308,7 @@ static void c2c_measure_all(struct c2c_run *r)
 					break;
 				}
 				c2c_res(r, h, i)[rep] = m.ns;
+				done++;
 				r->res_p50[c2c_res(r, h, i) - r->res + rep] = m.p50;
 				if (m.ev_reason && !r->ev_reason) {
 					/* said once; counting stops (no PMU does not come back) */
@@ -1327,7 +1332,7 @@ static void c2c_measure_all(struct c2c_run *r)
 				}
 			}
 		}
-		if (!c2c_stopped)
+		if (done == (long)r->nr_homes * p->nr_pairs)
 			r->reps_done++;
 	}
 	r->elapsed_s = (double)(bench_time_ns() - t0) / 1e9;
