@@ -337,7 +337,7 @@ struct c2c_home {
 	int node;		/* where move_pages says the page is, -1 unknown */
 	const char *why;	/* when node is -1: why not known */
 	void *page;		/* the line is its first 64 bytes, nothing else is on the page */
-	size_t len;
+	size_t len;		/* the page's size */
 	int numa_alloc;		/* page from numa_alloc_onnode (else mmap) */
 };
 
@@ -409,19 +409,19 @@ struct c2c_shared {
 	char pad[C2C_LINE - sizeof(int)];
 };
 
+/* One of the two threads; the main thread reads what it wrote only after pthread_join. */
 struct c2c_worker {
-	pthread_t th;
-	struct c2c_shared *sh;
-	const struct topo *t;
-	int cpu, role;
+	pthread_t th;			/* the thread */
+	struct c2c_shared *sh;		/* what both share */
+	const struct topo *t;		/* to bind with */
+	int cpu, role;			/* OS CPU to run on; C2C_PING or C2C_PONG */
 	int bind_err;			/* -errno of topo_bind_self, 0 */
 	double *ns;			/* ping: one figure per sample (samples entries) */
 	uint64_t ops;			/* fetch-add: adds done */
-	/* events: */
-	const struct pmu_event_spec *ev;
+	const struct pmu_event_spec *ev;/* events to count on itself, nr_ev of them (0: none) */
 	int nr_ev;
-	uint64_t ev_val[PMU_MAX_EVENTS];
-	int ev_counted[PMU_MAX_EVENTS];
+	uint64_t ev_val[PMU_MAX_EVENTS];/* each event over the whole measurement */
+	int ev_counted[PMU_MAX_EVENTS];	/* 1 where ev_val is a count */
 	const char *ev_reason;		/* the first event's reason when it is not counted */
 };
 
@@ -672,10 +672,13 @@ static void c2c_on_signal(int sig)
 	c2c_stopped = 1;
 }
 
+/* The command line, as given (defaults in bench_cmd_c2c and the usage text). */
 struct c2c_opts {
-	const char *cpus, *pairs, *home, *topology;
-	enum c2c_op op;
-	int reps, samples, iters, dry_run;
+	const char *cpus, *pairs, *home;	/* --cpus, --pairs, --home */
+	const char *topology;		/* --topology, NULL for this machine */
+	enum c2c_op op;			/* --op */
+	int reps, samples, iters;	/* --reps, --samples, --iters */
+	int dry_run;			/* --dry-run */
 	int format;			/* 0 table, 1 json, 2 csv */
 };
 
