@@ -6,7 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
+#include "bench.h"
 #include "cli.h"
+#include "record.h"
 
 void die(const char *fmt, ...)
 {
@@ -41,6 +45,35 @@ int bench_parse_table_json(const char *cmd, const char *s)
 	die("unknown format '%s' for %s (want table or json)", s, cmd);
 }
 
+void bench_help(int argc, char **argv, const char *text)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(text, stdout);
+			exit(0);
+		}
+	}
+}
+
+void bench_need(const char *cmd, const char *const *names, const int *missing, int n, const char *hint)
+{
+	char buf[512] = "";
+	int k = 0, seen = 0;
+
+	for (int i = 0; i < n; i++)
+		k += missing[i];
+	if (!k)
+		return;
+	for (int i = 0; i < n; i++) {
+		if (!missing[i])
+			continue;
+		seen++;
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s",
+			 seen == 1 ? "" : seen == k ? " and " : ", ", names[i]);
+	}
+	die("%s needs %s%s%s", cmd, buf, hint ? " " : "", hint ? hint : "");
+}
+
 void bench_die_getopt(int c, char **argv)
 {
 	if (c == ':')
@@ -49,4 +82,48 @@ void bench_die_getopt(int c, char **argv)
 	if (optopt)
 		die("unknown option '-%c'", optopt);
 	die("unknown option '%s'", argv[optind - 1]);
+}
+
+void *bench_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+void *bench_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+char *bench_xstrdup(const char *s)
+{
+	char *d = s ? strdup(s) : NULL;
+
+	if (s && !d)
+		die("out of memory");
+	return d;
+}
+
+void bench_check_utf8(const char *what, const char *s)
+{
+	json_t *j = json_string(s);
+
+	if (!j)
+		die("bad value for %s (not UTF-8)", what);
+	json_decref(j);
+}
+
+int bench_parse_workload(const char *name)
+{
+	for (int w = 0; w < BENCH_NR_WORKLOADS; w++)
+		if (!strcmp(name, bench_workload_name(w)))
+			return w;
+	die("unknown workload '%s' (want update, charge or readers)", name);
 }

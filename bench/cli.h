@@ -7,6 +7,8 @@
 #ifndef BENCH_CLI_H
 #define BENCH_CLI_H
 
+#include <stddef.h>
+
 /* "ctrbench: <message>" on stderr, exit 2.  Nothing else in ctrbench exits. */
 void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...);
 
@@ -15,6 +17,30 @@ int bench_parse_int(const char *opt, const char *s, long min, long max);
 
 /* --format table|json of a command: 1 for json; dies naming the value otherwise. */
 int bench_parse_table_json(const char *cmd, const char *s);
+
+/*
+ * A command's --help: when argv[1..) holds --help or -h (before a lone "--"),
+ * prints text (its flags, each default, one example) and exits 0.
+ */
+void bench_help(int argc, char **argv, const char *text);
+
+/*
+ * Required options: missing[i] says whether names[i] (e.g. "--algo") was not
+ * given; dies naming every missing one at once ("sweep needs --algo, --shape
+ * and --out"), with hint after it.  Returns when none is missing.
+ */
+void bench_need(const char *cmd, const char *const *names, const int *missing, int n, const char *hint);
+
+/* Allocation that dies (out of memory) rather than return NULL; n == 0 allocates 1 byte. */
+void *bench_xmalloc(size_t n);
+void *bench_xcalloc(size_t n, size_t size);
+char *bench_xstrdup(const char *s);	/* NULL stays NULL */
+
+/* Results are JSON: text that is not UTF-8 would vanish from them, so it is bad input for what. */
+void bench_check_utf8(const char *what, const char *s);
+
+/* The workload named: update, charge or readers (enum bench_workload); dies on any other. */
+int bench_parse_workload(const char *name);
 
 /* getopt_long returned ':' or '?' for argv: die naming the option. */
 void __attribute__((noreturn)) bench_die_getopt(int c, char **argv);

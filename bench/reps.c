@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "reps.h"
+#include "stats.h"
 
 double bench_field_num(const struct bench_result *r, int f)
 {
@@ -44,43 +45,20 @@ static int bench_field_summed(int f, enum bench_fsum how)
 	       bench_fields[f].ctype != BC_STR && bench_fields[f].ctype != BC_NONE;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* P(Binomial(k, 1/2) <= j) */
-static double binom_half_cdf(int k, int j)
-{
-	double p = 0, c = 1;	/* C(k, i) */
-
-	for (int i = 0; i <= j; i++) {
-		p += c;
-		c = c * (k - i) / (i + 1);
-	}
-	return p / pow(2.0, k);
-}
-
 /*
- * The median's interval [x(j), x(k-j+1)] (1-based order statistics) covers
- * the true median with probability 1 - 2 P(Bin(k, 1/2) <= j - 1), whatever
- * the distribution: the widest j with coverage >= 95%, or the whole range
- * when K is too small for 95% (5 reps give 93.75%: say so, don't pretend).
+ * The median's interval is stats.c's cmp_median_ci: [x(j), x(k-j+1)]
+ * covers the true median with probability 1 - 2 P(Bin(k, 1/2) <= j - 1),
+ * whatever the distribution: the widest j with coverage >= 95%, or the
+ * whole range when K is too small for 95% (5 reps give 93.75%: say so,
+ * don't pretend).
  */
 void bench_stat_of(double *v, int k, struct bench_stat *s)
 {
 	double mean = 0, var = 0;
-	int j = 1;
 
 	qsort(v, k, sizeof(*v), cmp_double);
-	s->median = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
-	while (j + 1 <= (k + 1) / 2 && 1 - 2 * binom_half_cdf(k, j) >= 0.95)
-		j++;
-	s->lo = v[j - 1];
-	s->hi = v[k - j];
-	s->level = 1 - 2 * binom_half_cdf(k, j - 1);
+	s->median = cmp_median(v, k);
+	s->level = cmp_median_ci(v, k, 0.95, &s->lo, &s->hi);
 	for (int i = 0; i < k; i++)
 		mean += v[i] / k;
 	for (int i = 0; k > 1 && i < k; i++)

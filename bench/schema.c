@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* schema.c - the field table (schema.h) as data, and `ctrbench schema`. */
-#include <getopt.h>
+/* schema.c - the field table (schema.h) as data. */
 #include <stdio.h>
 #include <string.h>
-#include <jansson.h>
 
-#include "cli.h"
 #include "run.h"
 #include "schema.h"
 
@@ -66,85 +63,9 @@ const char *bench_fsum_name(enum bench_fsum s)
 	return n[s];
 }
 
-static const char *const bench_fwhen_names[] = { "always", "readers", "charge", "no readers" };
-
-static const char *bench_schema_help =
-	"usage: ctrbench schema [--format json|table]\n"
-	"\n"
-	"Prints the table of every field of a result line (bench/schema.h): its JSON path, type,\n"
-	"identity class (key, knob: compare matches on them; run, build: sweep --resume also does),\n"
-	"how repetitions summarise it, when it is not null, whether it is a CSV column, and the\n"
-	"value a line without it is read as; then the fields of a ctrbench c2c line (c2c_fields).\n"
-	"\n"
-	"  --format F   json (default: one object, {\"schema\": N, \"fields\": [...]}) or table\n"
-	"\n"
-	"example: ctrbench schema | python3 -m json.tool\n";
-
-int bench_cmd_schema(int argc, char **argv)
+const char *bench_fwhen_name(enum bench_fwhen w)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int table = 0, c;
+	static const char *const n[] = { "always", "readers", "charge", "no readers" };
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(bench_schema_help, stdout);
-			return 0;
-		}
-		if (c == 'f') {
-			if (!strcmp(optarg, "table"))
-				table = 1;
-			else if (strcmp(optarg, "json"))
-				die("unknown format '%s' for schema (want json or table)", optarg);
-			continue;
-		}
-		bench_die_getopt(c, argv);
-	}
-	if (optind < argc)
-		die("unexpected argument '%s'", argv[optind]);
-	if (table) {
-		printf("# result schema %d\n%-24s %-8s %-6s %-7s %-10s %-4s %-9s %s\n", BENCH_SCHEMA_VERSION,
-		       "path", "type", "ident", "reps", "when", "csv", "default", "meaning");
-		for (int f = 0; f < BF_NR; f++) {
-			const struct bench_field *d = &bench_fields[f];
-
-			printf("%-24s %-8s %-6s %-7s %-10s %-4s %-9s %s\n", d->path, bench_ftype_name(d->type),
-			       bench_fident_name(d->ident), bench_fsum_name(d->sum), bench_fwhen_names[d->when],
-			       d->csv ? "yes" : "-", d->def ? d->def : "-", d->doc);
-		}
-		printf("\n# c2c line (kind c2c): fields\n%-28s %-8s %-8s %-5s %s\n", "path", "type", "when",
-		       "null", "meaning");
-		for (int f = 0; f < bench_c2c_nr_fields; f++)
-			printf("%-28s %-8s %-8s %-5s %s\n", bench_c2c_fields[f].path,
-			       bench_ftype_name(bench_c2c_fields[f].type),
-			       bench_c2c_fields[f].when == BCW_ALL ? "always" : "measured",
-			       bench_c2c_fields[f].nullable ? "yes" : "-", bench_c2c_fields[f].doc);
-		return 0;
-	}
-	json_t *fields = json_array(), *c2c = json_array(), *j;
-
-	for (int f = 0; f < BF_NR; f++) {
-		const struct bench_field *d = &bench_fields[f];
-
-		json_array_append_new(fields, json_pack("{s:s,s:s,s:s,s:s,s:s,s:b,s:o,s:s}", "path", d->path,
-				      "type", bench_ftype_name(d->type), "identity", bench_fident_name(d->ident),
-				      "reps", bench_fsum_name(d->sum), "when", bench_fwhen_names[d->when],
-				      "csv", d->csv, "default", d->def ? json_loads(d->def, JSON_DECODE_ANY, NULL)
-				      : json_null(), "doc", d->doc));
-	}
-	for (int f = 0; f < bench_c2c_nr_fields; f++)
-		json_array_append_new(c2c, json_pack("{s:s,s:s,s:s,s:b,s:s}", "path", bench_c2c_fields[f].path,
-				      "type", bench_ftype_name(bench_c2c_fields[f].type), "when",
-				      bench_c2c_fields[f].when == BCW_ALL ? "always" : "measured",
-				      "nullable", bench_c2c_fields[f].nullable, "doc", bench_c2c_fields[f].doc));
-	j = json_pack("{s:i,s:o,s:o}", "schema", BENCH_SCHEMA_VERSION, "fields", fields, "c2c_fields", c2c);
-	json_dumpf(j, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-	putchar('\n');
-	json_decref(j);
-	return 0;
+	return n[w];
 }

@@ -184,6 +184,7 @@ int bench_field_find(const char *path);
 const char *bench_ftype_name(enum bench_ftype t);
 const char *bench_fident_name(enum bench_fident i);
 const char *bench_fsum_name(enum bench_fsum s);
+const char *bench_fwhen_name(enum bench_fwhen w);
 
 /* Compare and recommend: the field is part of a configuration's identity (KEY or KNOB). */
 static inline int bench_field_is_config(int f)
@@ -203,7 +204,7 @@ static inline int bench_field_is_resume_key(int f)
  * is a member of each element of array a.  WHEN: BCW_ALL in every c2c line,
  * BCW_MEASURED only in a measured one (not in a --dry-run plan).  NULLABLE 1:
  * null where DOC says.  The c2c writer emits its top-level members in this
- * order and nothing else (bench/c2c_cmd.c); tests/cli_c2c.sh checks lines
+ * order and nothing else (bench/cmd-c2c.c); tests/cli_c2c.sh checks lines
  * against every row.  Its version is BENCH_SCHEMA_VERSION too.
  */
 enum bench_c2c_when { BCW_ALL, BCW_MEASURED };
@@ -297,8 +298,5 @@ struct bench_c2c_field {
 
 extern const struct bench_c2c_field bench_c2c_fields[];
 extern const int bench_c2c_nr_fields;
-
-/* `ctrbench schema [--format json]`: the table. */
-int bench_cmd_schema(int argc, char **argv);
 
 #endif /* BENCH_SCHEMA_H */

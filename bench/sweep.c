@@ -46,266 +46,7 @@
 #include "schema.h"
 #include "sweep.h"
 
-#define SWEEP_MAX_THREADS 4096		/* as run --threads */
-#define SWEEP_MAX_CONFIGS 1000000	/* a cross product past this is a typo, not a plan */
-#define SWEEP_MAX_PLAN (64 * 1024)	/* a plan is a few lines; it is copied into every result */
 #define SWEEP_CHILD_SECS 0.15		/* a child's own start (hwloc, TSC calibration), measured here */
-
-/* The options a sweep takes with a value; a plan file takes the same names. */
-enum {
-	SO_ALGO, SO_WORKLOAD, SO_SHAPE, SO_THREADS, SO_PLACEMENT, SO_REPS, SO_DURATION, SO_WARMUP,
-	SO_READERS, SO_OPTIONS, SO_FLUSH, SO_WORK_NS, SO_NOTE, SO_OUT, SO_EVENTS, SO_NR,
-	SO_PLAN = SO_NR, SO_RESUME,
-};
-
-static const char *const sweep_opt_names[SO_NR] = {
-	"algo", "workload", "shape", "threads", "placement", "reps", "duration-ms", "warmup-ms",
-	"readers", "options", "flush-period-ms", "work-ns", "note", "out", "events",
-};
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-
-	if (!d)
-		die("out of memory");
-	return d;
-}
-
-/* Text that JSON cannot hold (not UTF-8) would vanish from the results: refuse it. */
-static void sweep_check_utf8(const char *what, const char *s)
-{
-	json_t *j = json_string(s);
-
-	if (!j)
-		die("bad value for %s (not UTF-8)", what);
-	json_decref(j);
-}
-
-/* s split at sep into fresh strings; an empty item or one given twice is bad input for --opt. */
-static char **sweep_split(const char *opt, const char *s, char sep, int *n)
-{
-	char *copy = xstrdup(s), *p = copy, *item, seps[2] = { sep, 0 };
-	char **v = xcalloc(strlen(s) + 1, sizeof(*v));
-
-	*n = 0;
-	while ((item = strsep(&p, seps))) {
-		if (!*item)
-			die("empty item in --%s '%s'", opt, s);
-		for (int i = 0; i < *n; i++)
-			if (!strcmp(v[i], item))
-				die("'%s' given twice in --%s '%s'", item, opt, s);
-		v[(*n)++] = xstrdup(item);
-	}
-	free(copy);
-	return v;
-}
-
-/* A whole decimal in [1, SWEEP_MAX_THREADS], or -1. */
-static int sweep_thread_count(const char *s, size_t len)
-{
-	long v = 0;
-
-	if (!len || len > 4)
-		return -1;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	return v >= 1 && v <= SWEEP_MAX_THREADS ? (int)v : -1;
-}
-
-/*
- * `nodes`: 1, then the PUs of one NUMA node, of two, ..., of all (the
- * steps the Linux kernel test robot's will-it-scale sweeps take), nodes in
- * logical order.  A machine without NUMA information is one node.
- */
-static void sweep_node_steps(const struct topo *t, char *want)
-{
-	int nr = topo_nr_pus(t), *per_node = xcalloc((size_t)nr + 1, sizeof(int)), max = 0, sum = 0;
-	struct topo_pu_info info;
-
-	for (int i = 0; i < nr; i++) {
-		int node = topo_pu_at(t, i, &info) || info.numa < 0 ? 0 : info.numa;
-
-		per_node[node < nr ? node : nr]++;
-		if (node > max)
-			max = node < nr ? node : nr;
-	}
-	want[1] = 1;
-	for (int n = 0; n <= max; n++) {
-		sum += per_node[n];
-		if (sum >= 1 && sum <= SWEEP_MAX_THREADS)
-			want[sum] = 1;
-	}
-	free(per_node);
-}
-
-/* --threads: N, A..B and `nodes`, comma-separated; the union, ascending. */
-static int *sweep_parse_threads(const char *s, const struct topo *t, int *n)
-{
-	char *want = xcalloc(SWEEP_MAX_THREADS + 1, 1);
-	char *copy = xstrdup(s), *p = copy, *item;
-	int *v;
-
-	while ((item = strsep(&p, ","))) {
-		const char *dots = strstr(item, "..");
-		int a, b;
-
-		if (!strcmp(item, "nodes")) {
-			sweep_node_steps(t, want);
-			continue;
-		}
-		if (dots) {
-			a = sweep_thread_count(item, (size_t)(dots - item));
-			b = sweep_thread_count(dots + 2, strlen(dots + 2));
-		} else {
-			a = b = sweep_thread_count(item, strlen(item));
-		}
-		if (a < 0 || b < 0 || a > b)
-			die("bad value '%s' in --threads '%s' (want N, A..B with A <= B, or nodes,"
-			    " comma-separated; counts from 1 to %d)", item, s, SWEEP_MAX_THREADS);
-		for (int k = a; k <= b; k++)
-			want[k] = 1;
-	}
-	*n = 0;
-	for (int k = 1; k <= SWEEP_MAX_THREADS; k++)
-		*n += want[k];
-	v = xcalloc((size_t)*n, sizeof(int));
-	*n = 0;
-	for (int k = 1; k <= SWEEP_MAX_THREADS; k++)
-		if (want[k])
-			v[(*n)++] = k;
-	free(want);
-	free(copy);
-	return v;
-}
-
-/*
- * --placement: names separated by ',' ("compact,scatter"), or by ';' as
- * soon as one is a list:CPUS, whose own commas would split it
- * ("compact;list:0,2-3").  A lone list:CPUS needs no ';'.
- */
-static char **sweep_parse_placements(const char *s, const struct topo *t, int *n)
-{
-	char **v, err[256];
-	int pu;
-
-	if (strchr(s, ';'))
-		v = sweep_split("placement", s, ';', n);
-	else if (!strncmp(s, "list:", 5)) {
-		v = xcalloc(1, sizeof(*v));
-		v[0] = xstrdup(s);
-		*n = 1;
-	} else {
-		v = sweep_split("placement", s, ',', n);
-	}
-	/* Whether a policy is known does not depend on the thread count: try each with one thread. */
-	for (int i = 0; i < *n; i++)
-		if (topo_place(t, v[i], 1, &pu, NULL, err, sizeof(err))) {
-			if (!strchr(s, ';') && strstr(s, "list:"))
-				die("bad value '%s' in --placement '%s' (a list:CPUS among other placements"
-				    " needs ';' between them: compact;list:0,1)", v[i], s);
-			die("%s", err);
-		}
-	return v;
-}
-
-static const struct bench_algo **sweep_parse_algos(const char *s, int *n)
-{
-	const struct bench_algo **v;
-	char **names;
-
-	if (!strcmp(s, "all")) {
-		v = xcalloc((size_t)bench_nr_algos, sizeof(*v));
-		for (int i = 0; i < bench_nr_algos; i++)
-			v[i] = &bench_algos[i];
-		*n = bench_nr_algos;
-		return v;
-	}
-	names = sweep_split("algo", s, ',', n);
-	v = xcalloc((size_t)*n, sizeof(*v));
-	for (int i = 0; i < *n; i++) {
-		v[i] = bench_algo_find(names[i]);
-		if (!v[i])
-			die("unknown algorithm '%s' (ctrbench list shows them)", names[i]);
-		free(names[i]);
-	}
-	free(names);
-	return v;
-}
-
-static int sweep_has_workload(const struct bench_sweep *s, const char *w)
-{
-	for (int i = 0; i < s->nr_workloads; i++)
-		if (!strcmp(s->workload[i], w))
-			return 1;
-	return 0;
-}
-
-void bench_sweep_check(const struct bench_sweep *s)
-{
-	const struct ctr_params p = { .nr_nodes = 1, .nr_cpus = 1, .options = s->options,
-				      .flush_period_ms = s->flush_period_ms };
-	long configs = 1;
-
-	for (int i = 0; i < s->nr_workloads; i++)
-		if (strcmp(s->workload[i], "update") && strcmp(s->workload[i], "charge") &&
-		    strcmp(s->workload[i], "readers"))
-			die("unknown workload '%s' (want update, charge or readers)", s->workload[i]);
-	for (int i = 0; i < s->nr_shapes; i++) {
-		struct bench_shape shape;
-		const char *why;
-
-		if (bench_shape_parse(s->shape[i], &shape, &why))
-			die("bad shape '%s' (%s)", s->shape[i], why);
-		bench_shape_free(&shape);
-	}
-	if (s->readers >= 0 && !sweep_has_workload(s, "readers"))
-		die("--readers %d needs the readers workload in --workload", s->readers);
-	if (s->work_ns && sweep_has_workload(s, "readers"))
-		die("--work-ns applies to the update and charge workloads, not to readers");
-	if (sweep_has_workload(s, "readers"))
-		for (int i = 0; i < s->nr_threads; i++)
-			if (s->threads[i] + (s->readers < 0 ? 1 : s->readers) > SWEEP_MAX_THREADS)
-				die("too many threads: --threads %d plus --readers %d", s->threads[i],
-				    s->readers < 0 ? 1 : s->readers);
-	if (s->options)
-		sweep_check_utf8("--options", s->options);
-	if (s->note)
-		sweep_check_utf8("--note", s->note);
-	/* As `run` checks --options and --flush-period-ms: on a one-node tree, before anything runs. */
-	for (int i = 0; i < s->nr_algos && (s->options || s->flush_period_ms); i++) {
-		struct ctr_tree *t;
-
-		if (s->algo[i]->baseline) {
-			if (s->options)
-				die("bad value '%s' for --options (%s is a harness baseline: it takes none)",
-				    s->options, s->algo[i]->name);
-			continue;
-		}
-		errno = 0;
-		t = ctr_tree_new(s->algo[i]->algo, &p);
-		if (!t && errno == EINVAL)
-			die("bad value '%s' for --options (not taken by %s; docs/algorithms.md lists"
-			    " each algorithm's options)", s->options ? s->options : "", s->algo[i]->name);
-		ctr_tree_free(t);
-	}
-	configs = (long)s->nr_algos * s->nr_workloads * s->nr_shapes * s->nr_placements;
-	if (configs * s->nr_threads > SWEEP_MAX_CONFIGS)
-		die("too many configurations: %ld (at most %d in one sweep)", configs * s->nr_threads,
-		    SWEEP_MAX_CONFIGS);
-}
 
 /* ---- one configuration ---- */
 
@@ -374,10 +115,10 @@ static void sweep_describe(const struct sweep_config *c, char *buf, size_t len)
 /* argv of the child: `ctrbench run` with this configuration, JSON out. */
 static char **sweep_child_argv(const struct bench_sweep *s, const struct sweep_config *c)
 {
-	char **argv = xcalloc(40, sizeof(*argv));
+	char **argv = bench_xcalloc(40, sizeof(*argv));
 	int n = 0;
 
-#define ARG(x) (argv[n++] = xstrdup(x))
+#define ARG(x) (argv[n++] = bench_xstrdup(x))
 #define ARGI(opt, v) do { char b_[24]; snprintf(b_, sizeof(b_), "%d", (v)); ARG(opt); ARG(b_); } while (0)
 	ARG("ctrbench");
 	ARG("run");
@@ -544,10 +285,10 @@ static void sweep_run_child(char **argv, struct sweep_child *ch)
 	while (waitpid(pid, &ch->status, 0) < 0 && errno == EINTR)
 		;
 	if (!ch->out)
-		ch->out = xcalloc(1, 1);
+		ch->out = bench_xcalloc(1, 1);
 	ch->out[ch->len] = 0;
 	elen = lseek(efd, 0, SEEK_END);
-	ch->err = xcalloc((size_t)(elen > 0 ? elen : 0) + 1, 1);
+	ch->err = bench_xcalloc((size_t)(elen > 0 ? elen : 0) + 1, 1);
 	if (elen > 0 && pread(efd, ch->err, (size_t)elen, 0) < 0)
 		ch->err[0] = 0;
 	close(efd);
@@ -624,7 +365,7 @@ static void sweep_open_out(struct sweep_state *st)
 		die("'%s' is being written by another sweep (it holds the lock)", s->out);
 	if (created) {
 		/* The new name must survive a crash too, not only the lines. */
-		char *dir = xstrdup(s->out), *slash = strrchr(dir, '/');
+		char *dir = bench_xstrdup(s->out), *slash = strrchr(dir, '/');
 		int dfd;
 
 		if (slash)
@@ -644,7 +385,7 @@ static void sweep_open_out(struct sweep_state *st)
 			" a sweep killed while writing it); the configuration it held is run again\n", s->out,
 			r.partial_bytes);
 	}
-	st->done = xcalloc((size_t)r.n, sizeof(*st->done));
+	st->done = bench_xcalloc((size_t)r.n, sizeof(*st->done));
 	for (int i = 0; i < r.n; i++) {
 		json_t *o = r.line[i].obj, *done = json_object_get(o, "reps_done"),
 		       *asked = json_object_get(o, "reps_requested");
@@ -779,6 +520,78 @@ static json_t *sweep_check_output(const struct sweep_child *ch, const char *want
 	return o;
 }
 
+/*
+ * What a child left: recorded (appended to --out) when it printed this
+ * configuration's line with every rep done, else reported.  Returns 1 when
+ * the configuration failed (not recorded, or recorded with a verification
+ * failure), 0 when recorded clean; *recorded says whether it was appended.
+ */
+static int sweep_record(struct sweep_state *st, struct sweep_child *ch, const char *key, const char *what,
+			int *recorded)
+{
+	const struct bench_sweep *s = st->s;
+	const char *why = NULL;
+	int failed = 0;
+	json_t *o;
+
+	*recorded = 0;
+	if (WIFEXITED(ch->status) && WEXITSTATUS(ch->status) == 2) {
+		/* Bad input the checks above missed: every configuration would repeat it. */
+		sweep_clear_progress(st);
+		ch->err[strcspn(ch->err, "\n")] = 0;
+		die("sweep: %s: run refused its arguments: %s", what, ch->err);
+	}
+	o = WIFEXITED(ch->status) ? sweep_check_output(ch, key, &why) : NULL;
+	if (o && json_is_integer(json_object_get(o, "reps_done")) &&
+	    json_integer_value(json_object_get(o, "reps_done")) < s->reps) {
+		why = "stopped before its last repetition";
+		json_decref(o);
+		o = NULL;
+	}
+	if (o) {
+		const char *v = json_string_value(json_object_get(o, "verify"));
+		char *line;
+
+		json_object_set(o, "sweep", st->sweep_rec);
+		line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		if (!line)
+			die("out of memory");
+		line = realloc(line, strlen(line) + 2);
+		if (!line)
+			die("out of memory");
+		strcat(line, "\n");
+		sweep_append(st, line, strlen(line));
+		free(line);
+		*recorded = 1;
+		if (WEXITSTATUS(ch->status) != 0) {
+			char msg[640];
+
+			snprintf(msg, sizeof(msg), "%s: verification failed (verify: %s; recorded)",
+				 what, v ? v : "?");
+			sweep_report(st, msg, ch->err);
+			failed = 1;
+		} else if (ch->err[0]) {
+			char msg[640];
+
+			snprintf(msg, sizeof(msg), "%s: done, and run said:", what);
+			sweep_report(st, msg, ch->err);
+		}
+		json_decref(o);
+	} else {
+		char msg[640];
+
+		if (WIFSIGNALED(ch->status))
+			snprintf(msg, sizeof(msg), "%s: run died of signal %d (%s); not recorded", what,
+				 WTERMSIG(ch->status), strsignal(WTERMSIG(ch->status)));
+		else
+			snprintf(msg, sizeof(msg), "%s: run exited %d and %s; not recorded", what,
+				 WEXITSTATUS(ch->status), why ? why : "printed no result");
+		sweep_report(st, msg, ch->err);
+		failed = 1;
+	}
+	return failed;
+}
+
 int bench_sweep_exec(const struct bench_sweep *s)
 {
 	struct sweep_state st = { .s = s, .tty = isatty(STDERR_FILENO) };
@@ -814,8 +627,7 @@ int bench_sweep_exec(const struct bench_sweep *s)
 		char *key = sweep_expected_key(s, &c, st.build), **argv;
 		struct sweep_done *prev = sweep_find_done(&st, key);
 		struct sweep_child ch;
-		const char *why = NULL;
-		json_t *o;
+		int recorded;
 
 		if (prev) {
 			old_mismatch += prev->mismatch;
@@ -835,60 +647,8 @@ int bench_sweep_exec(const struct bench_sweep *s)
 			break;
 		}
 		ran++;
-		if (WIFEXITED(ch.status) && WEXITSTATUS(ch.status) == 2) {
-			/* Bad input the checks above missed: every configuration would repeat it. */
-			sweep_clear_progress(&st);
-			ch.err[strcspn(ch.err, "\n")] = 0;
-			die("sweep: %s: run refused its arguments: %s", what, ch.err);
-		}
-		o = WIFEXITED(ch.status) ? sweep_check_output(&ch, key, &why) : NULL;
-		if (o && json_is_integer(json_object_get(o, "reps_done")) &&
-		    json_integer_value(json_object_get(o, "reps_done")) < s->reps) {
-			why = "stopped before its last repetition";
-			json_decref(o);
-			o = NULL;
-		}
-		if (o) {
-			const char *v = json_string_value(json_object_get(o, "verify"));
-			char *line;
-
-			json_object_set(o, "sweep", st.sweep_rec);
-			line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-			if (!line)
-				die("out of memory");
-			line = realloc(line, strlen(line) + 2);
-			if (!line)
-				die("out of memory");
-			strcat(line, "\n");
-			sweep_append(&st, line, strlen(line));
-			free(line);
-			done++;
-			if (WEXITSTATUS(ch.status) != 0) {
-				char msg[640];
-
-				snprintf(msg, sizeof(msg), "%s: verification failed (verify: %s; recorded)",
-					 what, v ? v : "?");
-				sweep_report(&st, msg, ch.err);
-				failed = 1;
-			} else if (ch.err[0]) {
-				char msg[640];
-
-				snprintf(msg, sizeof(msg), "%s: done, and run said:", what);
-				sweep_report(&st, msg, ch.err);
-			}
-			json_decref(o);
-		} else {
-			char msg[640];
-
-			if (WIFSIGNALED(ch.status))
-				snprintf(msg, sizeof(msg), "%s: run died of signal %d (%s); not recorded", what,
-					 WTERMSIG(ch.status), strsignal(WTERMSIG(ch.status)));
-			else
-				snprintf(msg, sizeof(msg), "%s: run exited %d and %s; not recorded", what,
-					 WEXITSTATUS(ch.status), why ? why : "printed no result");
-			sweep_report(&st, msg, ch.err);
-			failed = 1;
-		}
+		failed |= sweep_record(&st, &ch, key, what, &recorded);
+		done += recorded;
 		free(ch.out);
 		free(ch.err);
 		free(key);
@@ -920,169 +680,4 @@ int bench_sweep_exec(const struct bench_sweep *s)
 	json_decref(st.build);
 	json_decref(st.sweep_rec);
 	return failed;
-}
-
-/* ---- the command line and plan files ---- */
-
-/*
- * A plan: one option per line, "name value" with the names of the flags
- * (a leading "--" is allowed), '#' comment lines and blank lines.  A flag
- * on the command line overrides the plan's line of the same name, so one
- * plan serves a quick check (--duration-ms 50 --out /tmp/x.jsonl) and the
- * real sweep.
- */
-static char *sweep_read_plan(const char *path, const char *val[SO_NR], const int from_cli[SO_NR])
-{
-	FILE *f = fopen(path, "r");
-	char *text = xcalloc(SWEEP_MAX_PLAN + 2, 1), *p, *line;
-	int in_plan[SO_NR] = { 0 }, lineno = 0;
-	size_t len;
-
-	if (!f)
-		die("cannot open plan '%s': %s", path, strerror(errno));
-	len = fread(text, 1, SWEEP_MAX_PLAN + 1, f);
-	if (ferror(f))
-		die("cannot read plan '%s': %s", path, strerror(errno));
-	fclose(f);
-	if (len > SWEEP_MAX_PLAN)
-		die("plan '%s' is larger than %d bytes: it is kept in every result line", path, SWEEP_MAX_PLAN);
-	if (strlen(text) != len)
-		die("plan '%s' is not text (a NUL byte)", path);
-	sweep_check_utf8("the plan", text);
-	p = xstrdup(text);
-	for (char *rest = p; (line = strsep(&rest, "\n")); ) {
-		char *key, *value, *end;
-		int k;
-
-		lineno++;
-		while (*line == ' ' || *line == '\t')
-			line++;
-		end = line + strlen(line);
-		while (end > line && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
-			*--end = 0;
-		if (!*line || *line == '#')
-			continue;
-		key = line;
-		if (!strncmp(key, "--", 2))
-			key += 2;
-		value = key + strcspn(key, " \t");
-		if (*value)
-			*value++ = 0;
-		value += strspn(value, " \t");
-		if (!strcmp(key, "plan") || !strcmp(key, "resume"))
-			die("%s:%d: '%s' belongs on the command line, not in a plan", path, lineno, key);
-		for (k = 0; k < SO_NR && strcmp(key, sweep_opt_names[k]); k++)
-			;
-		if (k == SO_NR)
-			die("%s:%d: unknown option '%s' (want algo, workload, shape, threads, placement, reps,"
-			    " duration-ms, warmup-ms, readers, options, flush-period-ms, work-ns, note, out or events)",
-			    path, lineno, key);
-		if (!*value)
-			die("%s:%d: '%s' needs a value", path, lineno, key);
-		if (in_plan[k]++)
-			die("%s:%d: '%s' given twice in the plan", path, lineno, key);
-		if (!from_cli[k])
-			val[k] = xstrdup(value);
-	}
-	free(p);
-	return text;
-}
-
-int bench_cmd_sweep(int argc, char **argv)
-{
-	struct option opts[SO_NR + 3] = { { 0 } };
-	const char *val[SO_NR] = { 0 };
-	int from_cli[SO_NR] = { 0 }, opt;
-	struct bench_sweep s = { .reps = 5, .duration_ms = 1000, .warmup_ms = 200, .readers = -1 };
-	struct topo *topo;
-	char err[256], **workloads;
-	int ret;
-
-	for (int k = 0; k < SO_NR; k++)
-		opts[k] = (struct option){ sweep_opt_names[k], required_argument, NULL, k };
-	opts[SO_NR] = (struct option){ "plan", required_argument, NULL, SO_PLAN };
-	opts[SO_NR + 1] = (struct option){ "resume", no_argument, NULL, SO_RESUME };
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		if (opt >= 0 && opt < SO_NR) {
-			val[opt] = optarg;
-			from_cli[opt] = 1;
-		} else if (opt == SO_PLAN) {
-			s.plan_file = optarg;
-		} else if (opt == SO_RESUME) {
-			s.resume = 1;
-		} else {
-			bench_die_getopt(opt, argv);
-		}
-	}
-	if (optind < argc)
-		die("unexpected argument '%s'", argv[optind]);
-	if (s.plan_file)
-		s.plan_text = sweep_read_plan(s.plan_file, val, from_cli);
-	if (!val[SO_ALGO])
-		die("sweep needs --algo (a list, or all)");
-	if (!val[SO_SHAPE])
-		die("sweep needs --shape (a list of chain:D or tree:AxB...)");
-	if (!val[SO_THREADS])
-		die("sweep needs --threads (a list: 1,2,4, 1..8, nodes)");
-	if (!val[SO_OUT])
-		die("sweep needs --out FILE (results are appended to it, one JSON line per configuration)");
-	if (!*val[SO_OUT])
-		die("bad value '' for --out (want a file name)");
-	topo = topo_load(NULL, err, sizeof(err));
-	if (!topo)
-		die("%s", err);
-	s.algo = sweep_parse_algos(val[SO_ALGO], &s.nr_algos);
-	workloads = sweep_split("workload", val[SO_WORKLOAD] ? val[SO_WORKLOAD] : "update", ',',
-				&s.nr_workloads);
-	s.workload = (const char **)workloads;
-	s.shape = sweep_split("shape", val[SO_SHAPE], ',', &s.nr_shapes);
-	s.threads = sweep_parse_threads(val[SO_THREADS], topo, &s.nr_threads);
-	s.placement = sweep_parse_placements(val[SO_PLACEMENT] ? val[SO_PLACEMENT] : "compact", topo,
-					     &s.nr_placements);
-	topo_free(topo);
-	if (val[SO_REPS])
-		s.reps = bench_parse_int("reps", val[SO_REPS], 1, 1000);
-	if (val[SO_DURATION])
-		s.duration_ms = bench_parse_int("duration-ms", val[SO_DURATION], 1, 3600 * 1000);
-	if (val[SO_WARMUP])
-		s.warmup_ms = bench_parse_int("warmup-ms", val[SO_WARMUP], 0, 3600 * 1000);
-	if (val[SO_READERS])
-		s.readers = bench_parse_int("readers", val[SO_READERS], 1, SWEEP_MAX_THREADS);
-	if (val[SO_FLUSH])
-		s.flush_period_ms = bench_parse_int("flush-period-ms", val[SO_FLUSH], 1, 3600 * 1000);
-	if (val[SO_WORK_NS])
-		s.work_ns = bench_parse_int("work-ns", val[SO_WORK_NS], 0, 10 * 1000 * 1000);
-	s.options = val[SO_OPTIONS];
-	s.events = val[SO_EVENTS];
-	if (s.events) {
-		struct pmu_event_spec *spec = NULL;
-		int nr;
-
-		pmu_init();
-		if (pmu_events_parse(s.events, &spec, &nr, err, sizeof(err)))
-			die("%s", err);
-		free(spec);
-	}
-	s.note = val[SO_NOTE];
-	s.out = val[SO_OUT];
-	bench_sweep_check(&s);
-	ret = bench_sweep_exec(&s);
-	for (int k = 0; k < SO_NR; k++)
-		if (!from_cli[k])
-			free((char *)val[k]);	/* from the plan */
-	for (int i = 0; i < s.nr_workloads; i++)
-		free(workloads[i]);
-	for (int i = 0; i < s.nr_shapes; i++)
-		free(s.shape[i]);
-	for (int i = 0; i < s.nr_placements; i++)
-		free(s.placement[i]);
-	free(workloads);
-	free(s.shape);
-	free(s.placement);
-	free(s.threads);
-	free(s.algo);
-	free(s.plan_text);
-	return ret;
 }

@@ -60,7 +60,6 @@ BADVAL="atomic_tree,,locked_tree" bad run --algo atomic_tree,,locked_tree --work
 BADVAL="given twice" bad run --algo atomic_tree,atomic_tree --workload update --shape chain:2 --threads 1
 BADVAL="chain:5000" bad run --algo atomic_tree --workload update --shape chain:5000 --threads 1
 BADVAL="tree:3000x3000" bad run --algo atomic_tree --workload update --shape tree:3000x3000 --threads 1
-BADVAL="--algo" bad run --workload update --shape chain:2 --threads 1
 
 # list: every algorithm of libctr and both baselines, one a line, name then summary.
 "$B" list >"$tmp/list"

@@ -104,7 +104,7 @@ PY
 rc=$?
 missing=
 for w in --cpus --pairs --home --op --reps --samples --iters --events --topology --dry-run --format \
-	"Default all" "all (default)" "first-touch (default" "cas (default" "default 5" "default 300" \
+	"default all" "all (default)" "first-touch (default" "cas (default" "default 5" "default 300" \
 	"default 1000" "default bounce" "table (default)" "default this" "default: measure"; do
 	grep -qF -- "$w" "$tmp/h" || missing="$missing [$w]"
 done

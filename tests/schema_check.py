@@ -62,6 +62,18 @@ def other_value(f, v):
     return (v or "x") + "-other"
 
 
+def with_other(line, f):
+    """A copy of line whose field f holds another value of its type (the default where absent)."""
+    cur = get(line, f["path"])
+    b = json.loads(json.dumps(line))
+    put(b, f["path"], other_value(f, f["default"] if cur is KeyError else cur))
+    return b
+
+
+def identity_fields():
+    return [f for f in fields if f["identity"] != "none" and f["path"] != "schema"]
+
+
 schema = json.loads(ctr("schema").stdout)
 fields = schema["fields"]
 version = schema["schema"]
@@ -125,15 +137,8 @@ def compare_with(changed):
 
 
 bad = []
-for f in fields:
-    if f["identity"] == "none" or f["path"] == "schema":
-        continue
-    cur = get(base, f["path"])
-    if cur is KeyError:
-        cur = f["default"]
-    b = json.loads(json.dumps(base))
-    put(b, f["path"], other_value(f, cur))
-    rows = compare_with(b)
+for f in identity_fields():
+    rows = compare_with(with_other(base, f))
     if f["identity"] in ("key", "knob"):
         good = len(rows) == 2 and all(r["verdict"].startswith("only in") and
                                        r.get("unmatched", "").startswith(f["path"] + " differs")
@@ -158,16 +163,9 @@ p = ctr(*(SW + ["--resume"]))
 with open(out) as fh:
     if len(fh.readlines()) != 1:
         bad.append("an unchanged line was run again")
-for f in fields:
-    if f["identity"] == "none" or f["path"] == "schema":
-        continue
-    cur = get(line, f["path"])
-    if cur is KeyError:
-        cur = f["default"]
-    b = json.loads(json.dumps(line))
-    put(b, f["path"], other_value(f, cur))
+for f in identity_fields():
     with open(out, "w") as fh:
-        fh.write(json.dumps(b) + "\n")
+        fh.write(json.dumps(with_other(line, f)) + "\n")
     ctr(*(SW + ["--resume"]))
     with open(out) as fh:
         n = len(fh.readlines())
@@ -199,14 +197,8 @@ for f in fields:
         continue
     changed = []
     for r in rec_lines:
-        r = json.loads(json.dumps(r))
-        if r["algo"] == "percpu_hier":
-            cur = get(r, f["path"])
-            put(r, f["path"], other_value(f, f["default"] if cur is KeyError else cur))
-        changed.append(r)
+        changed.append(with_other(r, f) if r["algo"] == "percpu_hier" else r)
     path = os.path.join(TMP, "rec.jsonl")
-    with open(path, "w") as fh:
-        fh.write("".join(json.dumps(r) + "\n" for r in changed))
     changed_lines = changed + [r for r in rec_lines if r["algo"] == "percpu_hier"]
     with open(path, "w") as fh:
         fh.write("".join(json.dumps(r) + "\n" for r in changed_lines))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * c2c_cmd.c - `ctrbench c2c`: two pinned threads bounce one cache line, pair
+ * cmd-c2c.c - `ctrbench c2c`: two pinned threads bounce one cache line, pair
  * by pair; the one-way time per transfer is summarized per topology distance
  * class, with the line's home NUMA node chosen (first touch, node:K, each
  * node in turn) and checked with move_pages(2).
@@ -37,7 +37,8 @@
 
 #include <jansson.h>
 
-#include "c2c_cmd.h"
+#include "builtin.h"
+#include "c2c.h"
 #include "cli.h"
 #include "env.h"
 #include "reps.h"
@@ -1192,7 +1193,7 @@ static const char *c2c_usage =
 	"\n"
 	"Two threads pinned to CPUs a and b bounce one cache line; the time per transfer is\n"
 	"reported per pair and per distance class (smt, ccx, numa, package, remote).\n"
-	"  --cpus LIST|all     CPUs to pair (0,2,4-7; one named twice is measured once). Default all.\n"
+	"  --cpus LIST|all     CPUs to pair (default all; 0,2,4-7: one named twice is measured once).\n"
 	"  --pairs MODE        all (default), sample:N (N pairs drawn from all) or per-class:N\n"
 	"                      (N from each class present). Draws are fixed: the same plan every run.\n"
 	"  --home H            where the line lives: first-touch (default: the main thread touches it,\n"
@@ -1209,7 +1210,9 @@ static const char *c2c_usage =
 	"                      machine): needs --dry-run.\n"
 	"  --dry-run           print the plan and its time estimate, measure nothing (default: measure).\n"
 	"  --format F          table (default), json (one object, with a calibration member:\n"
-	"                      class -> one-way ns) or csv (class rows, then pair rows).\n";
+	"                      class -> one-way ns) or csv (class rows, then pair rows).\n"
+	"\n"
+	"example: ctrbench c2c --pairs per-class:4 --format json > c2c.json\n";
 
 static enum c2c_op c2c_parse_op(const char *s)
 {

@@ -12,7 +12,7 @@
 
 #include "cli.h"
 #include "../pmu/pmu.h"
-#include "events_cmd.h"
+#include "builtin.h"
 
 /* Every generic event, then the preset's events not among them. */
 static char *bench_events_default(void)
@@ -62,50 +62,10 @@ static void bench_events_work(void)
 	sched_yield();
 }
 
-int bench_cmd_events(int argc, char **argv)
+/* What was counted between start and stop, per event: a table, or one JSON object. */
+static void bench_events_print(const struct pmu_group *g, const struct pmu_event_spec *ev, int n,
+			       const struct pmu_count *start, const struct pmu_count *stop, int json)
 {
-	static const struct option opts[] = {
-		{ "events", required_argument, NULL, 'e' },
-		{ "format", required_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct pmu_count start[PMU_MAX_EVENTS], stop[PMU_MAX_EVENTS];
-	const char *list = NULL;
-	struct pmu_event_spec *ev;
-	struct pmu_group *g;
-	char *deflist = NULL, err[256];
-	int json = 0, n, c;
-
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			list = optarg;
-			break;
-		case 'f':
-			json = bench_parse_table_json("events", optarg);
-			break;
-		default:
-			bench_die_getopt(c, argv);
-		}
-	}
-	if (optind < argc)
-		die("unexpected argument '%s'", argv[optind]);
-	pmu_init();
-	if (!list)
-		list = deflist = bench_events_default();
-	if (pmu_events_parse(list, &ev, &n, err, sizeof(err)))
-		die("%s", err);
-
-	g = calloc(1, sizeof(*g));
-	if (!g)
-		die("out of memory");
-	pmu_group_open(g, ev, n);
-	pmu_group_read(g, NULL, start);
-	bench_events_work();
-	pmu_group_read(g, NULL, stop);
-
 	json_t *root = json_object(), *arr = json_array(), *unavail = json_object();
 
 	int w = (int)strlen("event");
@@ -150,6 +110,64 @@ int bench_cmd_events(int argc, char **argv)
 		json_decref(unavail);
 	}
 	json_decref(root);
+}
+
+static const char *const events_help =
+	"usage: ctrbench events [options]\n"
+	"\n"
+	"What this machine can count (perf events opened on this thread), and why not the rest.\n"
+	"\n"
+	"  --events LIST|bounce     events to try (default: every generic event and the bounce preset)\n"
+	"  --format F               table or json (default table)\n"
+	"\n"
+	"example: ctrbench events --events cycles,instructions\n";
+
+int bench_cmd_events(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "events", required_argument, NULL, 'e' },
+		{ "format", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pmu_count start[PMU_MAX_EVENTS], stop[PMU_MAX_EVENTS];
+	const char *list = NULL;
+	struct pmu_event_spec *ev;
+	struct pmu_group *g;
+	char *deflist = NULL, err[256];
+	int json = 0, n, c;
+
+	optind = 0;
+	bench_help(argc, argv, events_help);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			list = optarg;
+			break;
+		case 'f':
+			json = bench_parse_table_json("events", optarg);
+			break;
+		default:
+			bench_die_getopt(c, argv);
+		}
+	}
+	if (optind < argc)
+		die("unexpected argument '%s'", argv[optind]);
+	pmu_init();
+	if (!list)
+		list = deflist = bench_events_default();
+	if (pmu_events_parse(list, &ev, &n, err, sizeof(err)))
+		die("%s", err);
+
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		die("out of memory");
+	pmu_group_open(g, ev, n);
+	pmu_group_read(g, NULL, start);
+	bench_events_work();
+	pmu_group_read(g, NULL, stop);
+
+	bench_events_print(g, ev, n, start, stop, json);
 	pmu_group_close(g);
 	free(g);
 	free(ev);

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report_cmd.h"
+#include "builtin.h"
 
 #ifndef CTRBENCH_SCRIPTS_DIR
 #define CTRBENCH_SCRIPTS_DIR "scripts"

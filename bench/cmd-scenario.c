@@ -27,7 +27,7 @@
 #include "cli.h"
 #include "output.h"
 #include "reps.h"
-#include "scenario.h"
+#include "builtin.h"
 #include "setup.h"
 
 /* The seed's workers: 20 on an 80-CPU machine. */
@@ -690,7 +690,28 @@ static FILE *scn_open_out(const char *out)
 	return fp;
 }
 
-int bench_cmd_scenario(int argc, char **argv)
+static const char *const scn_help =
+	"usage: ctrbench scenario list | NAME [options]\n"
+	"\n"
+	"A seed thread's experiment on this machine: its table, and every result as a JSON line in\n"
+	"--out (ctrbench scenario list names them and their seeds).\n"
+	"\n"
+	"  --quick                  short runs, every scenario under 30 s (default off)\n"
+	"  --format F               table or json (default table)\n"
+	"  --out FILE               raw results (default ctrbench-NAME-DATE.jsonl; never overwritten)\n"
+	"  --reps K                 (default 3; 1 with --quick)\n"
+	"  --duration-ms MS         (default 1000; stat-read-storm 3000; --quick 60, read storm 400)\n"
+	"  --warmup-ms MS           (default 200; 20 with --quick)\n"
+	"  --flush-period-ms MS     (default a tenth of --duration-ms)\n"
+	"  --readers R              stat-read-storm only (default 1000; 100 with --quick)\n"
+	"  --algo LIST              (default the scenario's own list)\n"
+	"  --work-ns NS             (default 0)\n"
+	"  --no-cap                 the seed's thread counts even past this machine's PUs (default: capped)\n"
+	"\n"
+	"example: ctrbench scenario zswap-store-limit --quick\n";
+
+/* The scenario's options into c; algo_list and out as given (NULL if not). */
+static void scn_parse(int argc, char **argv, struct scn_ctx *c, char **algo_list, const char **out)
 {
 	static const struct option opts[] = {
 		{ "quick", no_argument, NULL, 'q' },
@@ -706,29 +727,8 @@ int bench_cmd_scenario(int argc, char **argv)
 		{ "no-cap", no_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct scn_ctx *c = calloc(1, sizeof(*c));
-	const char *out = NULL, *name;
-	char *algo_list = NULL, *path = NULL;
-	int opt, failed;
+	int opt;
 
-	if (!c)
-		die("out of memory");
-	if (argc < 2)
-		die("scenario needs a name or list (%s)", scn_names());
-	name = argv[1];
-	if (!strcmp(name, "list")) {
-		if (argc > 2)
-			die("unexpected argument '%s'", argv[2]);
-		for (int i = 0; i < scn_nr; i++)
-			printf("%-20s %-26s %s\n", scn_list[i].name, scn_list[i].seed, scn_list[i].what);
-		free(c);
-		return 0;
-	}
-	for (int i = 0; i < scn_nr; i++)
-		if (!strcmp(name, scn_list[i].name))
-			c->s = &scn_list[i];
-	if (!c->s)
-		die("unknown scenario '%s' (want %s)", name, scn_names());
 	c->reps = -1;
 	c->readers = -1;
 	c->warmup_ms = -1;
@@ -747,7 +747,7 @@ int bench_cmd_scenario(int argc, char **argv)
 			c->table = !strcmp(optarg, "table");
 			break;
 		case 'o':
-			out = optarg;
+			*out = optarg;
 			break;
 		case 'k':
 			c->reps = bench_parse_int("reps", optarg, 1, 1000);
@@ -765,7 +765,7 @@ int bench_cmd_scenario(int argc, char **argv)
 			c->readers = bench_parse_int("readers", optarg, 1, 4000);
 			break;
 		case 'a':
-			algo_list = optarg;
+			*algo_list = optarg;
 			break;
 		case 'X':
 			c->base.work_ns = bench_parse_int("work-ns", optarg, 0, 10 * 1000 * 1000);
@@ -786,13 +786,17 @@ int bench_cmd_scenario(int argc, char **argv)
 	/* its workers are this machine's PUs, never capped */
 	if (c->no_cap && (c->s->run == scn_read_storm || c->s->run == scn_admission))
 		die("--no-cap applies to the store, load, scaling and shrinker scenarios");
+}
+
+/* What was not given: the scenario's algorithms and defaults (--quick keeps each under 30 s here). */
+static void scn_defaults(struct scn_ctx *c, char *algo_list)
+{
 	if (algo_list) {
 		c->nr_algos = bench_parse_algos(algo_list, c->algos);
 		c->user_algos = 1;
 	} else {
 		scn_default_algos(c);
 	}
-	/* Defaults: --quick keeps every scenario under 30 s here (the tests run them all). */
 	if (c->reps < 0)
 		c->reps = c->quick ? 1 : 3;
 	if (!c->duration_ms)
@@ -809,6 +813,61 @@ int bench_cmd_scenario(int argc, char **argv)
 		c->algos[c->nr_algos++] = bench_algo_find("rstat_force");
 		c->algos[c->nr_algos++] = bench_algo_find("rstat_unified");
 	}
+}
+
+/* The raw results file: --out, else a dated name of its own (never overwritten); NULL: none. */
+static const char *scn_raw_out(struct scn_ctx *c, const char *out, char **path)
+{
+	c->raw.format = BENCH_FMT_JSON;
+	c->raw.nr_cpus = c->pus;
+	if (!out && c->table) {
+		/* a name of its own per run: results are never overwritten */
+		char stamp[32];
+		time_t now = time(NULL);
+
+		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
+		if (asprintf(path, "ctrbench-%s-%s.jsonl", c->s->name, stamp) < 0)
+			die("out of memory");
+		out = *path;
+	}
+	if (out)
+		c->raw.fp = scn_open_out(out);
+	return out;
+}
+
+/* `ctrbench scenario list`. */
+static int scn_print_list(int argc, char **argv)
+{
+	if (argc > 2)
+		die("unexpected argument '%s'", argv[2]);
+	for (int i = 0; i < scn_nr; i++)
+		printf("%-20s %-26s %s\n", scn_list[i].name, scn_list[i].seed, scn_list[i].what);
+	return 0;
+}
+
+int bench_cmd_scenario(int argc, char **argv)
+{
+	struct scn_ctx *c = calloc(1, sizeof(*c));
+	const char *out = NULL;
+	char *algo_list = NULL, *path = NULL;
+	int failed;
+
+	bench_help(argc, argv, scn_help);
+	if (!c)
+		die("out of memory");
+	if (argc < 2)
+		die("scenario needs a name or list (%s)", scn_names());
+	if (!strcmp(argv[1], "list")) {
+		free(c);
+		return scn_print_list(argc, argv);
+	}
+	for (int i = 0; i < scn_nr; i++)
+		if (!strcmp(argv[1], scn_list[i].name))
+			c->s = &scn_list[i];
+	if (!c->s)
+		die("unknown scenario '%s' (want %s)", argv[1], scn_names());
+	scn_parse(argc, argv, c, &algo_list, &out);
+	scn_defaults(c, algo_list);
 	c->base.flush_period_ms = c->flush_period_ms;
 	c->base.sample_every = BENCH_SAMPLE_EVERY;
 	bench_check_options(&c->base, c->algos, c->nr_algos);
@@ -818,21 +877,7 @@ int bench_cmd_scenario(int argc, char **argv)
 	if (!c->sums)
 		die("out of memory");
 
-	/* Raw results: a file, one fsynced line per summary, unless --format json prints them. */
-	c->raw.format = BENCH_FMT_JSON;
-	c->raw.nr_cpus = c->pus;
-	if (!out && c->table) {
-		/* a name of its own per run: results are never overwritten */
-		char stamp[32];
-		time_t now = time(NULL);
-
-		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
-		if (asprintf(&path, "ctrbench-%s-%s.jsonl", c->s->name, stamp) < 0)
-			die("out of memory");
-		out = path;
-	}
-	if (out)
-		c->raw.fp = scn_open_out(out);
+	out = scn_raw_out(c, out, &path);
 	c->s->run(c);
 	if (bench_was_interrupted())
 		fprintf(stderr, "ctrbench: scenario %s interrupted: what was measured is printed%s%s\n",

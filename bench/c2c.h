@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * c2c_cmd.h - `ctrbench c2c`: the cost of moving one cache line between two
+ * c2c.h - `ctrbench c2c` (cmd-c2c.c): the cost of moving one cache line between two
  * CPUs, per pair and per topology distance class, with the line's home NUMA
  * node chosen and checked.  docs/c2c.md describes it for users.
  *
  * The plan (which CPUs, which pairs, their classes) is separate from the
  * measuring so that tests can check it on synthetic topologies.
  */
-#ifndef BENCH_C2C_CMD_H
-#define BENCH_C2C_CMD_H
+#ifndef BENCH_C2C_H
+#define BENCH_C2C_H
 
 #include <stddef.h>
 
@@ -49,15 +49,6 @@ void c2c_plan_free(struct c2c_plan *p);
 /* Pairs of class cls in the plan. */
 int c2c_plan_count(const struct c2c_plan *p, int cls);
 
-/*
- * ctrbench c2c [--cpus LIST|all] [--pairs all|sample:N|per-class:N]
- *              [--home first-touch|node:K|each] [--op cas|load-store|fetch-add]
- *              [--reps K] [--samples S] [--iters I] [--topology SPEC] [--dry-run]
- *              [--format table|json|csv]
- * argv[0] is "c2c".  Returns the exit status: 0, 1 when the machine refused
- * (binding, memory placement) or a signal stopped it (what was measured is
- * printed); bad input is one line on stderr and exit 2.
- */
-int bench_cmd_c2c(int argc, char **argv);
+/* The command itself: bench_cmd_c2c in builtin.h. */
 
-#endif /* BENCH_C2C_CMD_H */
+#endif /* BENCH_C2C_H */

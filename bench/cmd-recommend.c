@@ -17,11 +17,11 @@
 #include <unistd.h>
 #include <jansson.h>
 
-#include "../counters/rstat.h"
 #include "../topology/topo.h"
 #include "cli.h"
 #include "results.h"
 #include "schema.h"
+#include "builtin.h"
 #include "sweep.h"
 
 /* The quick sweep recommend runs without --results: short, one repetition. */
@@ -336,12 +336,34 @@ static void rec_pick(const struct rec_line **l, int n, const struct rec_query *q
 /* ---- the staleness rule ---- */
 
 /*
- * Whether v meets --max-staleness, and its read error in words.  The time
- * bounds come from how each policy reads (docs/algorithms.md):
- * rstat_ratelimit reads without flushing until the periodic flush is a full
- * period late, so a read can be 2 periods old; rstat_unified can return a
- * flush that began before the read, so it is stale by one flush, whose
- * length the results measured.  Any other -1 bound is unknown here.
+ * How stale a read of variant v can be, where its stated bound is -1: the
+ * algorithm says (ctr_read_staleness_ms) for an instance made with the
+ * variant's options and flush period; kind gets it in words.  Returns the
+ * ms, or -1 when unbounded or unknown.
+ */
+static double rec_staleness(const struct rec_variant *v, double flush_ms, char *kind, size_t len)
+{
+	const struct bench_algo *ba = bench_algo_find(v->algo);
+	const struct ctr_params p = { .nr_nodes = 1, .nr_cpus = 1, .options = v->options,
+				      .flush_period_ms = v->flush_period_ms };
+	struct ctr_tree *t = ba && !ba->baseline ? ctr_tree_new(ba->algo, &p) : NULL;
+	double ms;
+
+	if (!t) {
+		snprintf(kind, len, "bounded by time, by how much this build does not know (%s%s)", v->algo,
+			 ba ? " takes other options here" : " is not in this build");
+		return -1;
+	}
+	ms = ctr_read_staleness_ms(t, flush_ms, kind, len);
+	ctr_tree_free(t);
+	return ms >= 0 ? ms : -1;
+}
+
+/*
+ * Whether v meets --max-staleness, and its read error in words.  A time
+ * bound comes from the algorithm itself (struct ctr_algo.staleness_ms, via
+ * rec_staleness), given the longest flush the results measured: nothing
+ * here knows an algorithm by name.
  */
 static void rec_judge(struct rec_variant *v, const struct rec_query *q)
 {
@@ -350,7 +372,6 @@ static void rec_judge(struct rec_variant *v, const struct rec_query *q)
 	int64_t seen = v->upd.observed > v->rd.observed ? v->upd.observed : v->rd.observed;
 	int mismatch = v->upd.mismatch_line ? v->upd.mismatch_line : v->rd.mismatch_line;
 	double flush_ms = fmax(v->upd.flush_max_ns, v->rd.flush_max_ns) / 1e6;
-	const int period = v->flush_period_ms ? v->flush_period_ms : CTR_RSTAT_DEFAULT_PERIOD_MS;
 	double stale_ms = -1;		/* time bound, where there is one */
 	char kind[160];
 
@@ -358,28 +379,17 @@ static void rec_judge(struct rec_variant *v, const struct rec_query *q)
 		snprintf(kind, sizeof(kind), "exact%s (bound 0)", seen ? " at rest" : "");
 	else if (bound > 0)
 		snprintf(kind, sizeof(kind), "off by <= %lld (stated bound)", (long long)bound);
-	else if (v->options && strstr(v->options, "fence=none"))
-		snprintf(kind, sizeof(kind), "unbounded (fence=none: a stranded delta waits for its"
-			 " node's next update)");
-	else if (!strcmp(v->algo, "rstat_ratelimit")) {
-		stale_ms = 2.0 * period;
-		snprintf(kind, sizeof(kind), "stale by <= %d ms (2 x %d ms flush period)", 2 * period, period);
-	} else if (!strcmp(v->algo, "rstat_unified") && flush_ms >= 0) {
-		stale_ms = flush_ms;
-		snprintf(kind, sizeof(kind), "stale by <= one flush (longest measured %.3f ms)", flush_ms);
-	} else {
-		snprintf(kind, sizeof(kind), "bounded by time, by how much this build does not know");
-	}
+	else
+		stale_ms = rec_staleness(v, flush_ms, kind, sizeof(kind));
 	snprintf(v->staleness, sizeof(v->staleness), "%s; observed off by %lld%s", kind, (long long)seen,
 		 v->rd.found ? " under updates" : "");
 
 	if (v->baseline) {
-		snprintf(v->reason, sizeof(v->reason), "%s", !strcmp(v->algo, "empty") ?
-			 "harness floor: its update does nothing, it counts nothing" :
-			 !strcmp(v->algo, "shared_atomic") ?
-			 "harness baseline: one shared word with no hierarchy, exact only for the sum of"
-			 " all updates; no node's value at depth D can be read from it" :
-			 "harness baseline, not a counter");
+		const struct bench_algo *ba = bench_algo_find(v->algo);
+
+		/* the registry's own words: "baseline: the harness floor, ..." */
+		snprintf(v->reason, sizeof(v->reason), "harness %s; not a counter",
+			 ba ? ctr_algo_summary(ba->algo) : "baseline");
 		return;
 	}
 	if (!v->upd.found || !v->rd.found) {
@@ -558,7 +568,54 @@ static void rec_print_row(const struct rec_variant *v, int rank, int w)
 	       v->upd.value, v->rd.value, v->staleness);
 }
 
-int bench_cmd_recommend(int argc, char **argv)
+static const char *const rec_help =
+	"usage: ctrbench recommend --updates-per-sec U --reads-per-sec R --depth D\n"
+	"                          --max-staleness EXACT|N|MSms [options]\n"
+	"\n"
+	"Ranks the algorithms for a workload by the CPU time they would spend on it (docs/sweeps.md).\n"
+	"\n"
+	"  --updates-per-sec U      updates per second of the target (required)\n"
+	"  --reads-per-sec R        reads per second (required)\n"
+	"  --depth D                tree depth, root included (required)\n"
+	"  --max-staleness S        EXACT, a count N, or a time MSms (required)\n"
+	"  --results FILE           sweep results to rank from (default: a quick sweep now, 100 ms runs)\n"
+	"  --threads T              CPUs the target updates from (default: the most the results have)\n"
+	"  --format F               table or json (default table)\n"
+	"\n"
+	"example: ctrbench recommend --updates-per-sec 2e6 --reads-per-sec 1e4 --depth 5 \\\n"
+	"             --max-staleness 2000ms --results results.jsonl\n";
+
+/* One recommend: the query, the lines it reads and the variants it ranks. */
+struct rec_state {
+	struct rec_query q;		/* the target workload */
+	const char *results;		/* --results, or the quick sweep's file */
+	char *quick;			/* the quick sweep's file, NULL with --results */
+	int json;			/* --format json */
+	int status;			/* the quick sweep's exit status */
+	struct bench_results r;		/* the file's lines */
+	struct rec_line *lines;		/* the usable ones: update and readers, plain cost */
+	int nr_lines;			/* their number */
+	int max_threads;		/* the most threads a line ran */
+	int skipped, unplain;		/* lines left out: stopped early; not the plain cost */
+	const struct rec_line **tmp;	/* scratch, nr_lines */
+	struct rec_variant *var;	/* one per algorithm and knobs */
+	int nr_var;			/* their number */
+	struct rec_variant **order;	/* the admitted ones by cost */
+	int ranked;			/* their number */
+	json_t *machines, *caveats;	/* the environment of the lines, in words */
+};
+
+static const char rec_cost_model[] =
+	"CPU seconds per second = U x update CPU ns/op (update workload: task-clock / ops) + R x"
+	" read ns (readers workload: mean of every timed read, of nodes picked at random over the"
+	" shape); lower is better";
+static const char rec_selection[] =
+	"per algorithm and workload: the lines at the thread count nearest the target (the larger"
+	" on a tie); at the target depth if measured (several lines there averaged), else linear"
+	" between the nearest measured depths either side, else the nearest depth (never"
+	" extrapolated)";
+
+static void rec_parse_args(int argc, char **argv, struct rec_state *st)
 {
 	static const struct option opts[] = {
 		{ "updates-per-sec", required_argument, NULL, 'u' },
@@ -570,41 +627,33 @@ int bench_cmd_recommend(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rec_query q = { .updates = -1, .reads = -1 };
-	const char *results = NULL;
-	char *quick = NULL;
-	int json = 0, c, nr_lines = 0, nr_var = 0, max_threads = 0, ranked = 0, status = 0, skipped = 0;
-	int unplain = 0;
-	struct bench_results r;
-	struct rec_line *lines;
-	const struct rec_line **tmp;
-	struct rec_variant *var = NULL, **order;
-	json_t *machines = json_array(), *caveats = json_array();
+	int c;
 
+	bench_help(argc, argv, rec_help);
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
 		case 'u':
-			q.updates = rec_parse_rate("updates-per-sec", optarg);
+			st->q.updates = rec_parse_rate("updates-per-sec", optarg);
 			break;
 		case 'r':
-			q.reads = rec_parse_rate("reads-per-sec", optarg);
+			st->q.reads = rec_parse_rate("reads-per-sec", optarg);
 			break;
 		case 'd':
-			q.depth = bench_parse_int("depth", optarg, 1, 4096);
+			st->q.depth = bench_parse_int("depth", optarg, 1, 4096);
 			break;
 		case 's':
-			rec_parse_staleness(optarg, &q);
+			rec_parse_staleness(optarg, &st->q);
 			break;
 		case 'R':
-			results = optarg;
+			st->results = optarg;
 			break;
 		case 't':
-			q.threads = bench_parse_int("threads", optarg, 1, 4096);
+			st->q.threads = bench_parse_int("threads", optarg, 1, 4096);
 			break;
 		case 'f':
-			json = bench_parse_table_json("recommend", optarg);
+			st->json = bench_parse_table_json("recommend", optarg);
 			break;
 		default:
 			bench_die_getopt(c, argv);
@@ -612,224 +661,250 @@ int bench_cmd_recommend(int argc, char **argv)
 	}
 	if (optind < argc)
 		die("unexpected argument '%s'", argv[optind]);
-	if (q.updates < 0)
-		die("recommend needs --updates-per-sec U");
-	if (q.reads < 0)
-		die("recommend needs --reads-per-sec R");
-	if (!q.depth)
-		die("recommend needs --depth D (levels, the root included)");
-	if (!q.spec)
-		die("recommend needs --max-staleness EXACT|N|MSms");
+	{
+		static const char *const need[] = { "--updates-per-sec U", "--reads-per-sec R",
+						    "--depth D", "--max-staleness EXACT|N|MSms" };
+		const int missing[] = { st->q.updates < 0, st->q.reads < 0, !st->q.depth, !st->q.spec };
 
-	if (!results) {
-		/* Nothing measured given: measure now, briefly, on this machine. */
-		const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-		struct bench_sweep s = { .reps = 1, .duration_ms = REC_QUICK_DURATION_MS,
-					 .warmup_ms = REC_QUICK_WARMUP_MS, .readers = -1 };
-		static const char *workloads[] = { "update", "readers" };
-		char shape[32], *shapes[1] = { shape }, *placements[1] = { "compact" };
-		const struct bench_algo **algos = calloc((size_t)bench_nr_algos, sizeof(*algos));
-		char errbuf[256];
-		struct topo *t = topo_load(NULL, errbuf, sizeof(errbuf));
-		int pus, fd;
-
-		if (!t)
-			die("%s", errbuf);
-		pus = topo_nr_pus(t);
-		topo_free(t);
-		if (!algos || asprintf(&quick, "%s/ctrbench-recommend-XXXXXX.jsonl", dir) < 0)
-			die("out of memory");
-		fd = mkstemps(quick, 6);
-		if (fd < 0)
-			die("cannot create a results file in '%s': %s", dir, strerror(errno));
-		close(fd);
-		for (int i = 0; i < bench_nr_algos; i++)
-			if (!bench_algos[i].baseline)
-				algos[s.nr_algos++] = &bench_algos[i];
-		snprintf(shape, sizeof(shape), "chain:%d", q.depth);
-		s.algo = algos;
-		s.workload = workloads;
-		s.nr_workloads = 2;
-		s.shape = shapes;
-		s.nr_shapes = 1;
-		s.threads = &pus;
-		s.nr_threads = 1;
-		s.placement = placements;
-		s.nr_placements = 1;
-		s.out = quick;
-		fprintf(stderr, "ctrbench: recommend: no --results: measuring now (update and readers at %s,"
-			" %d threads, %d ms each, 1 rep) into %s\n", shape, pus, REC_QUICK_DURATION_MS, quick);
-		bench_sweep_check(&s);
-		status = bench_sweep_exec(&s);
-		free(algos);
-		if (status && bench_sweep_interrupted())
-			return 1;
-		results = quick;
-		if (!q.threads)
-			q.threads = pus;
+		bench_need("recommend", need, missing, 4, "(ctrbench recommend --help)");
 	}
+}
 
-	bench_results_load(results, 0, &r);
-	if (r.partial_bytes)
-		fprintf(stderr, "ctrbench: recommend: ignored a partial last line of '%s' (%zu bytes:"
-			" a sweep killed while writing it)\n", results, r.partial_bytes);
-	lines = calloc((size_t)r.n + 1, sizeof(*lines));
-	tmp = calloc((size_t)r.n + 1, sizeof(*tmp));
-	if (!lines || !tmp)
+/* No --results: measure now, briefly, on this machine.  0, or 1 when interrupted. */
+static int rec_quick_sweep(struct rec_state *st)
+{
+	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	struct bench_sweep s = { .reps = 1, .duration_ms = REC_QUICK_DURATION_MS,
+				 .warmup_ms = REC_QUICK_WARMUP_MS, .readers = -1 };
+	static const char *workloads[] = { "update", "readers" };
+	char shape[32], *shapes[1] = { shape }, *placements[1] = { "compact" };
+	const struct bench_algo **algos = calloc((size_t)bench_nr_algos, sizeof(*algos));
+	char errbuf[256];
+	struct topo *t = topo_load(NULL, errbuf, sizeof(errbuf));
+	int pus, fd;
+
+	if (!t)
+		die("%s", errbuf);
+	pus = topo_nr_pus(t);
+	topo_free(t);
+	if (!algos || asprintf(&st->quick, "%s/ctrbench-recommend-XXXXXX.jsonl", dir) < 0)
 		die("out of memory");
-	for (int i = 0; i < r.n; i++) {
-		json_t *o = r.line[i].obj;
+	fd = mkstemps(st->quick, 6);
+	if (fd < 0)
+		die("cannot create a results file in '%s': %s", dir, strerror(errno));
+	close(fd);
+	for (int i = 0; i < bench_nr_algos; i++)
+		if (!bench_algos[i].baseline)
+			algos[s.nr_algos++] = &bench_algos[i];
+	snprintf(shape, sizeof(shape), "chain:%d", st->q.depth);
+	s.algo = algos;
+	s.workload = workloads;
+	s.nr_workloads = 2;
+	s.shape = shapes;
+	s.nr_shapes = 1;
+	s.threads = &pus;
+	s.nr_threads = 1;
+	s.placement = placements;
+	s.nr_placements = 1;
+	s.out = st->quick;
+	fprintf(stderr, "ctrbench: recommend: no --results: measuring now (update and readers at %s,"
+		" %d threads, %d ms each, 1 rep) into %s\n", shape, pus, REC_QUICK_DURATION_MS, st->quick);
+	bench_sweep_check(&s);
+	st->status = bench_sweep_exec(&s);
+	free(algos);
+	if (st->status && bench_sweep_interrupted())
+		return 1;
+	st->results = st->quick;
+	if (!st->q.threads)
+		st->q.threads = pus;
+	return 0;
+}
+
+/* The file's usable lines into st->lines. */
+static void rec_load(struct rec_state *st)
+{
+	bench_results_load(st->results, 0, &st->r);
+	if (st->r.partial_bytes)
+		fprintf(stderr, "ctrbench: recommend: ignored a partial last line of '%s' (%zu bytes:"
+			" a sweep killed while writing it)\n", st->results, st->r.partial_bytes);
+	st->lines = calloc((size_t)st->r.n + 1, sizeof(*st->lines));
+	st->tmp = calloc((size_t)st->r.n + 1, sizeof(*st->tmp));
+	if (!st->lines || !st->tmp)
+		die("out of memory");
+	for (int i = 0; i < st->r.n; i++) {
+		json_t *o = st->r.line[i].obj;
 		const char *w = json_string_value(json_object_get(o, "workload"));
 		long long d, t, done, asked;
 
 		if (!json_is_string(json_object_get(o, "algo")) || !w)
-			die("%s:%d: not a result line (no \"algo\" or \"workload\")", results, r.line[i].lineno);
+			die("%s:%d: not a result line (no \"algo\" or \"workload\")", st->results, st->r.line[i].lineno);
 		if (!rec_int(o, "depth", &d) || !rec_int(o, "threads", &t))
-			die("%s:%d: \"depth\" or \"threads\" is missing or not an integer", results,
-			    r.line[i].lineno);
+			die("%s:%d: \"depth\" or \"threads\" is missing or not an integer", st->results,
+			    st->r.line[i].lineno);
 		if (strcmp(w, "update") && strcmp(w, "readers"))
 			continue;	/* charge: not part of this cost model */
 		if (rec_int(o, "reps_done", &done) && rec_int(o, "reps_requested", &asked) && done < asked) {
-			skipped++;	/* stopped early */
+			st->skipped++;	/* stopped early */
 			continue;
 		}
 		if (!rec_plain_cost(o)) {
-			unplain++;
+			st->unplain++;
 			continue;
 		}
-		lines[nr_lines++] = (struct rec_line){ .o = o, .lineno = r.line[i].lineno, .workload = w,
+		st->lines[st->nr_lines++] = (struct rec_line){ .o = o, .lineno = st->r.line[i].lineno, .workload = w,
 						       .depth = (int)d, .threads = (int)t };
-		if (t > max_threads)
-			max_threads = (int)t;
+		if (t > st->max_threads)
+			st->max_threads = (int)t;
 	}
-	if (!nr_lines)
-		die("'%s' has no results of the update or readers workload", results);
-	if (!q.threads)
-		q.threads = max_threads;
-	for (int i = 0; i < nr_lines; i++)
-		rec_variant_of(&var, &nr_var, lines[i].o);
-	order = calloc((size_t)nr_var, sizeof(*order));
-	if (!order)
+	if (!st->nr_lines)
+		die("'%s' has no results of the update or readers workload", st->results);
+	if (!st->q.threads)
+		st->q.threads = st->max_threads;
+}
+
+/* Each variant's figures, its verdict, and the admitted ones by cost. */
+static void rec_rank(struct rec_state *st)
+{
+	for (int i = 0; i < st->nr_lines; i++)
+		rec_variant_of(&st->var, &st->nr_var, st->lines[i].o);
+	st->order = calloc((size_t)st->nr_var, sizeof(*st->order));
+	if (!st->order)
 		die("out of memory");
-	for (int i = 0; i < nr_var; i++) {
-		struct rec_variant *v = &var[i];
+	for (int i = 0; i < st->nr_var; i++) {
+		struct rec_variant *v = &st->var[i];
 		int n;
 
-		n = rec_lines_of(lines, nr_lines, v, "update", "cpu_ns_per_op", tmp);
-		rec_pick(tmp, n, &q, q.threads, "cpu_ns_per_op", &v->upd);
-		n = rec_lines_of(lines, nr_lines, v, "readers", "read_ns.mean", tmp);
-		rec_pick(tmp, n, &q, q.threads, "read_ns.mean", &v->rd);
+		n = rec_lines_of(st->lines, st->nr_lines, v, "update", "cpu_ns_per_op", st->tmp);
+		rec_pick(st->tmp, n, &st->q, st->q.threads, "cpu_ns_per_op", &v->upd);
+		n = rec_lines_of(st->lines, st->nr_lines, v, "readers", "read_ns.mean", st->tmp);
+		rec_pick(st->tmp, n, &st->q, st->q.threads, "read_ns.mean", &v->rd);
 		v->has_cost = v->upd.found && v->rd.found;
 		if (v->has_cost)
-			v->cost = q.updates * v->upd.value * 1e-9 + q.reads * v->rd.value * 1e-9;
-		rec_judge(v, &q);
+			v->cost = st->q.updates * v->upd.value * 1e-9 + st->q.reads * v->rd.value * 1e-9;
+		rec_judge(v, &st->q);
 		if (v->admitted)
-			order[ranked++] = v;
+			st->order[st->ranked++] = v;
 	}
-	qsort(order, (size_t)ranked, sizeof(*order), rec_cmp_cost);
-	rec_environment(lines, nr_lines, &q, max_threads, machines, caveats);
+	qsort(st->order, (size_t)st->ranked, sizeof(*st->order), rec_cmp_cost);
+	rec_environment(st->lines, st->nr_lines, &st->q, st->max_threads, st->machines, st->caveats);
+}
 
-	static const char cost_model[] =
-		"CPU seconds per second = U x update CPU ns/op (update workload: task-clock / ops) + R x"
-		" read ns (readers workload: mean of every timed read, of nodes picked at random over the"
-		" shape); lower is better";
-	static const char selection[] =
-		"per algorithm and workload: the lines at the thread count nearest the target (the larger"
-		" on a tie); at the target depth if measured (several lines there averaged), else linear"
-		" between the nearest measured depths either side, else the nearest depth (never"
-		" extrapolated)";
-	if (json) {
-		json_t *j = json_pack("{s:{s:f,s:f,s:i,s:i,s:s},s:s,s:s,s:s,s:b,s:O,s:O}",
-				      "query", "updates_per_sec", q.updates, "reads_per_sec", q.reads,
-				      "depth", q.depth, "threads", q.threads, "max_staleness", q.spec,
-				      "cost_model", cost_model, "selection", selection, "results", results,
-				      "measured_now", quick != NULL, "machines", machines, "caveats", caveats);
-		json_t *a = json_array(), *out = json_array(), *base = json_array();
+static void rec_print_json(const struct rec_state *st)
+{
+	json_t *j = json_pack("{s:{s:f,s:f,s:i,s:i,s:s},s:s,s:s,s:s,s:b,s:O,s:O}",
+			      "query", "updates_per_sec", st->q.updates, "reads_per_sec", st->q.reads,
+			      "depth", st->q.depth, "threads", st->q.threads, "max_staleness", st->q.spec,
+			      "cost_model", rec_cost_model, "selection", rec_selection, "results", st->results,
+			      "measured_now", st->quick != NULL, "machines", st->machines, "caveats", st->caveats);
+	json_t *a = json_array(), *out = json_array(), *base = json_array();
 
-		for (int i = 0; i < ranked; i++)
-			json_array_append_new(a, rec_variant_json(order[i], i + 1));
-		for (int i = 0; i < nr_var; i++)
-			if (!var[i].admitted)
-				json_array_append_new(var[i].baseline ? base : out, rec_variant_json(&var[i], 0));
-		json_object_set_new(j, "ranked", a);
-		json_object_set_new(j, "ruled_out", out);
-		json_object_set_new(j, "not_ranked", base);
-		json_dumpf(j, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
-		putchar('\n');
-		json_decref(j);
-	} else {
-		size_t k;
-		json_t *m;
-		int w = 9;
+	for (int i = 0; i < st->ranked; i++)
+		json_array_append_new(a, rec_variant_json(st->order[i], i + 1));
+	for (int i = 0; i < st->nr_var; i++)
+		if (!st->var[i].admitted)
+			json_array_append_new(st->var[i].baseline ? base : out, rec_variant_json(&st->var[i], 0));
+	json_object_set_new(j, "ranked", a);
+	json_object_set_new(j, "ruled_out", out);
+	json_object_set_new(j, "not_ranked", base);
+	json_dumpf(j, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	putchar('\n');
+	json_decref(j);
+}
 
-		for (int i = 0; i < nr_var; i++)
-			if ((int)strlen(var[i].label) > w)
-				w = (int)strlen(var[i].label);
-		printf("# recommend: %.6g updates/s, %.6g reads/s at depth %d from %d thread%s; max staleness %s\n",
-		       q.updates, q.reads, q.depth, q.threads, q.threads == 1 ? "" : "s", q.spec);
-		printf("# cost model: %s\n", cost_model);
-		printf("# figures: %s\n", selection);
-		printf("# evidence: %s (%d results%s%s)%s\n", results, nr_lines,
-		       skipped ? ", some stopped early and skipped" : "",
-		       unplain ? ", some left out: measured with private work, charge bursts, paced reads or"
-				 " a chosen read node, not the plain cost" : "",
-		       quick ? ", measured just now on this machine; kept: --results reuses it" : "");
-		json_array_foreach(machines, k, m) {
-			long long cpus = 0, nodes = 0;
+static void rec_print_table(const struct rec_state *st)
+{
+	size_t k;
+	json_t *m;
+	int w = 9;
 
-			rec_int(m, "cpus_online", &cpus);
-			rec_int(m, "numa_nodes", &nodes);
-			printf("# machine: %s, %lld CPUs online, %lld NUMA node%s (%s)%s; commit %s\n",
-			       json_string_value(json_object_get(m, "cpu_model")) ?
-			       json_string_value(json_object_get(m, "cpu_model")) : "unknown CPU", cpus, nodes,
-			       nodes == 1 ? "" : "s",
-			       json_string_value(json_object_get(m, "topology")) ?
-			       json_string_value(json_object_get(m, "topology")) : "topology unknown",
-			       json_is_true(json_object_get(m, "hypervisor")) ? ", a VM guest" : "",
-			       json_string_value(json_object_get(m, "commit")) ?
-			       json_string_value(json_object_get(m, "commit")) : "unknown");
-		}
-		json_array_foreach(caveats, k, m)
-			printf("# caveat: %s\n", json_string_value(m));
-		printf("%-4s  %-*s  %10s  %9s  %9s  %s\n", "rank", w, "algorithm", "CPU s/s", "update ns",
-		       "read ns", "read error");
-		for (int i = 0; i < ranked; i++) {
-			rec_print_row(order[i], i + 1, w);
-			rec_print_evidence("update:", &order[i]->upd, &q);
-			rec_print_evidence("read:", &order[i]->rd, &q);
-		}
-		if (!ranked)
-			printf("(none meets max staleness %s)\n", q.spec);
-		for (int b = 0; b < 2; b++) {
-			int first = 1;
+	for (int i = 0; i < st->nr_var; i++)
+		if ((int)strlen(st->var[i].label) > w)
+			w = (int)strlen(st->var[i].label);
+	printf("# recommend: %.6g updates/s, %.6g reads/s at depth %d from %d thread%s; max staleness %s\n",
+	       st->q.updates, st->q.reads, st->q.depth, st->q.threads, st->q.threads == 1 ? "" : "s", st->q.spec);
+	printf("# cost model: %s\n", rec_cost_model);
+	printf("# figures: %s\n", rec_selection);
+	printf("# evidence: %s (%d results%s%s)%s\n", st->results, st->nr_lines,
+	       st->skipped ? ", some stopped early and skipped" : "",
+	       st->unplain ? ", some left out: measured with private work, charge bursts, paced reads or"
+			 " a chosen read node, not the plain cost" : "",
+	       st->quick ? ", measured just now on this machine; kept: --results reuses it" : "");
+	json_array_foreach(st->machines, k, m) {
+		long long cpus = 0, nodes = 0;
 
-			for (int i = 0; i < nr_var; i++) {
-				if (var[i].admitted || var[i].baseline != b)
-					continue;
-				if (first)
-					printf("%s\n", b ? "# not ranked (harness baselines), for reference:" :
-					       "# ruled out:");
-				first = 0;
-				printf("  %-*s  ", w, var[i].label);
-				if (var[i].has_cost)
-					printf("%.4g CPU s/s (update %.1f ns, read %.1f ns): ", var[i].cost,
-					       var[i].upd.value, var[i].rd.value);
-				printf("%s\n", var[i].reason);
-			}
+		rec_int(m, "cpus_online", &cpus);
+		rec_int(m, "numa_nodes", &nodes);
+		printf("# machine: %s, %lld CPUs online, %lld NUMA node%s (%s)%s; commit %s\n",
+		       json_string_value(json_object_get(m, "cpu_model")) ?
+		       json_string_value(json_object_get(m, "cpu_model")) : "unknown CPU", cpus, nodes,
+		       nodes == 1 ? "" : "s",
+		       json_string_value(json_object_get(m, "topology")) ?
+		       json_string_value(json_object_get(m, "topology")) : "topology unknown",
+		       json_is_true(json_object_get(m, "hypervisor")) ? ", a VM guest" : "",
+		       json_string_value(json_object_get(m, "commit")) ?
+		       json_string_value(json_object_get(m, "commit")) : "unknown");
+	}
+	json_array_foreach(st->caveats, k, m)
+		printf("# caveat: %s\n", json_string_value(m));
+	printf("%-4s  %-*s  %10s  %9s  %9s  %s\n", "rank", w, "algorithm", "CPU s/s", "update ns",
+	       "read ns", "read error");
+	for (int i = 0; i < st->ranked; i++) {
+		rec_print_row(st->order[i], i + 1, w);
+		rec_print_evidence("update:", &st->order[i]->upd, &st->q);
+		rec_print_evidence("read:", &st->order[i]->rd, &st->q);
+	}
+	if (!st->ranked)
+		printf("(none meets max staleness %s)\n", st->q.spec);
+	for (int b = 0; b < 2; b++) {
+		int first = 1;
+
+		for (int i = 0; i < st->nr_var; i++) {
+			if (st->var[i].admitted || st->var[i].baseline != b)
+				continue;
+			if (first)
+				printf("%s\n", b ? "# not ranked (harness baselines), for reference:" :
+				       "# ruled out:");
+			first = 0;
+			printf("  %-*s  ", w, st->var[i].label);
+			if (st->var[i].has_cost)
+				printf("%.4g CPU s/s (update %.1f ns, read %.1f ns): ", st->var[i].cost,
+				       st->var[i].upd.value, st->var[i].rd.value);
+			printf("%s\n", st->var[i].reason);
 		}
 	}
-	for (int i = 0; i < nr_var; i++) {
-		json_decref(var[i].upd.lines);
-		json_decref(var[i].rd.lines);
-		free(var[i].key);
+}
+
+int bench_cmd_recommend(int argc, char **argv)
+{
+	struct rec_state *st = bench_xcalloc(1, sizeof(*st));
+	int ret;
+
+	st->q = (struct rec_query){ .updates = -1, .reads = -1 };
+	st->machines = json_array();
+	st->caveats = json_array();
+	rec_parse_args(argc, argv, st);
+	if (!st->results && rec_quick_sweep(st))
+		return 1;
+	rec_load(st);
+	rec_rank(st);
+	if (st->json)
+		rec_print_json(st);
+	else
+		rec_print_table(st);
+	for (int i = 0; i < st->nr_var; i++) {
+		json_decref(st->var[i].upd.lines);
+		json_decref(st->var[i].rd.lines);
+		free(st->var[i].key);
 	}
-	json_decref(machines);
-	json_decref(caveats);
-	free(var);
-	free(order);
-	free(lines);
-	free(tmp);
-	bench_results_free(&r);
-	free(quick);
-	return status ? 1 : 0;
+	json_decref(st->machines);
+	json_decref(st->caveats);
+	free(st->var);
+	free(st->order);
+	free(st->lines);
+	free(st->tmp);
+	bench_results_free(&st->r);
+	free(st->quick);
+	ret = st->status ? 1 : 0;
+	free(st);
+	return ret;
 }

@@ -1,0 +1,446 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-sweep.c - `ctrbench sweep`: its options (on the command line or in a
+ * plan file), every list parsed and checked before anything runs, then the
+ * executor (sweep.c) runs the cross product.  docs/sweeps.md describes it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "../topology/topo.h"
+#include "builtin.h"
+#include "cli.h"
+#include "run.h"
+#include "sweep.h"
+
+#define SWEEP_MAX_THREADS 4096		/* as run --threads */
+#define SWEEP_MAX_CONFIGS 1000000	/* a cross product past this is a typo, not a plan */
+#define SWEEP_MAX_PLAN (64 * 1024)	/* a plan is a few lines; it is copied into every result */
+
+/* The options a sweep takes with a value; a plan file takes the same names. */
+enum {
+	SO_ALGO, SO_WORKLOAD, SO_SHAPE, SO_THREADS, SO_PLACEMENT, SO_REPS, SO_DURATION, SO_WARMUP,
+	SO_READERS, SO_OPTIONS, SO_FLUSH, SO_WORK_NS, SO_NOTE, SO_OUT, SO_EVENTS, SO_NR,
+	SO_PLAN = SO_NR, SO_RESUME,
+};
+
+static const char *const sweep_opt_names[SO_NR] = {
+	"algo", "workload", "shape", "threads", "placement", "reps", "duration-ms", "warmup-ms",
+	"readers", "options", "flush-period-ms", "work-ns", "note", "out", "events",
+};
+
+/* s split at sep into fresh strings; an empty item or one given twice is bad input for --opt. */
+static char **sweep_split(const char *opt, const char *s, char sep, int *n)
+{
+	char *copy = bench_xstrdup(s), *p = copy, *item, seps[2] = { sep, 0 };
+	char **v = bench_xcalloc(strlen(s) + 1, sizeof(*v));
+
+	*n = 0;
+	while ((item = strsep(&p, seps))) {
+		if (!*item)
+			die("empty item in --%s '%s'", opt, s);
+		for (int i = 0; i < *n; i++)
+			if (!strcmp(v[i], item))
+				die("'%s' given twice in --%s '%s'", item, opt, s);
+		v[(*n)++] = bench_xstrdup(item);
+	}
+	free(copy);
+	return v;
+}
+
+/* A whole decimal in [1, SWEEP_MAX_THREADS], or -1. */
+static int sweep_thread_count(const char *s, size_t len)
+{
+	long v = 0;
+
+	if (!len || len > 4)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v >= 1 && v <= SWEEP_MAX_THREADS ? (int)v : -1;
+}
+
+/*
+ * `nodes`: 1, then the PUs of one NUMA node, of two, ..., of all (the
+ * steps the Linux kernel test robot's will-it-scale sweeps take), nodes in
+ * logical order.  A machine without NUMA information is one node.
+ */
+static void sweep_node_steps(const struct topo *t, char *want)
+{
+	int nr = topo_nr_pus(t), *per_node = bench_xcalloc((size_t)nr + 1, sizeof(int)), max = 0, sum = 0;
+	struct topo_pu_info info;
+
+	for (int i = 0; i < nr; i++) {
+		int node = topo_pu_at(t, i, &info) || info.numa < 0 ? 0 : info.numa;
+
+		per_node[node < nr ? node : nr]++;
+		if (node > max)
+			max = node < nr ? node : nr;
+	}
+	want[1] = 1;
+	for (int n = 0; n <= max; n++) {
+		sum += per_node[n];
+		if (sum >= 1 && sum <= SWEEP_MAX_THREADS)
+			want[sum] = 1;
+	}
+	free(per_node);
+}
+
+/* --threads: N, A..B and `nodes`, comma-separated; the union, ascending. */
+static int *sweep_parse_threads(const char *s, const struct topo *t, int *n)
+{
+	char *want = bench_xcalloc(SWEEP_MAX_THREADS + 1, 1);
+	char *copy = bench_xstrdup(s), *p = copy, *item;
+	int *v;
+
+	while ((item = strsep(&p, ","))) {
+		const char *dots = strstr(item, "..");
+		int a, b;
+
+		if (!strcmp(item, "nodes")) {
+			sweep_node_steps(t, want);
+			continue;
+		}
+		if (dots) {
+			a = sweep_thread_count(item, (size_t)(dots - item));
+			b = sweep_thread_count(dots + 2, strlen(dots + 2));
+		} else {
+			a = b = sweep_thread_count(item, strlen(item));
+		}
+		if (a < 0 || b < 0 || a > b)
+			die("bad value '%s' in --threads '%s' (want N, A..B with A <= B, or nodes,"
+			    " comma-separated; counts from 1 to %d)", item, s, SWEEP_MAX_THREADS);
+		for (int k = a; k <= b; k++)
+			want[k] = 1;
+	}
+	*n = 0;
+	for (int k = 1; k <= SWEEP_MAX_THREADS; k++)
+		*n += want[k];
+	v = bench_xcalloc((size_t)*n, sizeof(int));
+	*n = 0;
+	for (int k = 1; k <= SWEEP_MAX_THREADS; k++)
+		if (want[k])
+			v[(*n)++] = k;
+	free(want);
+	free(copy);
+	return v;
+}
+
+/*
+ * --placement: names separated by ',' ("compact,scatter"), or by ';' as
+ * soon as one is a list:CPUS, whose own commas would split it
+ * ("compact;list:0,2-3").  A lone list:CPUS needs no ';'.
+ */
+static char **sweep_parse_placements(const char *s, const struct topo *t, int *n)
+{
+	char **v, err[256];
+	int pu;
+
+	if (strchr(s, ';'))
+		v = sweep_split("placement", s, ';', n);
+	else if (!strncmp(s, "list:", 5)) {
+		v = bench_xcalloc(1, sizeof(*v));
+		v[0] = bench_xstrdup(s);
+		*n = 1;
+	} else {
+		v = sweep_split("placement", s, ',', n);
+	}
+	/* Whether a policy is known does not depend on the thread count: try each with one thread. */
+	for (int i = 0; i < *n; i++)
+		if (topo_place(t, v[i], 1, &pu, NULL, err, sizeof(err))) {
+			if (!strchr(s, ';') && strstr(s, "list:"))
+				die("bad value '%s' in --placement '%s' (a list:CPUS among other placements"
+				    " needs ';' between them: compact;list:0,1)", v[i], s);
+			die("%s", err);
+		}
+	return v;
+}
+
+static const struct bench_algo **sweep_parse_algos(const char *s, int *n)
+{
+	const struct bench_algo **v;
+	char **names;
+
+	if (!strcmp(s, "all")) {
+		v = bench_xcalloc((size_t)bench_nr_algos, sizeof(*v));
+		for (int i = 0; i < bench_nr_algos; i++)
+			v[i] = &bench_algos[i];
+		*n = bench_nr_algos;
+		return v;
+	}
+	names = sweep_split("algo", s, ',', n);
+	v = bench_xcalloc((size_t)*n, sizeof(*v));
+	for (int i = 0; i < *n; i++) {
+		v[i] = bench_algo_find(names[i]);
+		if (!v[i])
+			die("unknown algorithm '%s' (ctrbench list shows them)", names[i]);
+		free(names[i]);
+	}
+	free(names);
+	return v;
+}
+
+static int sweep_has_workload(const struct bench_sweep *s, const char *w)
+{
+	for (int i = 0; i < s->nr_workloads; i++)
+		if (!strcmp(s->workload[i], w))
+			return 1;
+	return 0;
+}
+
+void bench_sweep_check(const struct bench_sweep *s)
+{
+	const struct ctr_params p = { .nr_nodes = 1, .nr_cpus = 1, .options = s->options,
+				      .flush_period_ms = s->flush_period_ms };
+	long configs = 1;
+
+	for (int i = 0; i < s->nr_workloads; i++)
+		bench_parse_workload(s->workload[i]);
+	for (int i = 0; i < s->nr_shapes; i++) {
+		struct bench_shape shape;
+		const char *why;
+
+		if (bench_shape_parse(s->shape[i], &shape, &why))
+			die("bad shape '%s' (%s)", s->shape[i], why);
+		bench_shape_free(&shape);
+	}
+	if (s->readers >= 0 && !sweep_has_workload(s, "readers"))
+		die("--readers %d needs the readers workload in --workload", s->readers);
+	if (s->work_ns && sweep_has_workload(s, "readers"))
+		die("--work-ns applies to the update and charge workloads, not to readers");
+	if (sweep_has_workload(s, "readers"))
+		for (int i = 0; i < s->nr_threads; i++)
+			if (s->threads[i] + (s->readers < 0 ? 1 : s->readers) > SWEEP_MAX_THREADS)
+				die("too many threads: --threads %d plus --readers %d", s->threads[i],
+				    s->readers < 0 ? 1 : s->readers);
+	if (s->options)
+		bench_check_utf8("--options", s->options);
+	if (s->note)
+		bench_check_utf8("--note", s->note);
+	/* As `run` checks --options and --flush-period-ms: on a one-node tree, before anything runs. */
+	for (int i = 0; i < s->nr_algos && (s->options || s->flush_period_ms); i++) {
+		struct ctr_tree *t;
+
+		if (s->algo[i]->baseline) {
+			if (s->options)
+				die("bad value '%s' for --options (%s is a harness baseline: it takes none)",
+				    s->options, s->algo[i]->name);
+			continue;
+		}
+		errno = 0;
+		t = ctr_tree_new(s->algo[i]->algo, &p);
+		if (!t && errno == EINVAL)
+			die("bad value '%s' for --options (not taken by %s; docs/algorithms.md lists"
+			    " each algorithm's options)", s->options ? s->options : "", s->algo[i]->name);
+		ctr_tree_free(t);
+	}
+	configs = (long)s->nr_algos * s->nr_workloads * s->nr_shapes * s->nr_placements;
+	if (configs * s->nr_threads > SWEEP_MAX_CONFIGS)
+		die("too many configurations: %ld (at most %d in one sweep)", configs * s->nr_threads,
+		    SWEEP_MAX_CONFIGS);
+}
+
+/* ---- the command line and plan files ---- */
+
+/*
+ * A plan: one option per line, "name value" with the names of the flags
+ * (a leading "--" is allowed), '#' comment lines and blank lines.  A flag
+ * on the command line overrides the plan's line of the same name, so one
+ * plan serves a quick check (--duration-ms 50 --out /tmp/x.jsonl) and the
+ * real sweep.
+ */
+static char *sweep_read_plan(const char *path, const char *val[SO_NR], const int from_cli[SO_NR])
+{
+	FILE *f = fopen(path, "r");
+	char *text = bench_xcalloc(SWEEP_MAX_PLAN + 2, 1), *p, *line;
+	int in_plan[SO_NR] = { 0 }, lineno = 0;
+	size_t len;
+
+	if (!f)
+		die("cannot open plan '%s': %s", path, strerror(errno));
+	len = fread(text, 1, SWEEP_MAX_PLAN + 1, f);
+	if (ferror(f))
+		die("cannot read plan '%s': %s", path, strerror(errno));
+	fclose(f);
+	if (len > SWEEP_MAX_PLAN)
+		die("plan '%s' is larger than %d bytes: it is kept in every result line", path, SWEEP_MAX_PLAN);
+	if (strlen(text) != len)
+		die("plan '%s' is not text (a NUL byte)", path);
+	bench_check_utf8("the plan", text);
+	p = bench_xstrdup(text);
+	for (char *rest = p; (line = strsep(&rest, "\n")); ) {
+		char *key, *value, *end;
+		int k;
+
+		lineno++;
+		while (*line == ' ' || *line == '\t')
+			line++;
+		end = line + strlen(line);
+		while (end > line && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+			*--end = 0;
+		if (!*line || *line == '#')
+			continue;
+		key = line;
+		if (!strncmp(key, "--", 2))
+			key += 2;
+		value = key + strcspn(key, " \t");
+		if (*value)
+			*value++ = 0;
+		value += strspn(value, " \t");
+		if (!strcmp(key, "plan") || !strcmp(key, "resume"))
+			die("%s:%d: '%s' belongs on the command line, not in a plan", path, lineno, key);
+		for (k = 0; k < SO_NR && strcmp(key, sweep_opt_names[k]); k++)
+			;
+		if (k == SO_NR)
+			die("%s:%d: unknown option '%s' (want algo, workload, shape, threads, placement, reps,"
+			    " duration-ms, warmup-ms, readers, options, flush-period-ms, work-ns, note, out or events)",
+			    path, lineno, key);
+		if (!*value)
+			die("%s:%d: '%s' needs a value", path, lineno, key);
+		if (in_plan[k]++)
+			die("%s:%d: '%s' given twice in the plan", path, lineno, key);
+		if (!from_cli[k])
+			val[k] = bench_xstrdup(value);
+	}
+	free(p);
+	return text;
+}
+
+/* The values of the options (command line over plan) into s, every list parsed and checked. */
+static void sweep_from_values(const char *const val[SO_NR], struct bench_sweep *s)
+{
+	struct topo *topo;
+	char err[256];
+
+	if (!*val[SO_OUT])
+		die("bad value '' for --out (want a file name)");
+	topo = topo_load(NULL, err, sizeof(err));
+	if (!topo)
+		die("%s", err);
+	s->algo = sweep_parse_algos(val[SO_ALGO], &s->nr_algos);
+	char **workloads = sweep_split("workload", val[SO_WORKLOAD] ? val[SO_WORKLOAD] : "update", ',',
+				&s->nr_workloads);
+	s->workload = (const char **)workloads;
+	s->shape = sweep_split("shape", val[SO_SHAPE], ',', &s->nr_shapes);
+	s->threads = sweep_parse_threads(val[SO_THREADS], topo, &s->nr_threads);
+	s->placement = sweep_parse_placements(val[SO_PLACEMENT] ? val[SO_PLACEMENT] : "compact", topo,
+					     &s->nr_placements);
+	topo_free(topo);
+	if (val[SO_REPS])
+		s->reps = bench_parse_int("reps", val[SO_REPS], 1, 1000);
+	if (val[SO_DURATION])
+		s->duration_ms = bench_parse_int("duration-ms", val[SO_DURATION], 1, 3600 * 1000);
+	if (val[SO_WARMUP])
+		s->warmup_ms = bench_parse_int("warmup-ms", val[SO_WARMUP], 0, 3600 * 1000);
+	if (val[SO_READERS])
+		s->readers = bench_parse_int("readers", val[SO_READERS], 1, SWEEP_MAX_THREADS);
+	if (val[SO_FLUSH])
+		s->flush_period_ms = bench_parse_int("flush-period-ms", val[SO_FLUSH], 1, 3600 * 1000);
+	if (val[SO_WORK_NS])
+		s->work_ns = bench_parse_int("work-ns", val[SO_WORK_NS], 0, 10 * 1000 * 1000);
+	s->options = val[SO_OPTIONS];
+	s->events = val[SO_EVENTS];
+	if (s->events) {
+		struct pmu_event_spec *spec = NULL;
+		int nr;
+
+		pmu_init();
+		if (pmu_events_parse(s->events, &spec, &nr, err, sizeof(err)))
+			die("%s", err);
+		free(spec);
+	}
+	s->note = val[SO_NOTE];
+	s->out = val[SO_OUT];
+}
+
+static const char *const sweep_help =
+	"usage: ctrbench sweep --algo LIST --shape LIST --threads LIST --out FILE [options]\n"
+	"\n"
+	"The cross product of the lists, one run per configuration (a child process), each result\n"
+	"appended to --out as it finishes (docs/sweeps.md).\n"
+	"\n"
+	"  --algo LIST|all          algorithms (required)\n"
+	"  --shape LIST             chain:D,tree:AxB,... (required)\n"
+	"  --threads LIST           N, A..B or nodes, comma-separated (required)\n"
+	"  --out FILE               the results file (required)\n"
+	"  --resume                 skip what --out already holds (default: refuse a non-empty --out)\n"
+	"  --workload LIST          update, charge, readers (default update)\n"
+	"  --placement LIST         as run --placement, ';' between them with a list: (default compact)\n"
+	"  --plan FILE              options one per line; the command line wins (default none)\n"
+	"  --reps K                 (default 5)\n"
+	"  --readers R              readers workload (default 1)\n"
+	"  --duration-ms MS         (default 1000)\n"
+	"  --warmup-ms MS           (default 200)\n"
+	"  --options O              (default none)\n"
+	"  --flush-period-ms MS     (default the algorithm's)\n"
+	"  --work-ns NS             (default 0)\n"
+	"  --events LIST|bounce     (default none)\n"
+	"  --note TEXT              (default none)\n"
+	"\n"
+	"example: ctrbench sweep --algo all --shape chain:2,chain:8 --threads 1..2 --out r.jsonl --resume\n";
+
+int bench_cmd_sweep(int argc, char **argv)
+{
+	struct option opts[SO_NR + 3] = { { 0 } };
+	const char *val[SO_NR] = { 0 };
+	int from_cli[SO_NR] = { 0 }, opt;
+	struct bench_sweep s = { .reps = 5, .duration_ms = 1000, .warmup_ms = 200, .readers = -1 };
+	int ret;
+
+	bench_help(argc, argv, sweep_help);
+	for (int k = 0; k < SO_NR; k++)
+		opts[k] = (struct option){ sweep_opt_names[k], required_argument, NULL, k };
+	opts[SO_NR] = (struct option){ "plan", required_argument, NULL, SO_PLAN };
+	opts[SO_NR + 1] = (struct option){ "resume", no_argument, NULL, SO_RESUME };
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (opt >= 0 && opt < SO_NR) {
+			val[opt] = optarg;
+			from_cli[opt] = 1;
+		} else if (opt == SO_PLAN) {
+			s.plan_file = optarg;
+		} else if (opt == SO_RESUME) {
+			s.resume = 1;
+		} else {
+			bench_die_getopt(opt, argv);
+		}
+	}
+	if (optind < argc)
+		die("unexpected argument '%s'", argv[optind]);
+	if (s.plan_file)
+		s.plan_text = sweep_read_plan(s.plan_file, val, from_cli);
+	{
+		static const char *const need[] = { "--algo", "--shape", "--threads", "--out FILE" };
+		const int missing[] = { !val[SO_ALGO], !val[SO_SHAPE], !val[SO_THREADS], !val[SO_OUT] };
+
+		bench_need("sweep", need, missing, 4, "(ctrbench sweep --help)");
+	}
+	sweep_from_values(val, &s);
+	bench_sweep_check(&s);
+	ret = bench_sweep_exec(&s);
+	for (int k = 0; k < SO_NR; k++)
+		if (!from_cli[k])
+			free((char *)val[k]);	/* from the plan */
+	for (int i = 0; i < s.nr_workloads; i++)
+		free((char *)s.workload[i]);
+	for (int i = 0; i < s.nr_shapes; i++)
+		free(s.shape[i]);
+	for (int i = 0; i < s.nr_placements; i++)
+		free(s.placement[i]);
+	free(s.workload);
+	free(s.shape);
+	free(s.placement);
+	free(s.threads);
+	free(s.algo);
+	free(s.plan_text);
+	return ret;
+}
