@@ -62,4 +62,15 @@ int bench_cmd_report(int argc, char **argv);
 /* ctrbench schema [--format json|table]: the field table (schema.h). */
 int bench_cmd_schema(int argc, char **argv);
 
+/*
+ * ctrbench c2c [--cpus LIST|all] [--pairs all|sample:N|per-class:N]
+ *              [--home first-touch|node:K|each] [--op cas|load-store|fetch-add]
+ *              [--reps K] [--samples S] [--iters I] [--events LIST|bounce|none]
+ *              [--topology SPEC] [--dry-run] [--format table|json|csv]: the cost of moving one
+ * cache line between two CPUs, per pair and distance class (cmd-c2c.c, docs/c2c.md).  0, or 1
+ * when the machine refused (binding, memory placement) or a signal stopped it (what was
+ * measured is printed).
+ */
+int bench_cmd_c2c(int argc, char **argv);
+
 #endif /* BENCH_BUILTIN_H */

@@ -15,7 +15,7 @@ static const char *bench_schema_help =
 	"Prints the table of every field of a result line (bench/schema.h): its JSON path, type,\n"
 	"identity class (key, knob: compare matches on them; run, build: sweep --resume also does),\n"
 	"how repetitions summarise it, when it is not null, whether it is a CSV column, and the\n"
-	"value a line without it is read as.\n"
+	"value a line without it is read as; then the fields of a ctrbench c2c line (c2c_fields).\n"
 	"\n"
 	"  --format F   json (default: one object, {\"schema\": N, \"fields\": [...]}) or table\n"
 	"\n"
@@ -58,9 +58,16 @@ int bench_cmd_schema(int argc, char **argv)
 			       bench_fident_name(d->ident), bench_fsum_name(d->sum), bench_fwhen_name(d->when),
 			       d->csv ? "yes" : "-", d->def ? d->def : "-", d->doc);
 		}
+		printf("\n# c2c line (kind c2c): fields\n%-28s %-8s %-8s %-5s %s\n", "path", "type", "when",
+		       "null", "meaning");
+		for (int f = 0; f < bench_c2c_nr_fields; f++)
+			printf("%-28s %-8s %-8s %-5s %s\n", bench_c2c_fields[f].path,
+			       bench_ftype_name(bench_c2c_fields[f].type),
+			       bench_c2c_fields[f].when == BCW_ALL ? "always" : "measured",
+			       bench_c2c_fields[f].nullable ? "yes" : "-", bench_c2c_fields[f].doc);
 		return 0;
 	}
-	json_t *fields = json_array(), *j;
+	json_t *fields = json_array(), *c2c = json_array(), *j;
 
 	for (int f = 0; f < BF_NR; f++) {
 		const struct bench_field *d = &bench_fields[f];
@@ -71,7 +78,12 @@ int bench_cmd_schema(int argc, char **argv)
 				      "csv", d->csv, "default", d->def ? json_loads(d->def, JSON_DECODE_ANY, NULL)
 				      : json_null(), "doc", d->doc));
 	}
-	j = json_pack("{s:i,s:o}", "schema", BENCH_SCHEMA_VERSION, "fields", fields);
+	for (int f = 0; f < bench_c2c_nr_fields; f++)
+		json_array_append_new(c2c, json_pack("{s:s,s:s,s:s,s:b,s:s}", "path", bench_c2c_fields[f].path,
+				      "type", bench_ftype_name(bench_c2c_fields[f].type), "when",
+				      bench_c2c_fields[f].when == BCW_ALL ? "always" : "measured",
+				      "nullable", bench_c2c_fields[f].nullable, "doc", bench_c2c_fields[f].doc));
+	j = json_pack("{s:i,s:o,s:o}", "schema", BENCH_SCHEMA_VERSION, "fields", fields, "c2c_fields", c2c);
 	json_dumpf(j, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	putchar('\n');
 	json_decref(j);

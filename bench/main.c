@@ -36,6 +36,8 @@ static const char *bench_usage =
 	"                    [--workload LIST] [--placement LIST] [--plan FILE] [--reps K] [--readers R]\n"
 	"                    [--duration-ms MS] [--warmup-ms MS] [--options O] [--flush-period-ms MS]\n"
 	"                    [--work-ns NS] [--events LIST|bounce] [--note TEXT]\n"
+	"       ctrbench c2c [--cpus LIST|all] [--pairs all|sample:N|per-class:N] [--home first-touch|node:K|each]\n"
+	"                    [--op cas|load-store|fetch-add] [--reps K] [--dry-run] [--format table|json|csv]\n"
 	"       ctrbench recommend --updates-per-sec U --reads-per-sec R --depth D\n"
 	"                    --max-staleness EXACT|N|MSms [--results FILE] [--threads T] [--format table|json]\n"
 	"       ctrbench schema [--format json|table]\n"
@@ -57,6 +59,7 @@ static const struct {
 	{ "recommend", bench_cmd_recommend },
 	{ "report", bench_cmd_report },
 	{ "schema", bench_cmd_schema },
+	{ "c2c", bench_cmd_c2c },
 };
 
 int main(int argc, char **argv)

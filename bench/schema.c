@@ -27,6 +27,13 @@ const struct bench_field bench_fields[BF_NR] = {
 #undef FN
 #undef SUB
 
+const struct bench_c2c_field bench_c2c_fields[] = {
+#define BCF_ROW_(path, type, when, nullable, doc) { path, type, when, nullable, doc },
+	BENCH_C2C_FIELDS(BCF_ROW_)
+#undef BCF_ROW_
+};
+const int bench_c2c_nr_fields = sizeof(bench_c2c_fields) / sizeof(bench_c2c_fields[0]);
+
 int bench_field_find(const char *path)
 {
 	for (int f = 0; f < BF_NR; f++)

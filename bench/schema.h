@@ -198,4 +198,105 @@ static inline int bench_field_is_resume_key(int f)
 	return bench_fields[f].ident != BI_NONE;
 }
 
+/*
+ * A `ctrbench c2c --format json` line (kind "c2c") is not a result line: its
+ * fields are this second table, X(PATH, TYPE, WHEN, NULLABLE, DOC).  "a[]."
+ * is a member of each element of array a.  WHEN: BCW_ALL in every c2c line,
+ * BCW_MEASURED only in a measured one (not in a --dry-run plan).  NULLABLE 1:
+ * null where DOC says.  The c2c writer emits its top-level members in this
+ * order and nothing else (bench/cmd-c2c.c); tests/cli_c2c.sh checks lines
+ * against every row.  Its version is BENCH_SCHEMA_VERSION too.
+ */
+enum bench_c2c_when { BCW_ALL, BCW_MEASURED };
+
+#define BENCH_C2C_FIELDS(X) \
+	X("kind", BT_STR, BCW_ALL, 0, "\"c2c\"") \
+	X("schema", BT_INT, BCW_ALL, 0, "BENCH_SCHEMA_VERSION") \
+	X("op", BT_STR, BCW_ALL, 0, "cas, load-store or fetch-add") \
+	X("figure", BT_STR, BCW_ALL, 0, "what one figure is (one-way ns of a CAS round trip / 2, ...)") \
+	X("dry_run", BT_BOOL, BCW_ALL, 0, "true: a plan, nothing measured") \
+	X("method", BT_OBJ, BCW_ALL, 0, "how the figures were made") \
+	X("method.reps", BT_INT, BCW_ALL, 0, "--reps: passes over every pair") \
+	X("method.reps_done", BT_INT, BCW_ALL, 0, "passes done (fewer: interrupted)") \
+	X("method.samples", BT_INT, BCW_ALL, 0, "--samples per measurement, after one warm-up sample") \
+	X("method.iters", BT_INT, BCW_ALL, 0, "--iters: round trips (fetch-add: adds) per sample") \
+	X("method.pair_figure", BT_STR, BCW_ALL, 0, "how a pair's figure is made") \
+	X("method.class_figure", BT_STR, BCW_ALL, 0, "how a class's figures are made") \
+	X("topology", BT_OBJ, BCW_ALL, 0, "the topology planned on") \
+	X("topology.spec", BT_STR, BCW_ALL, 0, "\"this machine\" or --topology") \
+	X("topology.synthetic", BT_BOOL, BCW_ALL, 0, "not this machine (plans only)") \
+	X("cpus", BT_ARR, BCW_ALL, 0, "the distinct CPUs paired, in topology order") \
+	X("cpu_info", BT_ARR, BCW_ALL, 0, "where each CPU sits") \
+	X("cpu_info[].cpu", BT_INT, BCW_ALL, 0, "OS index") \
+	X("cpu_info[].package", BT_INT, BCW_ALL, 0, "package (logical index, -1 none)") \
+	X("cpu_info[].numa", BT_INT, BCW_ALL, 0, "NUMA node (logical index, -1 none)") \
+	X("cpu_info[].l3", BT_INT, BCW_ALL, 0, "L3 (logical index, -1 none)") \
+	X("cpu_info[].core", BT_INT, BCW_ALL, 0, "core (logical index)") \
+	X("cpu_info[].smt", BT_INT, BCW_ALL, 0, "rank among its core's PUs") \
+	X("plan", BT_OBJ, BCW_ALL, 0, "what --pairs and --home planned") \
+	X("plan.pairs_mode", BT_STR, BCW_ALL, 0, "all, sample:N or per-class:N") \
+	X("plan.pairs", BT_INT, BCW_ALL, 0, "pairs planned") \
+	X("plan.pairs_per_class", BT_OBJ, BCW_ALL, 0, "class -> pairs planned") \
+	X("plan.pairs_available", BT_OBJ, BCW_ALL, 0, "class -> pairs among the CPUs") \
+	X("plan.cpus_duplicate", BT_ARR, BCW_ALL, 0, "CPUs --cpus named more than once (measured once)") \
+	X("plan.homes", BT_INT, BCW_ALL, 0, "home nodes each pair is measured with") \
+	X("plan.measurements", BT_INT, BCW_ALL, 0, "pairs x homes x reps") \
+	X("plan.estimate_s", BT_NUM, BCW_ALL, 0, "estimated seconds, at an assumed cost per transfer") \
+	X("pairs", BT_ARR, BCW_ALL, 0, "the pairs (a plan's without figures)") \
+	X("pairs[].cpu_a", BT_INT, BCW_ALL, 0, "CPU a (ping), before b in topology order") \
+	X("pairs[].cpu_b", BT_INT, BCW_ALL, 0, "CPU b (pong)") \
+	X("pairs[].class", BT_STR, BCW_ALL, 0, "distance class: smt, ccx, numa, package, remote") \
+	X("pairs[].home_node", BT_INT, BCW_MEASURED, 1, "node the line was on, null unknown") \
+	X("pairs[].median_ns", BT_NUM, BCW_MEASURED, 0, "median over reps of the mean over samples") \
+	X("pairs[].lo_ns", BT_NUM, BCW_MEASURED, 0, "low end of the median's interval") \
+	X("pairs[].hi_ns", BT_NUM, BCW_MEASURED, 0, "high end") \
+	X("pairs[].level", BT_NUM, BCW_MEASURED, 0, "the interval's coverage") \
+	X("pairs[].cv", BT_NUM, BCW_MEASURED, 0, "coefficient of variation over the reps") \
+	X("pairs[].reps_ns", BT_ARR, BCW_MEASURED, 0, "each rep's figure, in order") \
+	X("pairs[].sample_p50_ns", BT_NUM, BCW_MEASURED, 0, "median over reps of the samples' median") \
+	X("interrupted", BT_BOOL, BCW_MEASURED, 0, "a signal stopped it: the figures are what was measured") \
+	X("elapsed_s", BT_NUM, BCW_MEASURED, 0, "time measuring") \
+	X("numa_single_node", BT_BOOL, BCW_MEASURED, 0, "the machine has one NUMA node") \
+	X("events", BT_OBJ, BCW_MEASURED, 0, "fill-source events") \
+	X("events.counted", BT_BOOL, BCW_MEASURED, 0, "counted (classes carry events_per_transfer)") \
+	X("events.reason", BT_STR, BCW_MEASURED, 1, "why not, null when counted") \
+	X("homes", BT_ARR, BCW_MEASURED, 0, "the line's home per --home") \
+	X("homes[].how", BT_STR, BCW_MEASURED, 0, "first-touch or node") \
+	X("homes[].asked", BT_INT, BCW_MEASURED, 1, "node:K's K, null for first-touch") \
+	X("homes[].node", BT_INT, BCW_MEASURED, 1, "where move_pages says the line is, null unknown") \
+	X("homes[].checked_with", BT_STR, BCW_MEASURED, 0, "move_pages") \
+	X("homes[].why_unknown", BT_STR, BCW_MEASURED, 1, "why node is null, else null") \
+	X("classes", BT_ARR, BCW_MEASURED, 0, "one row per class and home measured") \
+	X("classes[].class", BT_STR, BCW_MEASURED, 0, "distance class") \
+	X("classes[].pairs", BT_INT, BCW_MEASURED, 0, "pairs measured") \
+	X("classes[].median_ns", BT_NUM, BCW_MEASURED, 0, "median of the pairs' figures") \
+	X("classes[].p10_ns", BT_NUM, BCW_MEASURED, 0, "10th percentile") \
+	X("classes[].p90_ns", BT_NUM, BCW_MEASURED, 0, "90th percentile") \
+	X("classes[].home_node", BT_INT, BCW_MEASURED, 1, "the line's node, null unknown") \
+	X("matrices", BT_ARR, BCW_MEASURED, 0, "one CPU x CPU matrix per home") \
+	X("matrices[].home_node", BT_INT, BCW_MEASURED, 1, "the line's node, null unknown") \
+	X("matrices[].cpus", BT_ARR, BCW_MEASURED, 0, "rows and columns: cpus") \
+	X("matrices[].ns", BT_ARR, BCW_MEASURED, 0, "pair medians, null on the diagonal and where not measured") \
+	X("calibration", BT_OBJ, BCW_MEASURED, 0, "the class table for a coherence projection") \
+	X("calibration.kind", BT_STR, BCW_MEASURED, 0, "\"c2c-calibration\"") \
+	X("calibration.schema", BT_INT, BCW_MEASURED, 0, "BENCH_SCHEMA_VERSION") \
+	X("calibration.op", BT_STR, BCW_MEASURED, 0, "the op measured") \
+	X("calibration.figure", BT_STR, BCW_MEASURED, 0, "what the figures are") \
+	X("calibration.one_way_ns", BT_OBJ, BCW_MEASURED, 0, "class -> median over its pairs, all homes pooled") \
+	X("calibration.pairs", BT_OBJ, BCW_MEASURED, 0, "class -> pairs behind it") \
+	X("calibration.home_nodes", BT_ARR, BCW_MEASURED, 0, "the homes pooled") \
+	X("calibration.machine", BT_OBJ, BCW_MEASURED, 0, "cpu_model, kernel, hypervisor, topology... of env") \
+	X("env", BT_OBJ, BCW_ALL, 0, "the machine and build (bench/env.h)")
+
+struct bench_c2c_field {
+	const char *path;		/* JSON path: dotted, "a[]." for each element of a */
+	enum bench_ftype type;
+	enum bench_c2c_when when;	/* every line, or measured ones only */
+	int nullable;			/* may be null */
+	const char *doc;		/* one line */
+};
+
+extern const struct bench_c2c_field bench_c2c_fields[];
+extern const int bench_c2c_nr_fields;
+
 #endif /* BENCH_SCHEMA_H */

@@ -11,7 +11,7 @@ B=${1:-build/ctrbench}
 . tests/tap.sh
 
 # The commands, from the top-level usage.
-cmds=$("$B" --help | sed -n 's/^ *\(usage:\)\? *ctrbench \([a-z][a-z]*\).*/\2/p' | sort -u)
+cmds=$("$B" --help | sed -n 's/^ *\(usage:\)\? *ctrbench \([a-z][a-z0-9]*\).*/\2/p' | sort -u)
 check "ctrbench --help lists the commands" eval '[ "$(echo "$cmds" | wc -w)" -ge 10 ]'
 for c in $cmds; do
 	"$B" $c --help >"$tmp/out" 2>"$tmp/err"

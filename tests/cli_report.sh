@@ -12,6 +12,7 @@ set -u
 cd "$(dirname "$0")/.."
 B=${1:-build/ctrbench}
 D=tests/data/report.jsonl
+C2C=tests/data/c2c.json
 
 . tests/tap.sh
 
@@ -166,8 +167,48 @@ BADVAL="'--bogus'" bad $D --out "$O" --bogus
 BADVAL="needs a results file" bad --out "$O"
 BADVAL="$tmp/o/no/r" bad $D --out "$tmp/o/no/r"
 BADVAL="'$tmp/afile' for --out (it exists and is not a folder)" bad $D --out "$tmp/afile"
+# c2c lines: a --dry-run plan (nothing measured) and a matrix that is not N x N are refused.
+"$B" c2c --topology "pack:1 core:2 pu:2" --dry-run --format json >"$tmp/plan.json"
+BADVAL="$tmp/plan.json:1: a c2c --dry-run plan" bad "$tmp/plan.json" --out "$O"
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); j["matrices"][0]["ns"]=[[None]]; print(json.dumps(j))' \
+	$C2C >"$tmp/c2cbad.json"
+BADVAL="\"matrices[0].ns\" is not a 2 x 2 matrix" bad "$tmp/c2cbad.json" --out "$O"
 unset BAD_PREFIX
 check "nothing written by any rejected call" eval '[ -z "$(ls -A "$tmp/o")" ] && [ "$(cat "$tmp/afile")" = x ]'
+
+# --- c2c: a heatmap with its class table; with run results, the per-class cost table -----------
+run $C2C $D --out "$tmp/c"
+check "html with c2c: 21 inline SVG plots (the heatmap too), 21 PNG copies" eval \
+	'clean && [ "$(grep -o "<svg" "$tmp/c/index.html" | wc -l)" -eq 21 ] && [ "$(ls "$tmp/c"/*.png | wc -l)" -eq 21 ] &&
+	 grep -q "<section id=\"c2c\">" "$tmp/c/index.html"'
+python3 tests/report_page_check.py "$tmp/c/index.html" $D $C2C | grep c2c
+run $C2C --out "$tmp/c1"
+check "html of a c2c file alone: the heatmap and the class table, no run section" eval \
+	'clean && [ "$(grep -o "<svg" "$tmp/c1/index.html" | wc -l)" -eq 1 ] &&
+	 grep -q "No run results here" "$tmp/c1/index.html" && ! grep -q "<section id=\"throughput\">" "$tmp/c1/index.html"'
+run $C2C --out "$tmp/c2" --format markdown
+check "markdown of a c2c file alone: the class table, no run tables" eval \
+	'clean && grep -q "^## Cache-line transfers between CPUs (c2c)" "$tmp/c2/report.md" &&
+	 grep -qE "^\| (smt|ccx|numa|package|remote) +\| .* \| +1 \|" "$tmp/c2/report.md" && ! grep -q "^## Throughput" "$tmp/c2/report.md"'
+# Measured here, side by side: the cost table sets shared_atomic's 2-thread ns/op beside the c2c
+# class its two threads share (one machine, so the classes match).
+if [ "$(nproc)" -ge 2 ]; then
+	"$B" c2c --cpus 0,1 --reps 3 --samples 20 --iters 200 --op fetch-add --format json >"$tmp/live-c2c.json" 2>/dev/null
+	"$B" run --algo shared_atomic --shape chain:1 --threads 2 --reps 2 --duration-ms 30 --warmup-ms 10 \
+		--format json >"$tmp/live-run.jsonl" 2>/dev/null
+	run "$tmp/live-c2c.json" "$tmp/live-run.jsonl" --out "$tmp/live"
+	check "c2c and run measured here: the cost table has the transfer cost of the run's class" eval \
+		'clean && python3 tests/report_page_check.py "$tmp/live/index.html" "$tmp/live-run.jsonl" "$tmp/live-c2c.json" |
+		 grep "per-class cost table" | grep -q "^ok" &&
+		 python3 -c "
+import json, sys
+c = json.load(open(sys.argv[1])); r = json.loads(open(sys.argv[2]).readline())
+cls = [k for k, v in r[\"pairs\"].items() if v]
+assert cls == [c[\"pairs\"][0][\"class\"]], (cls, c[\"pairs\"])
+" "$tmp/live-c2c.json" "$tmp/live-run.jsonl"'
+else
+	ok "c2c and run measured here # SKIP fewer than two CPUs"
+fi
 
 # A killed sweep can leave a last line without its newline: skipped, said in one line, the rest reported.
 { head -2 $D; head -1 $D | head -c 100; } >"$tmp/killed.jsonl"

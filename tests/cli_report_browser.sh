@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# cli_report_browser.sh - the HTML report of tests/data/report.jsonl in a real browser: headless
+# cli_report_browser.sh - the HTML report of tests/data/report.jsonl (and the same with
+# tests/data/c2c.json, whose heatmap sits beside its class table) in a real browser: headless
 # Chromium (Debian's, driven by playwright-core through tests/report_browser.js) loads it from
 # file:// with no console error, page error or failed request, every image decodes, every plot is
 # laid out; screenshots of the first screen and of the whole page are PNGs of the right size,
@@ -30,6 +31,16 @@ else
 	nok "the report is written"
 	sed 's/^/#   /' "$tmp/err"
 	exit 1
+fi
+
+# The page with a c2c heatmap beside its class table and the per-class cost table: the same checks.
+if "$B" report tests/data/report.jsonl tests/data/c2c.json --out "$tmp/c2c" >/dev/null 2>"$tmp/err"; then
+	timeout 120 node tests/report_browser.js "$PW" "$tmp/c2c/index.html" "$tmp/c2c-shot.png" |
+		sed '/^#/d; s/^\(not \)*ok - /&c2c page: /'
+	[ "${PIPESTATUS[0]}" -eq 124 ] && nok "c2c page: the browser checks ended within 120 s"
+else
+	nok "the report with a c2c file is written"
+	sed 's/^/#   /' "$tmp/err"
 fi
 
 shot=${CTRBENCH_SCREENSHOT:-$tmp/shot.png}

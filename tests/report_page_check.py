@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
-# report_page_check.py PAGE.html RESULTS.jsonl - run by tests/cli_report.sh on the report made from
-# tests/data/report.jsonl.  Parses the page (each <figure>: its inline SVG text, PNG links, text and
+# report_page_check.py PAGE.html RESULTS.jsonl [C2C.json] - run by tests/cli_report.sh on the report
+# made from tests/data/report.jsonl (and, given C2C.json, tests/data/c2c.json beside it: then the
+# heatmap and the per-class cost table are checked too).  Parses the page (each <figure>: its inline SVG text, PNG links, text and
 # table rows with their data-* attributes and cells) and prints one TAP line per check.  One
 # process for all of them: starting python3 is slow behind some version managers.
 import html.parser
@@ -60,6 +61,7 @@ class Page(html.parser.HTMLParser):
 page = Page()
 page.feed(open(sys.argv[1], encoding="utf-8").read())
 res = [json.loads(line) for line in open(sys.argv[2]) if line.strip()]
+c2c = json.load(open(sys.argv[3])) if len(sys.argv) > 3 else None
 ALGOS = ["atomic_tree", "percpu_hier", "rstat_ratelimit"]
 checks = []
 
@@ -218,6 +220,66 @@ def _():
             assert row["cells"][2] == ("by time" if r["read_error_bound"] < 0 else "0 (exact)"), row
     e = find("error-update-chain-4-compact")
     assert not e["svgs"] and "no read error was observed" in e["text"]
+
+
+def sig4(v):       # the report's fmt_sig: 4 significant digits
+    return "%.4g" % v
+
+
+if c2c:
+    @check("c2c heatmap: one SVG with its colour-bar title and the CPUs, the PNG linked, the "
+           "class table beside it with the line's own figures")
+    def _():
+        (m,) = c2c["matrices"]
+        fid = "c2c-%s-home-%s" % (c2c["op"], m["home_node"])
+        f = find(fid)
+        assert len(f["svgs"]) == 1 and f["pngs"] == [fid + ".png"], (f["svgs"], f["pngs"])
+        t = f["svgs"][0]
+        assert c2c["figure"] in t, t
+        for cpu in c2c["cpus"]:
+            assert "%d\n" % cpu in t, (cpu, t)
+        (cl,) = c2c["classes"]
+        rows = [r for r in f["rows"] if r["algo"] == "c2c"]
+        assert [r["class"] for r in rows] == [cl["class"]], rows
+        assert rows[0]["cells"][2:6] == [str(cl["pairs"]), sig4(cl["median_ns"]),
+                                         sig4(cl["p10_ns"]), sig4(cl["p90_ns"])], rows
+        assert "home node %d (first touch by the main thread, checked with move_pages)" \
+            % m["home_node"] in f["text"], f["text"]
+        if c2c["events"]["counted"] is False:
+            assert "Fill-source events: not counted (%s)" % c2c["events"]["reason"] in f["text"]
+
+    @check("c2c pairs table: every pair with its median and interval")
+    def _():
+        f = find("c2c-%s-home-%s" % (c2c["op"], c2c["matrices"][0]["home_node"]))
+        rows = [r for r in f["rows"] if r["algo"] == "c2c-pair"]
+        assert len(rows) == len(c2c["pairs"]), rows
+        for r, p in zip(rows, c2c["pairs"]):
+            assert (int(r["cpu_a"]), int(r["cpu_b"])) == (p["cpu_a"], p["cpu_b"]), (r, p)
+            assert r["cells"][3:5] == [sig4(p["median_ns"]), "[%s, %s]" % (
+                sig4(p["lo_ns"]), sig4(p["hi_ns"]))], (r, p)
+
+    @check("per-class cost table: a row per run, ns/op as the results have it, the transfer cost "
+           "of its classes or why there is none")
+    def _():
+        f = find("c2c-cost-" + c2c["op"])
+        assert len(f["rows"]) == len(res), (len(f["rows"]), len(res))
+        cal = c2c["calibration"]["one_way_ns"]
+        for r in res:
+            hits = [x for x in f["rows"] if x["algo"] == r["algo"] and int(x["threads"]) ==
+                    r["threads"] and x["placement"] == r["placement"] and x["cells"][2] == r["shape"]
+                    and x["cells"][1] == r["workload"]]
+            assert len(hits) == 1, (r["algo"], r["threads"], r["shape"], hits)
+            cells = hits[0]["cells"]
+            assert cells[6] == sig4(r["ns_per_op"]), (cells, r["ns_per_op"])
+            pairs = {k: v for k, v in r["pairs"].items() if v}
+            if not pairs:
+                assert cells[7] == "n/a (one thread: no pair)", cells
+            elif all(k in cal for k in pairs):
+                w = sum(pairs[k] * cal[k] for k in pairs) / sum(pairs.values())
+                assert cells[7] == sig4(w) and cells[8] == sig4(r["ns_per_op"] / w), cells
+            else:
+                missing = [k for k in pairs if k not in cal]
+                assert cells[7] == "n/a (c2c measured no %s pair)" % ", ".join(missing), cells
 
 
 failed = 0
