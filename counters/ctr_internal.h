@@ -141,7 +141,9 @@ void *ctr_zalloc_aligned(size_t size);
  * when the tree has a slot-to-node map (whole pages, bound with mbind, as the
  * kernel's per-CPU allocator places each CPU's chunk), else as
  * ctr_zalloc_aligned.  NULL with errno set (EINVAL for a node that does not
- * exist).  Free with ctr_free_slot_area and the same size.
+ * exist).  Coloured: slot cpu's area starts cpu lines (modulo a page) into
+ * its first page, so that no two of 64 slots' copies of a node share an L1
+ * set (see ctr.c).  Free with ctr_free_slot_area and the same size.
  */
 void *ctr_alloc_slot_area(const struct ctr_tree *t, int cpu, size_t size);
 void ctr_free_slot_area(const struct ctr_tree *t, void *p, size_t size);
