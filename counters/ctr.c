@@ -163,7 +163,36 @@ static int ctr_parse_options(struct ctr_tree *t, const char *options)
 	return err;
 }
 
-/* Copy and check the shape; fills parent, depth and max_depth. */
+/*
+ * Every node's ancestor list (ctr_tree.ancestors), depth + 1 ints each: a
+ * chain:4096 costs 33 MiB, the deepest shape the harness takes.
+ */
+static int ctr_init_ancestors(struct ctr_tree *t)
+{
+	const int **lists = malloc(sizeof(*lists) * t->nr_nodes);
+	size_t total = 0, at = 0;
+
+	t->ancestors = lists;
+	if (!lists)
+		return -ENOMEM;
+	for (int i = 0; i < t->nr_nodes; i++)
+		if (__builtin_add_overflow(total, (size_t)t->depth[i] + 1, &total))
+			return -ENOMEM;
+	if (total > SIZE_MAX / sizeof(int))
+		return -ENOMEM;
+	t->anc_store = malloc(sizeof(int) * total);
+	if (!t->anc_store)
+		return -ENOMEM;
+	for (int i = 0; i < t->nr_nodes; i++) {
+		lists[i] = t->anc_store + at;
+		for (int n = i; n >= 0; n = t->parent[n])
+			t->anc_store[at++] = n;
+		t->anc_store[at++] = -1;
+	}
+	return 0;
+}
+
+/* Copy and check the shape; fills parent, depth, max_depth and ancestors. */
 static int ctr_init_shape(struct ctr_tree *t, const struct ctr_params *p)
 {
 	t->parent = malloc(sizeof(int) * p->nr_nodes);
@@ -180,6 +209,8 @@ static int ctr_init_shape(struct ctr_tree *t, const struct ctr_params *p)
 		if (t->depth[i] > t->max_depth)
 			t->max_depth = t->depth[i];
 	}
+	if (ctr_init_ancestors(t))
+		return -ENOMEM;
 	if (p->limit) {
 		t->limit = malloc(sizeof(int64_t) * p->nr_nodes);
 		if (!t->limit)
@@ -220,6 +251,8 @@ static void ctr_free_base(struct ctr_tree *t)
 {
 	free(t->parent);
 	free(t->depth);
+	free((void *)t->ancestors);
+	free(t->anc_store);
 	free(t->limit);
 	free(t->slot_node);
 	free(t);

@@ -51,15 +51,25 @@ struct ctr_tree {
 	int max_depth;			/* levels on the longest root-to-leaf path (chain:D has D) */
 	int *parent;			/* parent[0] == -1, parent[i] < i */
 	int *depth;			/* depth[0] == 1: levels from the root down to node i */
+	const int *const *ancestors;	/* ancestors[i]: i, its parent, ..., 0, then -1 (depth[i] + 1 ints) */
+	int *anc_store;			/* where those lists live, one after another */
 	int64_t *limit;			/* per-node limit on stat 0, CTR_NO_LIMIT = none; NULL if no limits */
 	int64_t batch;			/* params.batch as given (0 = the algorithm's default) */
 	int flush_period_ms;		/* params.flush_period_ms as given */
 	int *slot_node;			/* NUMA node per slot, or NULL (params.slot_node, copied) */
 };
 
-/* Walk node and its ancestors up to the root. */
-#define ctr_for_each_ancestor(t, n, node) \
-	for (int n = (node); n >= 0; n = (t)->parent[n])
+/*
+ * Walk node and its ancestors up to the root, over node's precomputed list:
+ * no load of parent[n] depends on the previous level's, so the levels of an
+ * update are independent stores the core overlaps, and the list is read
+ * through a local pointer, which no store of the body can be taken to alias
+ * (an int list, int64_t counters).  Two loops: the outer runs once to hold
+ * the pointer, so a break in the body still ends the walk.
+ */
+#define ctr_for_each_ancestor(t, n, node)					\
+	for (const int *__anc = (t)->ancestors[node]; __anc; __anc = NULL)	\
+		for (int n; (n = *__anc) >= 0; __anc++)
 
 /*
  * One algorithm.  None of these is called from a timed loop: the harness
