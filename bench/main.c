@@ -26,6 +26,7 @@
 #include "../topology/topo.h"
 #include "compare.h"
 #include "env.h"
+#include "limits.h"
 #include "events_cmd.h"
 #include "output.h"
 #include "report_cmd.h"
@@ -60,7 +61,8 @@ static const char *bench_usage =
 	"                    [--duration-ms MS] [--warmup-ms MS] [--options O] [--flush-period-ms MS]\n"
 	"                    [--work-ns NS] [--events LIST|bounce] [--note TEXT]\n"
 	"       ctrbench recommend --updates-per-sec U --reads-per-sec R --depth D\n"
-	"                    --max-staleness EXACT|N|MSms [--results FILE] [--threads T] [--format table|json]\n";
+	"                    --max-staleness EXACT|N|MSms [--results FILE] [--threads T] [--format table|json]\n"
+	"       ctrbench limits [--rounds K] [--duration-ms MS] [--format table|json]\n";
 
 static int bench_cmd_list(void)
 {
@@ -286,6 +288,7 @@ static const struct {
 	{ "sweep", bench_cmd_sweep },
 	{ "recommend", bench_cmd_recommend },
 	{ "report", bench_cmd_report },
+	{ "limits", bench_cmd_limits },
 };
 
 int main(int argc, char **argv)
