@@ -72,6 +72,30 @@ struct ctr_tree {
 		for (int n; (n = *__anc) >= 0; __anc++)
 
 /*
+ * *s += delta on a slot only its owner writes, readers loading it
+ * concurrently: a load and a store, untorn (one aligned 64-bit mov each on
+ * x86-64, as the kernel's this_cpu_add/WRITE_ONCE), no RMW.  Volatile, not a
+ * relaxed C11 store, because GCC treats every __atomic store as a write to
+ * any memory: in an inlined loop of updates it reloads the tree's fields
+ * (area, nr_stats, the ancestor list) after each one, which costs more than
+ * the update itself at one level (measured with ctrbench limits: issue 13).
+ * A volatile int64_t store may alias only int64_t objects, so they stay in
+ * registers.  Under ThreadSanitizer, which cannot know that a volatile mov is
+ * untorn, it is the relaxed atomic, so the race detector checks the same
+ * claim: one writer, readers that tolerate any interleaving.
+ */
+static inline void ctr_owner_add(_Atomic int64_t *s, int64_t delta)
+{
+#if defined(__SANITIZE_THREAD__)
+	atomic_store_explicit(s, atomic_load_explicit(s, memory_order_relaxed) + delta, memory_order_relaxed);
+#else
+	volatile int64_t *v = (volatile int64_t *)s;
+
+	*v = *v + delta;
+#endif
+}
+
+/*
  * One algorithm.  None of these is called from a timed loop: the harness
  * inlines ctr_<name>_add() and ctr_<name>_try_charge() from counters/<name>.h
  * (see counters/list.h); the table serves creation, reads, verification and

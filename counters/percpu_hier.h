@@ -33,15 +33,10 @@ static inline void ctr_percpu_hier_add(struct ctr_tree *t, int cpu, int node, in
 	/*
 	 * Load and store, not fetch_add: the slot has one writer (the slot's
 	 * owner, which runs with "preemption off"), so no update can be lost;
-	 * relaxed atomics only keep the 64-bit store untorn for readers (a
-	 * plain mov on x86-64).
+	 * the store only has to be untorn for readers (ctr_owner_add).
 	 */
-	ctr_for_each_ancestor(t, n, node) {
-		_Atomic int64_t *s = slots + (size_t)n * nr_stats;
-
-		atomic_store_explicit(s, atomic_load_explicit(s, memory_order_relaxed) + delta,
-				      memory_order_relaxed);
-	}
+	ctr_for_each_ancestor(t, n, node)
+		ctr_owner_add(slots + (size_t)n * nr_stats, delta);
 }
 
 /* Sum of (node, stat) over all CPUs: not a snapshot while updates run. */
