@@ -43,11 +43,14 @@ static inline void ctr_percpu_hier_add(struct ctr_tree *t, int cpu, int node, in
 static inline int64_t ctr_percpu_hier_read(struct ctr_tree *t, int node, int stat)
 {
 	struct ctr_percpu_hier *p = ctr_container_of(t, struct ctr_percpu_hier, base);
-	size_t off = (size_t)node * t->nr_stats + stat;
+	_Atomic int64_t *const *area = p->area;
+	const size_t off = (size_t)node * t->nr_stats + stat;
+	const int nr = t->nr_cpus;
 	int64_t sum = 0;
 
-	for (int cpu = 0; cpu < t->nr_cpus; cpu++)
-		sum += atomic_load_explicit(&p->area[cpu][off], memory_order_relaxed);
+	/* Locals: an atomic load may be taken to touch any memory, and would reload them per slot. */
+	for (int cpu = 0; cpu < nr; cpu++)
+		sum += atomic_load_explicit(&area[cpu][off], memory_order_relaxed);
 	return sum;
 }
 
