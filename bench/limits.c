@@ -11,8 +11,10 @@
  * inside it):
  *   bare loop        a loop whose body is a compiler barrier: what a loop costs
  *   plain add        x += 1 on a private volatile word: an update's floor
+ *   plain add pairs  x += 1, x -= 1 (the workload's pairs): cores that rename a store to the
+ *                    next load of the same address run these faster than single adds
  *   lock xadd        atomic fetch_add on a private word: an atomic's floor
- *   bounce           2 threads, lock xadd on one shared word (ns per op per thread)
+ *   bounce           2 threads, lock xadd on one shared word (CPU ns per op per thread)
  *   array walk D     plain adds through a precomputed list of D slot offsets
  *                    (per level): what a D-level per-CPU update can cost
  *   count_stat read  sum of S per-thread counters, one per line, contiguous
@@ -28,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../counters/percpu_hier.h"
 #include "../topology/topo.h"
@@ -38,6 +41,20 @@
 
 #define LIM_ROUNDS_MAX 99
 #define LIM_PROBE_NS 20000000ull	/* each probe timing runs about this long (20 ms) */
+
+/*
+ * Every figure on both sides is CPU time: the calling thread's CPU clock
+ * around a probe, the workers' task-clock in a harness run (cpu_ns_per_op).
+ * On a machine shared with other load, wall time would charge whichever
+ * side happened to be preempted with the wait; CPU time charges neither.
+ */
+static uint64_t lim_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* ---- the probes: fn(arg, n) does n ops; the caller times the call ---- */
 
@@ -50,12 +67,24 @@ static void lim_bare(void *arg, uint64_t n)
 		__asm__ volatile("" : : "r"(i) : "memory");
 }
 
-static void lim_plain_add(void *arg, uint64_t n)
+/* x += 1 only: the "plain volatile add" (each op's load waits for the last store). */
+static void lim_plain_inc(void *arg, uint64_t n)
 {
 	volatile int64_t *x = arg;
 
 	for (uint64_t i = 0; i < n; i++)
 		*x += 1;
+}
+
+/* +1 then -1, as the update workload's pairs: n / 2 pairs for n ops. */
+static void lim_plain_add(void *arg, uint64_t n)
+{
+	volatile int64_t *x = arg;
+
+	for (uint64_t i = 0; i < n / 2; i++) {
+		*x += 1;
+		*x -= 1;
+	}
 }
 
 static void lim_xadd(void *arg, uint64_t n)
@@ -137,18 +166,18 @@ static double lim_time(lim_fn fn, void *arg, double per)
 	uint64_t n = 1024, t0, dt, best[5];
 
 	for (;;) {
-		t0 = bench_time_ns();
+		t0 = lim_cpu_ns();
 		fn(arg, n);
-		dt = bench_time_ns() - t0;
+		dt = lim_cpu_ns() - t0;
 		if (dt >= LIM_PROBE_NS / 8 || n > (1ull << 40))
 			break;
 		n *= 2;
 	}
 	n *= 8;
 	for (int i = 0; i < 5; i++) {
-		t0 = bench_time_ns();
+		t0 = lim_cpu_ns();
 		fn(arg, n);
-		best[i] = bench_time_ns() - t0;
+		best[i] = lim_cpu_ns() - t0;
 	}
 	for (int i = 1; i < 5; i++)
 		for (int j = i; j > 0 && best[j - 1] > best[j]; j--) {
@@ -180,9 +209,9 @@ static void *lim_bounce_main(void *arg)
 	atomic_fetch_add(b->go, 1);
 	while (atomic_load(b->go) < 2)
 		;
-	t0 = bench_time_ns();
+	t0 = lim_cpu_ns();
 	lim_xadd((void *)b->word, b->n);
-	b->ns = bench_time_ns() - t0;
+	b->ns = lim_cpu_ns() - t0;
 	return NULL;
 }
 
@@ -206,7 +235,7 @@ static double lim_bounce(const struct topo *topo)
 	}
 	for (int i = 0; i < 2; i++)
 		pthread_join(tid[i], NULL);
-	ns = (double)(b[0].ns > b[1].ns ? b[0].ns : b[1].ns) / (double)b[0].n;
+	ns = (double)(b[0].ns + b[1].ns) / (double)(b[0].n + b[1].n);
 	free((void *)word);
 	return ns;
 }
@@ -218,7 +247,10 @@ struct lim_ctx {
 	int duration_ms;		/* each harness run's window */
 };
 
-/* ns per op of ctrbench run --algo name --workload update --shape shape --threads threads. */
+/*
+ * CPU ns per op of ctrbench run --algo name --workload update --shape shape
+ * --threads threads (task-clock / ops: ns_per_op without the preemptions).
+ */
 static double lim_harness(struct lim_ctx *c, const char *name, const char *shape, int threads,
 			  const char *options)
 {
@@ -243,7 +275,7 @@ static double lim_harness(struct lim_ctx *c, const char *name, const char *shape
 		die("limits: %s on %s could not start", name, shape);
 	if (r.verify == 0)
 		die("limits: %s on %s failed verification", name, shape);
-	ns = r.ns_per_op;
+	ns = r.cpu_ns_per_op > 0 ? r.cpu_ns_per_op : r.ns_per_op;
 	bench_result_free(&r);
 	free(cfg.pus);
 	free(cfg.slot_node);
@@ -379,9 +411,10 @@ static void lim_print(const struct lim_row *rows, int nr, int rounds, int json)
 			       rlo, rhi);
 	}
 	if (!json)
-		printf("# ns per op (per level, per slot where said); each row's two sides measured in the same"
-		       " round, %d round%s interleaved; ratio = ctrbench / limit, median of the rounds\n",
-		       rounds, rounds == 1 ? "" : "s");
+		printf("# CPU ns per op (per level, per slot where said; harness: task-clock / ops, probes: the"
+		       " thread's CPU clock, so other load's preemptions count on neither side); each row's two"
+		       " sides measured in the same round, %d round%s interleaved; ratio = ctrbench / limit,"
+		       " median of the rounds\n", rounds, rounds == 1 ? "" : "s");
 }
 
 int bench_cmd_limits(int argc, char **argv)
@@ -427,6 +460,7 @@ int bench_cmd_limits(int argc, char **argv)
 #define LIM_ROW(w, l, u) (rows[nr] = (struct lim_row){ .what = (w), .limit = (l), .unit = (u) }, nr++)
 	LIM_ROW("empty (harness floor)", "bare loop", "op");
 	LIM_ROW("percpu_hier chain:1", "plain add", "op");
+	LIM_ROW("percpu_hier chain:1", "plain add pairs", "op");
 	LIM_ROW("percpu_hier chain:8 per level", "array walk 8, per level", "level");
 	LIM_ROW("percpu_hier chain:32 per level", "array walk 32, per level", "level");
 	for (int i = 0; i < 3; i++) {
@@ -448,6 +482,8 @@ int bench_cmd_limits(int argc, char **argv)
 		rows[i].h[k] = lim_harness(&c, "empty", "chain:1", 1, NULL);
 		rows[i++].l[k] = lim_time(lim_bare, NULL, 1);
 		rows[i].h[k] = hier1 = lim_harness(&c, "percpu_hier", "chain:1", 1, NULL);
+		rows[i++].l[k] = lim_time(lim_plain_inc, word, 1);
+		rows[i].h[k] = hier1;
 		rows[i++].l[k] = lim_time(lim_plain_add, word, 1);
 		rows[i].h[k] = lim_harness(&c, "percpu_hier", "chain:8", 1, NULL) / 8;
 		rows[i++].l[k] = lim_walk_level(8);

@@ -8,25 +8,27 @@
 #   perfbook count_stat (built outside the tree, PERFBOOK=/dir holding
 #   count_stat_8, count_stat_64, count_stat_512: CodeSamples/count/count_stat.c
 #   with NR_THREADS set to 8, 64, 512) vs percpu_hier's read per slot (ctrbench limits)
-# Prints one line per row and round: ctrbench ns, peer ns, ratio (ctrbench / peer).
+# Prints one line per row and round: ctrbench, peer, ratio (ctrbench / peer); CPU ns per op on
+# both sides for striped vs LongAdder (task-clock; the JVM's thread CPU time), so other load's
+# preemptions count on neither.
 set -euo pipefail
 bin=${1:?usage: run.sh CTRBENCH [ROUNDS]}
 rounds=${2:-3}
 here=$(cd "$(dirname "$0")" && pwd)
 dur=${DURATION_MS:-1000}
 
-ns_per_op() {	# ctrbench run ... --format csv: the ns_per_op column
-	"$bin" run "$@" --workload update --duration-ms "$dur" --warmup-ms 300 --format csv |
-		awk -F, 'NR == 2 { print $12 }'
+cpu_ns_per_op() {	# ctrbench run ... --format csv: the cpu_ns_per_op column (task-clock / ops)
+	"$bin" run "$@" --workload update --duration-ms "$dur" --warmup-ms 300 --reps 1 --format csv |
+		awk -F, 'NR == 2 { print $13 }'
 }
 
 for ((k = 1; k <= rounds; k++)); do
 	if command -v java > /dev/null; then
 		for t in 1 2; do
-			c=$(ns_per_op --algo striped --shape chain:1 --threads "$t")
-			j=$(java "$here/LongAdderProbe.java" "$t" "$dur" 300 | awk '{ print $5 }')
+			c=$(cpu_ns_per_op --algo striped --shape chain:1 --threads "$t")
+			j=$(java "$here/LongAdderProbe.java" "$t" "$dur" 300 | awk '{ print $7 }')
 			awk -v k="$k" -v t="$t" -v c="$c" -v j="$j" 'BEGIN {
-				printf "round %d  striped %d thread(s) %8.3f ns/op  LongAdder %8.3f  ratio %.3f\n",
+				printf "round %d  striped %d thread(s) %8.3f CPU ns/op  LongAdder %8.3f  ratio %.3f\n",
 				       k, t, c, j, c / j }'
 		done
 	fi
