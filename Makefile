@@ -66,8 +66,8 @@ $(BUILD)/obj/bench/env.o: $(BUILD)/build-id
 $(BUILD)/obj/bench/env.o: EXTRA_DEFS = -DCTRBENCH_COMMIT='"$(CTRBENCH_COMMIT)"' -DCTRBENCH_CFLAGS='"$(CFLAGS)"'
 .PHONY: FORCE
 # ctrbench report execs scripts/report of this tree ($CTRBENCH_SCRIPTS_DIR overrides it).
-$(BUILD)/obj/bench/report_cmd.o: $(BUILD)/build-id
-$(BUILD)/obj/bench/report_cmd.o: EXTRA_DEFS = -DCTRBENCH_SCRIPTS_DIR='"$(abspath scripts)"'
+$(BUILD)/obj/bench/cmd-report.o: $(BUILD)/build-id
+$(BUILD)/obj/bench/cmd-report.o: EXTRA_DEFS = -DCTRBENCH_SCRIPTS_DIR='"$(abspath scripts)"'
 
 $(BUILD)/libctr.a: $(LIB_OBJ)
 	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^

@@ -41,6 +41,35 @@ int bench_parse_table_json(const char *cmd, const char *s)
 	die("unknown format '%s' for %s (want table or json)", s, cmd);
 }
 
+void bench_help(int argc, char **argv, const char *text)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(text, stdout);
+			exit(0);
+		}
+	}
+}
+
+void bench_need(const char *cmd, const char *const *names, const int *missing, int n, const char *hint)
+{
+	char buf[512] = "";
+	int k = 0, seen = 0;
+
+	for (int i = 0; i < n; i++)
+		k += missing[i];
+	if (!k)
+		return;
+	for (int i = 0; i < n; i++) {
+		if (!missing[i])
+			continue;
+		seen++;
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s",
+			 seen == 1 ? "" : seen == k ? " and " : ", ", names[i]);
+	}
+	die("%s needs %s%s%s", cmd, buf, hint ? " " : "", hint ? hint : "");
+}
+
 void bench_die_getopt(int c, char **argv)
 {
 	if (c == ':')

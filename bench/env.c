@@ -271,3 +271,16 @@ void bench_env_print(FILE *f, const json_t *env)
 		fputc('\n', f);
 	}
 }
+
+const char *bench_env_commit(void)
+{
+	static char commit[128];
+
+	if (!commit[0]) {
+		json_t *j = env_macro_string(ENV_COMMIT);
+
+		snprintf(commit, sizeof(commit), "%s", json_is_string(j) ? json_string_value(j) : "unknown");
+		json_decref(j);
+	}
+	return commit;
+}

@@ -38,4 +38,10 @@ json_t *bench_env_json(const char *note);
  */
 void bench_env_print(FILE *f, const json_t *env);
 
+/* The release of this ctrbench (ctrbench --version). */
+#define CTRBENCH_VERSION "0.1.0"
+
+/* The commit it was built from (CTRBENCH_COMMIT), "unknown" if not known. */
+const char *bench_env_commit(void);
+
 #endif /* BENCH_ENV_H */

@@ -23,8 +23,6 @@ struct bench_output {
 /* 0, or -EINVAL for an unknown name. */
 int bench_output_parse_format(const char *name, enum bench_format *f);
 void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, int nr_cpus);
-void bench_output_result(struct bench_output *o, const struct bench_config *cfg,
-			 const struct bench_result *r);
 /* k repetitions of one algorithm: their medians with intervals (k == 1: the result as is). */
 void bench_output_summary(struct bench_output *o, const struct bench_config *cfg,
 			  const struct bench_result *reps, int k);

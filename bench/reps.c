@@ -4,49 +4,44 @@
 
 #include "reps.h"
 
-const char *const bench_metric_names[BM_NR] = {
-	"ops_per_sec", "ns_per_op", "update_ns.mean", "update_ns.p50", "update_ns.p90",
-	"update_ns.p95", "update_ns.p99", "update_ns.p999", "update_ns.max", "cpu_ns_per_op", "ops",
-	"reads_per_sec", "read_ns.p50", "read_ns.p99", "read_ns.mean", "read_ns.p90", "read_ns.p95",
-	"read_ns.p999", "read_ns.max", "read_ns.over_1ms", "read_ns.over_1s", "reads",
-};
-
-/* Where a metric that is a double lives in a result; NULL for the counts (ops, reads). */
-static double *bench_metric_slot(struct bench_result *r, enum bench_metric m)
+double bench_field_num(const struct bench_result *r, int f)
 {
-	switch (m) {
-	case BM_OPS_PER_SEC: return &r->ops_per_sec;
-	case BM_NS_PER_OP: return &r->ns_per_op;
-	case BM_MEAN: return &r->lat.mean;
-	case BM_P50: return &r->lat.p50;
-	case BM_P90: return &r->lat.p90;
-	case BM_P95: return &r->lat.p95;
-	case BM_P99: return &r->lat.p99;
-	case BM_P999: return &r->lat.p999;
-	case BM_MAX: return &r->lat.max;
-	case BM_CPU_NS_PER_OP: return &r->cpu_ns_per_op;
-	case BM_READS_PER_SEC: return &r->reads_per_sec;
-	case BM_READ_P50: return &r->read_lat.p50;
-	case BM_READ_P99: return &r->read_lat.p99;
-	case BM_READ_MEAN: return &r->read_lat.mean;
-	case BM_READ_P90: return &r->read_lat.p90;
-	case BM_READ_P95: return &r->read_lat.p95;
-	case BM_READ_P999: return &r->read_lat.p999;
-	case BM_READ_MAX: return &r->read_lat.max;
-	case BM_READ_OVER_1MS: return &r->read_lat.over_1ms;
-	case BM_READ_OVER_1S: return &r->read_lat.over_1s;
-	default: return NULL;	/* BM_OPS, BM_READS */
+	const struct bench_field *d = &bench_fields[f];
+	const char *p = (const char *)r + d->off;
+
+	if (d->src != BSRC_RESULT)
+		return 0;
+	switch (d->ctype) {
+	case BC_DOUBLE: return *(const double *)p;
+	case BC_U64: return (double)*(const uint64_t *)p;
+	case BC_I64: return (double)*(const int64_t *)p;
+	case BC_INT: return *(const int *)p;
+	case BC_UINT: return *(const unsigned *)p;
+	default: return 0;
 	}
 }
 
-double bench_metric(const struct bench_result *r, enum bench_metric m)
+/* Writes v into field f of r, in the member's own type. */
+static void bench_field_put(struct bench_result *r, int f, double v)
 {
-	/* the slot is only read here */
-	const double *slot = bench_metric_slot((struct bench_result *)r, m);
+	const struct bench_field *d = &bench_fields[f];
+	char *p = (char *)r + d->off;
 
-	if (slot)
-		return *slot;
-	return m == BM_OPS ? (double)r->ops : (double)r->reads;
+	switch (d->ctype) {
+	case BC_DOUBLE: *(double *)p = v; break;
+	case BC_U64: *(uint64_t *)p = (uint64_t)v; break;
+	case BC_I64: *(int64_t *)p = (int64_t)v; break;
+	case BC_INT: *(int *)p = (int)v; break;
+	case BC_UINT: *(unsigned *)p = (unsigned)v; break;
+	default: break;
+	}
+}
+
+/* A field the summary computes from the reps: a numeric R() row with this SUM. */
+static int bench_field_summed(int f, enum bench_fsum how)
+{
+	return bench_fields[f].sum == how && bench_fields[f].src == BSRC_RESULT &&
+	       bench_fields[f].ctype != BC_STR && bench_fields[f].ctype != BC_NONE;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -100,15 +95,17 @@ void bench_summarize(const struct bench_result *reps, int k, struct bench_summar
 
 	s->k = k;
 	s->rep_index = 0;
-	for (int m = 0; v && m < BM_NR; m++) {
+	for (int f = 0; v && f < BF_NR; f++) {
+		if (!bench_field_summed(f, BS_MEDIAN))
+			continue;
 		for (int i = 0; i < k; i++)
-			v[i] = bench_metric(&reps[i], m);
-		bench_stat_of(v, k, &s->stat[m]);
+			v[i] = bench_field_num(&reps[i], f);
+		bench_stat_of(v, k, &s->stat[f]);
 	}
 	/* the details come from the rep whose throughput is closest to the median */
 	for (int i = 1; i < k; i++)
-		if (fabs(reps[i].ops_per_sec - s->stat[BM_OPS_PER_SEC].median) <
-		    fabs(reps[s->rep_index].ops_per_sec - s->stat[BM_OPS_PER_SEC].median))
+		if (fabs(reps[i].ops_per_sec - s->stat[BF_OPS_PER_SEC].median) <
+		    fabs(reps[s->rep_index].ops_per_sec - s->stat[BF_OPS_PER_SEC].median))
 			s->rep_index = i;
 	s->med = reps[s->rep_index];
 	for (int i = 0; i < k; i++)
@@ -128,27 +125,19 @@ void bench_summarize(const struct bench_result *reps, int k, struct bench_summar
 	 * the order of quantiles that hold in every rep: p99 <= p99.9 in each,
 	 * so in theirs).
 	 */
-	for (int m = 0; v && m < BM_NR; m++) {
-		double *slot = bench_metric_slot(&s->med, m);
-
-		if (slot)
-			*slot = s->stat[m].median;
-		else if (m == BM_OPS)
-			s->med.ops = (uint64_t)s->stat[m].median;
-		else
-			s->med.reads = (uint64_t)s->stat[m].median;
-	}
+	for (int f = 0; v && f < BF_NR; f++)
+		if (bench_field_summed(f, BS_MEDIAN))
+			bench_field_put(&s->med, f, s->stat[f].median);
 	/* what a bound or a limit promises must hold in every rep: report the worst */
 	for (int i = 0; i < k; i++) {
 		const struct bench_result *r = &reps[i];
 
-#define BENCH_WORST(f) if (r->f > s->med.f) s->med.f = r->f
-		BENCH_WORST(read_error);
-		BENCH_WORST(read_err_max);
-		BENCH_WORST(limit_max_over);
-		BENCH_WORST(overshoot_max);
-		BENCH_WORST(bind_failures);
-#undef BENCH_WORST
+		for (int f = 0; f < BF_NR; f++)
+			if (bench_field_summed(f, BS_WORST) && bench_field_num(r, f) > bench_field_num(&s->med, f))
+				bench_field_put(&s->med, f, bench_field_num(r, f));
+		/* admission is one object: the worst overshoot of any rep */
+		if (r->overshoot_max > s->med.overshoot_max)
+			s->med.overshoot_max = r->overshoot_max;
 		/* the worst rep's false rejects with its own audit counts, so their ratio is one rep's */
 		if (r->false_rejects > s->med.false_rejects) {
 			s->med.false_rejects = r->false_rejects;

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "results.h"
+#include "schema.h"
 
 /* The whole file in memory (result files are at most a few MB); *len its size. */
 static char *slurp(const char *path, int missing_ok, size_t *len)
@@ -74,6 +75,7 @@ void bench_results_load(const char *path, int missing_ok, struct bench_results *
 			die("%s:%d: not JSON (%s)", path, lineno, err.text);
 		if (!json_is_object(o))
 			die("%s:%d: not a JSON object", path, lineno);
+		bench_results_check_schema(o, path, lineno);
 		if (r->n == cap) {
 			cap = cap ? 2 * cap : 64;
 			r->line = realloc(r->line, sizeof(*r->line) * (size_t)cap);
@@ -103,4 +105,72 @@ json_t *bench_json_path(json_t *o, const char *path)
 	for (char *t = strtok_r(buf, ".", &save); t && o; t = strtok_r(NULL, ".", &save))
 		o = json_is_object(o) ? json_object_get(o, t) : NULL;
 	return o;
+}
+
+void bench_results_check_schema(json_t *o, const char *path, int lineno)
+{
+	json_t *v = json_object_get(o, "schema");
+	char *text;
+
+	if (json_is_integer(v) && json_integer_value(v) == BENCH_SCHEMA_VERSION)
+		return;
+	text = v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+	die("%s:%d: result schema %s, this ctrbench reads schema %d (ctrbench schema prints it)", path,
+	    lineno, text ? text : "missing", BENCH_SCHEMA_VERSION);
+}
+
+json_t *bench_line_field(json_t *o, int f)
+{
+	static json_t *defaults[BF_NR];
+	json_t *v = bench_json_path(o, bench_fields[f].path);
+
+	if (v || !bench_fields[f].def)
+		return v;
+	if (!defaults[f]) {
+		defaults[f] = json_loads(bench_fields[f].def, JSON_DECODE_ANY, NULL);
+		if (!defaults[f])
+			die("out of memory");
+	}
+	return defaults[f];
+}
+
+char *bench_line_key(json_t *o, int (*in_key)(int f))
+{
+	json_t *k = json_object();
+	char *s;
+
+	for (int f = 0; f < BF_NR; f++) {
+		json_t *v;
+
+		if (!in_key(f))
+			continue;
+		v = bench_line_field(o, f);
+		json_object_set(k, bench_fields[f].path, v ? v : json_null());
+	}
+	s = json_dumps(k, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(k);
+	if (!s)
+		die("out of memory");
+	return s;
+}
+
+int bench_line_diff(json_t *a, json_t *b, int (*in_key)(int f), int *nr)
+{
+	int first = -1;
+
+	*nr = 0;
+	for (int f = 0; f < BF_NR; f++) {
+		json_t *va, *vb;
+
+		if (!in_key(f))
+			continue;
+		va = bench_line_field(a, f);
+		vb = bench_line_field(b, f);
+		if (va == vb || (va && vb && json_equal(va, vb)))
+			continue;
+		if (first < 0)
+			first = f;
+		(*nr)++;
+	}
+	return first;
 }

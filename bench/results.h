@@ -2,8 +2,9 @@
 /*
  * results.h - reading a file of result lines (`ctrbench run --format json`,
  * `ctrbench sweep --out`): one JSON object per line.  Shared by sweep (to
- * resume) and recommend (to rank); compare keeps its own reader, which
- * folds lines into samples as it goes.
+ * resume), recommend (to rank) and compare.  Every line must carry the
+ * "schema" this build writes (schema.h); identity keys come from the
+ * field table.
  */
 #ifndef BENCH_RESULTS_H
 #define BENCH_RESULTS_H
@@ -29,12 +30,28 @@ struct bench_results {
  * counted in partial_bytes for the caller to drop or report.  Blank lines
  * are skipped.  A missing file is an empty result set when missing_ok,
  * else bad input.  Bad input (unreadable, a complete line that is not a
- * JSON object) dies naming the file and line.
+ * JSON object, or of another "schema") dies naming the file and line.
  */
 void bench_results_load(const char *path, int missing_ok, struct bench_results *r);
 void bench_results_free(struct bench_results *r);
 
 /* o's member at a dotted path ("read_ns.mean"), or NULL. */
 json_t *bench_json_path(json_t *o, const char *path);
+
+/* Dies naming path, line and version unless o's "schema" is BENCH_SCHEMA_VERSION. */
+void bench_results_check_schema(json_t *o, const char *path, int lineno);
+
+/* Field f (schema.h) of line o: its own value, else the table's default, else NULL (borrowed). */
+json_t *bench_line_field(json_t *o, int f);
+
+/*
+ * The identity of line o as compact JSON with sorted keys (caller frees):
+ * every field f with in_key(f), defaults filled in.  in_key is
+ * bench_field_is_config (compare) or bench_field_is_resume_key (sweep).
+ */
+char *bench_line_key(json_t *o, int (*in_key)(int f));
+
+/* The first field with in_key whose values differ in a and b (-1: none); *nr: how many differ. */
+int bench_line_diff(json_t *a, json_t *b, int (*in_key)(int f), int *nr);
 
 #endif /* BENCH_RESULTS_H */

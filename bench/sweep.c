@@ -43,6 +43,7 @@
 #include "env.h"
 #include "results.h"
 #include "run.h"
+#include "schema.h"
 #include "sweep.h"
 
 #define SWEEP_MAX_THREADS 4096		/* as run --threads */
@@ -317,37 +318,16 @@ struct sweep_config {
 };
 
 /*
- * What identifies a configuration in a result line: every parameter a sweep
- * sets or leaves at run's default, and the build.  A line from a run with
- * another value of any of them (or without it: an older build) is another
- * configuration, so --resume runs this one again rather than guess.
+ * What identifies a configuration in a result line: every field of the
+ * table (schema.h) that is not a plain figure -- the configuration's keys
+ * and knobs, how it was measured, and the build.  A line from a run with
+ * another value of any of them is another configuration, so --resume runs
+ * this one again rather than guess.  Fields a line lacks read as the
+ * table's default.
  */
-static const char *const sweep_key_fields[] = {
-	"algo", "workload", "shape", "threads", "placement", "readers", "reps_requested",
-	"duration_ms", "warmup_ms", "options", "flush_period_ms", "work_ns", "shared_mem", "events_requested",
-	"timer.sample_every", "note", "env.commit", "env.cflags", NULL,
-};
-
-/* The key of a result line, compact JSON with sorted keys (caller frees). */
 static char *sweep_key(json_t *line)
 {
-	json_t *k = json_object();
-	char *s;
-
-	for (int i = 0; sweep_key_fields[i]; i++) {
-		json_t *v = bench_json_path(line, sweep_key_fields[i]);
-
-		/* Only the readers workload prints "readers"; the others have none. */
-		if (!v && !strcmp(sweep_key_fields[i], "readers"))
-			json_object_set_new(k, "readers", json_integer(0));
-		else
-			json_object_set(k, sweep_key_fields[i], v ? v : json_null());
-	}
-	s = json_dumps(k, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(k);
-	if (!s)
-		die("out of memory");
-	return s;
+	return bench_line_key(line, bench_field_is_resume_key);
 }
 
 /* The key a child's line for c must have: what run prints for these arguments, built here. */
@@ -362,8 +342,12 @@ static char *sweep_expected_key(const struct bench_sweep *s, const struct sweep_
 	json_object_set_new(o, "shape", json_string(c->shape));
 	json_object_set_new(o, "threads", json_integer(c->threads));
 	json_object_set_new(o, "placement", json_string(c->placement));
-	if (!strcmp(c->workload, "readers"))
+	if (!strcmp(c->workload, "readers")) {
 		json_object_set_new(o, "readers", json_integer(s->readers < 0 ? 1 : s->readers));
+		json_object_set_new(o, "read_node", json_string("random"));
+	}
+	if (!strcmp(c->workload, "charge"))
+		json_object_set_new(o, "batch", json_integer(BENCH_CHARGE_BATCH));
 	json_object_set_new(o, "reps_requested", json_integer(s->reps));
 	json_object_set_new(o, "duration_ms", json_integer(s->duration_ms));
 	json_object_set_new(o, "warmup_ms", json_integer(s->warmup_ms));
@@ -1004,6 +988,32 @@ static char *sweep_read_plan(const char *path, const char *val[SO_NR], const int
 	return text;
 }
 
+static const char *const sweep_help =
+	"usage: ctrbench sweep --algo LIST --shape LIST --threads LIST --out FILE [options]\n"
+	"\n"
+	"The cross product of the lists, one run per configuration (a child process), each result\n"
+	"appended to --out as it finishes (docs/sweeps.md).\n"
+	"\n"
+	"  --algo LIST|all          algorithms (required)\n"
+	"  --shape LIST             chain:D,tree:AxB,... (required)\n"
+	"  --threads LIST           N, A..B or nodes, comma-separated (required)\n"
+	"  --out FILE               the results file (required)\n"
+	"  --resume                 skip what --out already holds (default: refuse a non-empty --out)\n"
+	"  --workload LIST          update, charge, readers (default update)\n"
+	"  --placement LIST         as run --placement, ';' between them with a list: (default compact)\n"
+	"  --plan FILE              options one per line; the command line wins (default none)\n"
+	"  --reps K                 (default 5)\n"
+	"  --readers R              readers workload (default 1)\n"
+	"  --duration-ms MS         (default 1000)\n"
+	"  --warmup-ms MS           (default 200)\n"
+	"  --options O              (default none)\n"
+	"  --flush-period-ms MS     (default the algorithm's)\n"
+	"  --work-ns NS             (default 0)\n"
+	"  --events LIST|bounce     (default none)\n"
+	"  --note TEXT              (default none)\n"
+	"\n"
+	"example: ctrbench sweep --algo all --shape chain:2,chain:8 --threads 1..2 --out r.jsonl --resume\n";
+
 int bench_cmd_sweep(int argc, char **argv)
 {
 	struct option opts[SO_NR + 3] = { { 0 } };
@@ -1014,6 +1024,7 @@ int bench_cmd_sweep(int argc, char **argv)
 	char err[256], **workloads;
 	int ret;
 
+	bench_help(argc, argv, sweep_help);
 	for (int k = 0; k < SO_NR; k++)
 		opts[k] = (struct option){ sweep_opt_names[k], required_argument, NULL, k };
 	opts[SO_NR] = (struct option){ "plan", required_argument, NULL, SO_PLAN };
@@ -1036,14 +1047,12 @@ int bench_cmd_sweep(int argc, char **argv)
 		die("unexpected argument '%s'", argv[optind]);
 	if (s.plan_file)
 		s.plan_text = sweep_read_plan(s.plan_file, val, from_cli);
-	if (!val[SO_ALGO])
-		die("sweep needs --algo (a list, or all)");
-	if (!val[SO_SHAPE])
-		die("sweep needs --shape (a list of chain:D or tree:AxB...)");
-	if (!val[SO_THREADS])
-		die("sweep needs --threads (a list: 1,2,4, 1..8, nodes)");
-	if (!val[SO_OUT])
-		die("sweep needs --out FILE (results are appended to it, one JSON line per configuration)");
+	{
+		static const char *const need[] = { "--algo", "--shape", "--threads", "--out FILE" };
+		const int missing[] = { !val[SO_ALGO], !val[SO_SHAPE], !val[SO_THREADS], !val[SO_OUT] };
+
+		bench_need("sweep", need, missing, 4, "(ctrbench sweep --help)");
+	}
 	if (!*val[SO_OUT])
 		die("bad value '' for --out (want a file name)");
 	topo = topo_load(NULL, err, sizeof(err));

@@ -38,8 +38,6 @@ struct bench_sweep {
 	char *plan_text;		/* its contents, kept in every line written */
 };
 
-/* argv[0] is "sweep".  Exit status: 0, 1 (a configuration failed or interrupted), 2 bad input. */
-int bench_cmd_sweep(int argc, char **argv);
 
 /*
  * Runs a checked sweep (recommend builds one without --results).  Bad
@@ -56,7 +54,5 @@ int bench_sweep_interrupted(void);
 /* Dies (exit 2, one line) on anything in s that `run` would refuse. */
 void bench_sweep_check(const struct bench_sweep *s);
 
-/* argv[0] is "recommend".  Exit status: 0, 1 (its own quick sweep failed), 2 bad input. */
-int bench_cmd_recommend(int argc, char **argv);
 
 #endif /* BENCH_SWEEP_H */

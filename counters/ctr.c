@@ -347,3 +347,22 @@ int64_t ctr_read_error_bound(const struct ctr_tree *t)
 {
 	return t->algo->error_bound ? t->algo->error_bound(t) : 0;
 }
+
+double ctr_read_staleness_ms(const struct ctr_tree *t, double flush_ms, char *why, size_t len)
+{
+	char scratch[8];
+
+	if (!why) {
+		why = scratch;
+		len = sizeof(scratch);
+	}
+	if (ctr_read_error_bound(t) >= 0) {
+		snprintf(why, len, "bounded by a count, not by time");
+		return 0;
+	}
+	if (!t->algo->staleness_ms) {
+		snprintf(why, len, "bounded by time, by how much %s does not say", t->algo->name);
+		return CTR_STALE_UNKNOWN;
+	}
+	return t->algo->staleness_ms(t, flush_ms, why, len);
+}

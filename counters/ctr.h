@@ -30,6 +30,7 @@
 #ifndef CTR_H
 #define CTR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -90,6 +91,20 @@ int ctr_try_charge(struct ctr_tree *t, int cpu, int node, int64_t delta);
 
 /* Most ctr_read() can be off at quiescence: 0 exact, -1 bounded by time. */
 int64_t ctr_read_error_bound(const struct ctr_tree *t);
+
+/*
+ * How old the value ctr_read() returns can be, in ms, for this instance
+ * (its options and flush period), where ctr_read_error_bound() is -1.
+ * flush_ms: the longest flush measured, -1 if unknown (a bound of "one
+ * flush" needs it).  why (len bytes, may be NULL): the bound in words.
+ * Returns 0 when the read is bounded by a count (ctr_read_error_bound() >=
+ * 0), the ms, CTR_STALE_UNBOUNDED when no time bounds it (a delta can wait
+ * for an event that may not come), or CTR_STALE_UNKNOWN when the algorithm
+ * does not say (or a bound of one flush has no flush_ms).
+ */
+#define CTR_STALE_UNBOUNDED (-1.0)
+#define CTR_STALE_UNKNOWN (-2.0)
+double ctr_read_staleness_ms(const struct ctr_tree *t, double flush_ms, char *why, size_t len);
 
 #ifdef __cplusplus
 }

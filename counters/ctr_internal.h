@@ -147,6 +147,8 @@ struct ctr_algo {
 	int64_t (*read_exact)(struct ctr_tree *t, int node, int stat);
 	int (*try_charge)(struct ctr_tree *t, int cpu, int node, int64_t delta);
 	int64_t (*error_bound)(const struct ctr_tree *t);	/* NULL: exact (0) */
+	/* Where error_bound is -1: ctr_read_staleness_ms() of this instance.  NULL: not stated. */
+	double (*staleness_ms)(const struct ctr_tree *t, double flush_ms, char *why, size_t len);
 	/* Copy the flush figures since creation or the last reset, and reset them if asked.  NULL: none. */
 	void (*flush_stats)(struct ctr_tree *t, struct ctr_flush_stats *out, int reset);
 };

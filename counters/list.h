@@ -13,7 +13,9 @@
  *     (an inline wrapper around an out-of-line slow path is fine: the rule
  *     is no indirect call in a timed loop).
  *  2. counters/foo.c: init/fini/read/read_exact (and error_bound if not
- *     exact) and the `const struct ctr_algo ctr_algo_foo` table.  The
+ *     exact, and staleness_ms if that bound is by time: recommend ranks it
+ *     for --max-staleness from it) and the `const struct ctr_algo
+ *     ctr_algo_foo` table.  The
  *     Makefile finds the file by wildcard.
  *  3. Below: the #include and one CTR_ALGO(foo) line.
  * The registry (counters/ctr.c) and the harness's timed loops

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -799,6 +800,34 @@ static int64_t ctr_rstat_error_bound(const struct ctr_tree *t)
 	}
 }
 
+/*
+ * The time bounds behind error_bound's -1 (docs/algorithms.md): ratelimit
+ * reads without flushing until the periodic flush is a full period late,
+ * so a value can be 2 periods old; unified with read=spin, and read=sem's
+ * fallback, can return a flush that began before the read: one flush old;
+ * fence=none strands a delta until its node's next update, which may never
+ * come.
+ */
+static double ctr_rstat_staleness_ms(const struct ctr_tree *t, double flush_ms, char *why, size_t len)
+{
+	const struct ctr_rstat *r = ctr_container_of(t, struct ctr_rstat, base);
+
+	if (r->fence == CTR_RSTAT_FENCE_NONE) {
+		snprintf(why, len, "unbounded (fence=none: a stranded delta waits for its node's next update)");
+		return CTR_STALE_UNBOUNDED;
+	}
+	if (r->policy == CTR_RSTAT_RATELIMIT) {
+		snprintf(why, len, "stale by <= %d ms (2 x %d ms flush period)", 2 * r->period_ms, r->period_ms);
+		return 2.0 * r->period_ms;
+	}
+	if (flush_ms < 0) {
+		snprintf(why, len, "stale by <= one flush (no flush measured)");
+		return CTR_STALE_UNKNOWN;
+	}
+	snprintf(why, len, "stale by <= one flush (longest measured %.3f ms)", flush_ms);
+	return flush_ms;
+}
+
 static void ctr_rstat_flush_stats(struct ctr_tree *t, struct ctr_flush_stats *out, int reset)
 {
 	struct ctr_rstat *r = ctr_rstat_of(t);
@@ -849,6 +878,7 @@ const struct ctr_algo ctr_algo_##algo = {					\
 	.read_exact = ctr_rstat_read_exact,					\
 	.try_charge = ctr_##algo##_try_charge,					\
 	.error_bound = ctr_rstat_error_bound,					\
+	.staleness_ms = ctr_rstat_staleness_ms,					\
 	.flush_stats = ctr_rstat_flush_stats,					\
 };
 

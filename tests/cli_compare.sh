@@ -15,7 +15,7 @@ BAD_PREFIX=compare
 
 # run ARGS...: compare into $tmp/out and $tmp/err, exit status in $rc.
 run() {
-	"$B" compare "$@" >"$tmp/out" 2>"$tmp/err"
+	"$B" compare "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
 	rc=$?
 }
 
@@ -23,45 +23,101 @@ run() {
 row() { awk -v a="$1" -v w="$2" '$1 == a && $2 == w' "$tmp/out"; }
 clean() { [ $rc -eq 0 ] && [ ! -s "$tmp/err" ]; }
 
-# Same numbers (reordered reps, reordered lines, a blank line): no change anywhere, decided by Mann-Whitney.
+# Same numbers (reordered reps, reordered lines, a blank line): no change anywhere, p = 1.
 run $D/compare_a.jsonl $D/compare_same.jsonl
-check "same numbers: 4 configurations, all no change by Mann-Whitney" eval \
-	'clean && [ "$(grep -c "no change  *Mann-Whitney p=1$" "$tmp/out")" -eq 4 ] &&
+check "same numbers: 4 configurations, all no change at p = 1" eval \
+	'clean && [ "$(grep -c "1\.000x .*  1  no change" "$tmp/out")" -eq 4 ] &&
 	 [ "$(grep -vc "^#" "$tmp/out")" -eq 5 ]'
-check "the header says bootstrap, its resamples and seed, and the tests" eval \
-	'grep -q "^# 95% CI of the change: percentile bootstrap of the medians, 2000 resamples" "$tmp/out" &&
-	 grep -q "seed 0x" "$tmp/out" && grep -q "^# verdict: Mann-Whitney U" "$tmp/out" &&
-	 grep -q "non-overlapping order-statistic intervals" "$tmp/out"'
+check "the header says the test, its level, the noise threshold and the bootstrap" eval \
+	'grep -q "^# changed (faster/slower) when both: Mann-Whitney U two-sided p < 0.05" "$tmp/out" &&
+	 grep -q "noise-threshold 1.02x" "$tmp/out" && grep -q "percentile bootstrap of the medians, 2000 resamples" "$tmp/out"'
 
 # percpu_hier twice as fast in B.
 run $D/compare_a.jsonl $D/compare_b.jsonl
-check "2x ops/s: percpu_hier faster, +100.0%, Mann-Whitney" eval \
-	'clean && row percpu_hier update | grep -q "+100.0%.*faster  *Mann-Whitney p=0.0079"'
+check "2x ops/s: percpu_hier faster, 2.000x, p 0.00794" eval \
+	'clean && row percpu_hier update | grep -q "2\.000x .* 0\.00794  faster"'
 check "unchanged atomic_tree: no change (update and readers)" eval \
-	'row atomic_tree update | grep -q "+0.0%.*no change" && row atomic_tree readers | grep -q "no change"'
-check "the change interval holds +100%" eval \
-	'row percpu_hier update | grep -q "\[+[0-9.]*%, +[0-9.]*%\]" &&
-	 row percpu_hier update | awk "{ for (i = 1; i <= NF; i++) if (\$i ~ /^\[/) { lo = \$i; hi = \$(i + 1) } }
-		END { gsub(/[^0-9.+-]/, \"\", lo); gsub(/[^0-9.+-]/, \"\", hi); exit !(lo + 0 <= 100 && hi + 0 >= 100) }"'
-check "configurations in one file only are listed as such" eval \
-	'row locked_tree update | grep -q "only in A" && row striped update | grep -q "only in B"'
+	'row atomic_tree update | grep -q "1\.000x.*no change" && row atomic_tree readers | grep -q "no change"'
+check "the change interval holds 2x" eval \
+	'row percpu_hier update | awk "{ for (i = 1; i <= NF; i++) if (\$i ~ /^\[/) { lo = \$i; hi = \$(i + 1) } }
+		END { gsub(/[^0-9.]/, \"\", lo); gsub(/[^0-9.]/, \"\", hi); exit !(lo + 0 <= 2 && hi + 0 >= 2) }"'
+check "configurations in one file only are listed as such, with the field that differs" eval \
+	'row locked_tree update | grep -q "only in A .*algo differs: \"locked_tree\" here, \"striped\" in B" &&
+	 row striped update | grep -q "only in B .*algo differs"'
 run $D/compare_b.jsonl $D/compare_a.jsonl
-check "the other way round: slower, -50.0%" eval \
-	'clean && row percpu_hier update | grep -q -- "-50.0%.*slower"'
+check "the other way round: slower, 0.500x" eval \
+	'clean && row percpu_hier update | grep -q -- "0\.500x.*slower"'
 run --metric update_ns.p50 $D/compare_a.jsonl $D/compare_b.jsonl
-check "--metric update_ns.p50: half the latency is faster, -50.0%" eval \
-	'clean && row percpu_hier update | grep -q -- "-50.0%.*faster" && grep -q "metric update_ns.p50 (lower is faster)" "$tmp/out"'
+check "--metric update_ns.p50: half the latency is faster, 0.500x" eval \
+	'clean && row percpu_hier update | grep -q -- "0\.500x.*faster" && grep -q "metric update_ns.p50 (lower is faster)" "$tmp/out"'
 run $D/compare_a.jsonl --metric update_ns.p99 $D/compare_b.jsonl
 check "--metric update_ns.p99 after the first file" eval \
-	'clean && row percpu_hier update | grep -q -- "-50.0%.*faster"'
+	'clean && row percpu_hier update | grep -q -- "0\.500x.*faster"'
+
+# --fail-on: exit 1 for CI where a configuration is slower (or changed at all); 0 by default.
+run --fail-on slower $D/compare_b.jsonl $D/compare_a.jsonl
+rc1=$rc
+run --fail-on slower $D/compare_a.jsonl $D/compare_b.jsonl
+rc2=$rc
+run --fail-on changed $D/compare_a.jsonl $D/compare_b.jsonl
+rc3=$rc
+run --fail-on changed $D/compare_a.jsonl $D/compare_same.jsonl
+check "--fail-on slower: 1 when slower, 0 when only faster; --fail-on changed: 1 when faster, 0 when same" \
+	eval '[ $rc1 -eq 1 ] && [ $rc2 -eq 0 ] && [ $rc3 -eq 1 ] && [ $rc -eq 0 ]'
+
+# The noise threshold: a 1.5% change that the test finds (p 0.008) is within the default 2%.
+python3 -c '
+import json, sys
+for name, f in (("a", 1.0), ("b", 1.015)):
+    with open(sys.argv[1] + "/t" + name + ".jsonl", "w") as out:
+        for l in open(sys.argv[2]):
+            d = json.loads(l)
+            for i, r in enumerate(d["reps"]):
+                r["ops_per_sec"] = 1e8 * f * (1 + i * 1e-3)
+            out.write(json.dumps(d) + "\n")' "$tmp" $D/compare_a.jsonl
+run "$tmp/ta.jsonl" "$tmp/tb.jsonl"
+check "a significant 1.5% change is within noise at the default 2% threshold" eval \
+	'clean && row percpu_hier update | grep -q "1\.015x .* 0\.00794  within noise  *threshold 1\.020x"'
+run --noise-threshold 1 "$tmp/ta.jsonl" "$tmp/tb.jsonl"
+check "... and faster with --noise-threshold 1" eval \
+	'clean && row percpu_hier update | grep -q "1\.015x .*faster  *threshold 1\.010x"'
+run --significance-level 0.001 $D/compare_a.jsonl $D/compare_b.jsonl
+check "--significance-level 0.001: 5 reps a side cannot reach it (inconclusive)" eval \
+	'clean && row percpu_hier update | grep -q "inconclusive  *too few samples for p < alpha (min p 0.00794)"'
+
+# --calibrate: an A/A pair's noise written; --noise: a later compare honours it.
+python3 -c '
+import json, sys
+f = {"atomic_tree": 1.10, "percpu_hier": 0.95, "locked_tree": 1.0}
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    for r in d["reps"]:
+        r["ops_per_sec"] *= f[d["algo"]]
+    print(json.dumps(d))' $D/compare_a.jsonl >"$tmp/aa.jsonl"
+run --calibrate "$tmp/noise.json" $D/compare_a.jsonl "$tmp/aa.jsonl"
+check "--calibrate: the A/A noise (95th percentile of |log B/A|) is written and said" eval \
+	'[ $rc -eq 0 ] && grep -q "A/A noise of 4 configurations" "$tmp/err" &&
+	 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert 1.09 < d[\"q95_ratio\"] < 1.1001, d" "$tmp/noise.json"'
+run --noise "$tmp/noise.json" --noise-threshold 1 "$tmp/ta.jsonl" "$tmp/tb.jsonl"
+check "--noise: a significant 1.5% change is within the calibrated noise (1.100x)" eval \
+	'clean && row percpu_hier update | grep -q "within noise  *threshold 1\.100x" && grep -q "(calibration: 1.100x)" "$tmp/out"'
+run --noise "$tmp/noise.json" $D/compare_a.jsonl $D/compare_b.jsonl
+check "--noise: 2x is still faster" eval 'clean && row percpu_hier update | grep -q "faster"'
+
+# Several lines (processes) of a configuration on both sides: the process is the sample.
+cat $D/compare_a.jsonl $D/compare_a.jsonl >"$tmp/a2.jsonl"
+cat $D/compare_b.jsonl $D/compare_b.jsonl >"$tmp/b2.jsonl"
+run "$tmp/a2.jsonl" "$tmp/b2.jsonl"
+check "two lines a side: processes are the samples (2p), too few for p < 0.05" eval \
+	'clean && row percpu_hier update | grep -q "(2p).*(2p).*inconclusive"'
 
 # JSON: one object per configuration.
 run --format json $D/compare_a.jsonl $D/compare_b.jsonl
-check "--format json: 5 lines, verdicts and tests" eval \
+check "--format json: 5 lines, config, ratio, p-value, verdict" eval \
 	'clean && [ "$(wc -l <"$tmp/out")" -eq 5 ] &&
-	 grep -q "\"algo\":\"percpu_hier\".*\"change_pct\":100.0.*\"verdict\":\"faster\",\"test\":\"mann-whitney\"" "$tmp/out" &&
-	 grep -q "\"algo\":\"locked_tree\".*\"b\":null.*\"verdict\":\"only in A\"" "$tmp/out" &&
-	 grep -q "\"resamples\":2000" "$tmp/out" && grep -q "\"readers\":1" "$tmp/out"'
+	 grep -q "\"algo\":\"percpu_hier\".*\"ratio\":2.0.*\"p_value\":0.0079.*\"verdict\":\"faster\"" "$tmp/out" &&
+	 grep -q "\"algo\":\"locked_tree\".*\"b\":null.*\"verdict\":\"only in A\",\"unmatched\":\"algo differs" "$tmp/out" &&
+	 grep -q "\"readers\":1" "$tmp/out"'
 if command -v python3 >/dev/null; then
 	check "--format json parses" python3 -c '
 import json, sys
@@ -72,20 +128,48 @@ fi
 
 # Lines without reps: one sample each, pooled per configuration.
 run $D/compare_noreps.jsonl $D/compare_a.jsonl
-check "no reps: 3 pooled lines decide by intervals, 1 sample is inconclusive" eval \
-	'clean && row atomic_tree update | grep -q "(3).*(5).*no change  *intervals 75.0%/93.8%" &&
-	 row percpu_hier update | grep -q "(1).*(5).*inconclusive  *none (< 2 reps)"'
+check "no reps: 3 pooled lines against 5 reps are tested; 1 sample is inconclusive" eval \
+	'clean && row atomic_tree update | grep -q "(3).*(5).*  1  no change" &&
+	 row percpu_hier update | grep -q "(1).*(5).*inconclusive  *too few samples"'
 
+# Identity: lines that differ in any key or knob of the field table are never pooled or paired
+# (the issue's case: rstat_force with read=spin and read=mutex in A; --work-ns and --charge-burst
+# in B), and each unmatched line names the field that differs.
+Q=(run --algo rstat_force --shape chain:2 --threads 1 --duration-ms 20 --warmup-ms 0 --reps 5 --format json)
+{ "$B" "${Q[@]}" --options read=spin && "$B" "${Q[@]}" --options read=mutex &&
+  "$B" "${Q[@]}" --workload charge --options read=spin; } >"$tmp/ida.jsonl"
+{ "$B" "${Q[@]}" --work-ns 2000 && "$B" "${Q[@]}" &&
+  "$B" "${Q[@]}" --workload charge --charge-burst 8 --options read=spin; } >"$tmp/idb.jsonl"
+run --format json "$tmp/ida.jsonl" "$tmp/idb.jsonl"
+check "identity: 6 configurations, none paired; each names options, work_ns or charge_burst" python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 6, rows
+assert all(r["verdict"] in ("only in A", "only in B") for r in rows), [r["verdict"] for r in rows]
+why = sorted(r["unmatched"].split(" ")[0] for r in rows)
+assert set(why) <= {"options", "work_ns", "charge_burst"} and "charge_burst" in why, why
+assert all(r["a" if r["verdict"] == "only in A" else "b"]["n"] == 5 for r in rows), rows
+' "$tmp/out"
+run --format json --ignore work_ns,options "$tmp/ida.jsonl" "$tmp/idb.jsonl"
+check "--ignore work_ns,options pairs the update lines (one config, 2 processes a side), not the burst" python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+pair = [r for r in rows if r["a"] and r["b"]]
+assert len(pair) == 1 and pair[0]["a"]["lines"] == 2 and pair[0]["b"]["lines"] == 2, rows
+assert pair[0]["unit"] == "process" and "work_ns" not in pair[0]["config"], pair
+' "$tmp/out"
 
 A=$D/compare_a.jsonl
 head -2 $A >"$tmp/trunc.jsonl"
-printf '{"algo": "x", "workload": "update"\n' >>"$tmp/trunc.jsonl"
+printf '{"schema": 1, "algo": "x", "workload": "update"\n' >>"$tmp/trunc.jsonl"
 printf '[1, 2]\n' >"$tmp/array.jsonl"
-printf '{"workload": "update", "shape": "chain:2", "threads": 2, "ops_per_sec": 1}\n' >"$tmp/noalgo.jsonl"
-printf '{"algo": "a", "workload": "update", "shape": "chain:2", "threads": "2", "ops_per_sec": 1}\n' >"$tmp/threads.jsonl"
-printf '{"algo": "a", "workload": "update", "shape": "chain:2", "threads": 2, "ops_per_sec": "fast"}\n' >"$tmp/metric.jsonl"
-printf '{"algo": "a", "workload": "update", "shape": "chain:2", "threads": 2, "reps": {"ops_per_sec": 1}}\n' >"$tmp/reps.jsonl"
-printf '{"algo": "a", "workload": "update", "shape": "chain:2", "threads": 2, "reps": [{"ops_per_sec": 1}, {"ops_per_sec": []}]}\n' >"$tmp/rep1.jsonl"
+printf '{"schema": 1, "workload": "update", "shape": "chain:2", "threads": 2, "ops_per_sec": 1}\n' >"$tmp/noalgo.jsonl"
+printf '{"schema": 1, "algo": "a", "workload": "update", "shape": "chain:2", "threads": "2", "ops_per_sec": 1}\n' >"$tmp/threads.jsonl"
+{ head -1 $D/compare_a.jsonl; printf '{"schema": 99, "algo": "a"}\n'; } >"$tmp/schema99.jsonl"
+printf '{"algo": "a", "workload": "update", "shape": "chain:2", "threads": 2, "ops_per_sec": 1}\n' >"$tmp/noschema.jsonl"
+printf '{"schema": 1, "algo": "a", "workload": "update", "shape": "chain:2", "threads": 2, "ops_per_sec": "fast"}\n' >"$tmp/metric.jsonl"
+printf '{"schema": 1, "algo": "a", "workload": "update", "shape": "chain:2", "threads": 2, "reps": {"ops_per_sec": 1}}\n' >"$tmp/reps.jsonl"
+printf '{"schema": 1, "algo": "a", "workload": "update", "shape": "chain:2", "threads": 2, "reps": [{"ops_per_sec": 1}, {"ops_per_sec": []}]}\n' >"$tmp/rep1.jsonl"
 : >"$tmp/empty.jsonl"
 
 BADVAL="/no/such/file.jsonl" bad /no/such/file.jsonl $A
@@ -93,6 +177,8 @@ BADVAL="/no/such/b.jsonl" bad $A /no/such/b.jsonl
 BADVAL="$tmp/trunc.jsonl:3" bad $A "$tmp/trunc.jsonl"
 BADVAL="$tmp/array.jsonl:1" bad "$tmp/array.jsonl" $A
 BADVAL="\"algo\" is missing" bad "$tmp/noalgo.jsonl" $A
+BADVAL="$tmp/schema99.jsonl:2: result schema 99, this ctrbench reads schema 1" bad "$tmp/schema99.jsonl" $A
+BADVAL="$tmp/noschema.jsonl:1: result schema missing" bad "$tmp/noschema.jsonl" $A
 BADVAL="\"threads\" is not an integer" bad "$tmp/threads.jsonl" $A
 BADVAL="$tmp/metric.jsonl:1: ops_per_sec is not a number" bad "$tmp/metric.jsonl" $A
 BADVAL="\"reps\" is not an array" bad "$tmp/reps.jsonl" $A
@@ -106,6 +192,11 @@ BADVAL="--metric" bad $A $A --metric
 BADVAL="two files" bad $A
 BADVAL="two files" bad
 BADVAL="'extra'" bad $A $A extra
+BADVAL="'faster'" bad --fail-on faster $A $A
+BADVAL="'0'" bad --significance-level 0 $A $A
+BADVAL="'x'" bad --noise-threshold x $A $A
+BADVAL="'ops_per_sec'" bad --ignore ops_per_sec $A $A
+BADVAL="$tmp/nonoise.json" bad --noise "$tmp/nonoise.json" $A $A
 
 # Real runs of this build, --ignore-algo: one algorithm swapped for another in the same
 # configuration is a change (80x here).  "No change" between two real runs is a 5% false-positive

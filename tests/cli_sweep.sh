@@ -177,7 +177,7 @@ BADVAL="'bogus'" bad "${S[@]}" --algo atomic_tree,bogus --threads 1 --out "$tmp/
 BADVAL="'fence=none'" bad "${S[@]}" --algo rstat_force,empty --options fence=none --threads 1 --out "$tmp/x"
 BADVAL="--readers" bad "${S[@]}" --threads 1 --readers 2 --out "$tmp/x"
 check "no bad input left a file behind" eval '[ ! -e "$tmp/x" ]'
-printf '{"algo":"a"}\nnot json\n' >"$tmp/garbage.jsonl"
+printf '{"schema":1,"algo":"a"}\nnot json\n' >"$tmp/garbage.jsonl"
 BADVAL="$tmp/garbage.jsonl:2: not JSON" bad "${S[@]}" --threads 1 --out "$tmp/garbage.jsonl" --resume
 
 # recommend on the fixed results.

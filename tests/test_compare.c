@@ -8,7 +8,7 @@
 #include <math.h>
 
 #include "testutil.h"
-#include "../bench/compare.h"
+#include "../bench/stats.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 

@@ -40,6 +40,59 @@ static void test_registry(void **state)
 		assert_non_null(ctr_algo_find(n));
 }
 
+/*
+ * recommend ranks an algorithm for a staleness bound only from what the
+ * registry says: every algorithm whose read is bounded by time (error bound
+ * -1), with any of its read options, states the bound through
+ * ctr_read_staleness_ms(), so a new one is ranked with no harness edit.
+ */
+static void test_staleness(void **state)
+{
+	static const char *const opts[] = { NULL, "read=spin", "read=mutex", "read=sem", "read=batch",
+					    "fence=none" };
+	char why[160];
+
+	(void)state;
+	for (int i = 0; i < ctr_algo_count(); i++) {
+		for (size_t o = 0; o < sizeof(opts) / sizeof(opts[0]); o++) {
+			struct ctr_params p = { .nr_nodes = 3, .nr_cpus = 2, .options = opts[o],
+						.flush_period_ms = 500 };
+			struct ctr_tree *t = ctr_tree_new(ctr_algo_at(i), &p);
+			double ms;
+
+			if (!t) {
+				p.flush_period_ms = 0;	/* no flusher, or not this option */
+				t = ctr_tree_new(ctr_algo_at(i), &p);
+			}
+			if (!t)
+				continue;
+			ms = ctr_read_staleness_ms(t, 3.5, why, sizeof(why));
+			assert_true(strlen(why) > 5);
+			if (ctr_read_error_bound(t) >= 0)
+				assert_true(ms == 0);
+			else
+				assert_true(ms > 0 || ms == CTR_STALE_UNBOUNDED);
+			/* one flush needs a measured flush: without one it is unknown, not guessed */
+			if (ms == 3.5)
+				assert_true(ctr_read_staleness_ms(t, -1, NULL, 0) == CTR_STALE_UNKNOWN);
+			ctr_tree_free(t);
+		}
+	}
+	{
+		struct ctr_params p = { .nr_nodes = 1, .nr_cpus = 1, .flush_period_ms = 500 };
+		struct ctr_tree *t = ctr_tree_new(ctr_algo_find("rstat_ratelimit"), &p);
+
+		assert_non_null(t);
+		assert_true(ctr_read_staleness_ms(t, -1, why, sizeof(why)) == 1000);	/* 2 periods */
+		ctr_tree_free(t);
+		p.options = "fence=none";
+		t = ctr_tree_new(ctr_algo_find("rstat_force"), &p);
+		assert_non_null(t);
+		assert_true(ctr_read_staleness_ms(t, 1, why, sizeof(why)) == CTR_STALE_UNBOUNDED);
+		ctr_tree_free(t);
+	}
+}
+
 static void test_bad_params(void **state)
 {
 	const struct ctr_algo *a;
@@ -200,6 +253,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_staleness),
 		cmocka_unit_test(test_bad_params),
 		cmocka_unit_test(test_rstat_read_option),
 		cmocka_unit_test(test_defaults),

@@ -17,10 +17,11 @@
 #include <unistd.h>
 #include <jansson.h>
 
-#include "../counters/rstat.h"
 #include "../topology/topo.h"
 #include "cli.h"
 #include "results.h"
+#include "schema.h"
+#include "builtin.h"
 #include "sweep.h"
 
 /* The quick sweep recommend runs without --results: short, one repetition. */
@@ -53,13 +54,19 @@ struct rec_pick {
 	int oversubscribed;		/* a line used ran more threads than the CPUs it had */
 };
 
-/* One algorithm with one set of --options and --flush-period-ms. */
+/*
+ * One algorithm with one set of settings: the knobs of the field table
+ * (schema.h) that every workload has (options, flush period, work, ...;
+ * not read_node, which only readers lines carry).  A knob added to the
+ * table makes variants of its own here with no edit.
+ */
 struct rec_variant {
 	const char *algo;		/* name */
 	const char *options;		/* --options of its lines, NULL if none */
 	int flush_period_ms;		/* --flush-period-ms of its lines, 0 = the algorithm's default */
 	int baseline;			/* a harness floor, never recommended */
-	char label[160];		/* algo, with options and flush period when set */
+	char *key;			/* algo and those knobs as compact JSON (bench_line_key) */
+	char label[160];		/* algo, with the knobs not at their default */
 	struct rec_pick upd, rd;	/* update and read cost */
 	int has_cost;			/* both figures found */
 	double cost;			/* CPU seconds per second for the query */
@@ -152,34 +159,61 @@ static int rec_str_eq(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
+/* What makes a variant: the algorithm and the knobs every workload carries. */
+static int rec_in_variant(int f)
+{
+	return f == BF_ALGO || (bench_fields[f].ident == BI_KNOB && bench_fields[f].when == BW_ALL);
+}
+
 static struct rec_variant *rec_variant_of(struct rec_variant **v, int *n, json_t *o)
 {
 	const char *algo = json_string_value(json_object_get(o, "algo"));
-	const char *options = json_string_value(json_object_get(o, "options"));
+	char *key = bench_line_key(o, rec_in_variant);
 	long long period = 0;
 	struct rec_variant *x;
 
-	rec_int(o, "flush_period_ms", &period);
-	for (int i = 0; i < *n; i++)
-		if (!strcmp((*v)[i].algo, algo) && rec_str_eq((*v)[i].options, options) &&
-		    (*v)[i].flush_period_ms == period)
+	for (int i = 0; i < *n; i++) {
+		if (!strcmp((*v)[i].key, key)) {
+			free(key);
 			return &(*v)[i];
+		}
+	}
+	rec_int(o, "flush_period_ms", &period);
 	*v = realloc(*v, sizeof(**v) * (size_t)(*n + 1));
 	if (!*v)
 		die("out of memory");
 	x = &(*v)[(*n)++];
 	memset(x, 0, sizeof(*x));
+	x->key = key;
 	x->algo = algo;
-	x->options = options;
+	x->options = json_string_value(json_object_get(o, "options"));
 	x->flush_period_ms = (int)period;
 	x->baseline = json_is_true(json_object_get(o, "baseline"));
 	snprintf(x->label, sizeof(x->label), "%s", algo);
-	if (options)
-		snprintf(x->label + strlen(x->label), sizeof(x->label) - strlen(x->label),
-			 " [%s]", options);
-	if (period)
-		snprintf(x->label + strlen(x->label), sizeof(x->label) - strlen(x->label),
-			 " [flush %lld ms]", period);
+	for (int f = 0; f < BF_NR; f++) {
+		json_t *val = bench_line_field(o, f), *d;
+
+		if (!rec_in_variant(f) || f == BF_ALGO || !val)
+			continue;
+		d = bench_fields[f].def ? json_loads(bench_fields[f].def, JSON_DECODE_ANY, NULL) : NULL;
+		if (!d || !json_equal(val, d)) {
+			char *t = json_is_string(val) ? strdup(json_string_value(val)) :
+				  json_dumps(val, JSON_COMPACT | JSON_ENCODE_ANY);
+
+			/* the two knobs every reader knows keep their short labels */
+			if (f == BF_OPTIONS)
+				snprintf(x->label + strlen(x->label), sizeof(x->label) - strlen(x->label),
+					 " [%s]", t ? t : "?");
+			else if (f == BF_FLUSH_PERIOD_MS)
+				snprintf(x->label + strlen(x->label), sizeof(x->label) - strlen(x->label),
+					 " [flush %s ms]", t ? t : "?");
+			else
+				snprintf(x->label + strlen(x->label), sizeof(x->label) - strlen(x->label),
+					 " [%s=%s]", bench_fields[f].path, t ? t : "?");
+			free(t);
+		}
+		json_decref(d);
+	}
 	return x;
 }
 
@@ -190,17 +224,15 @@ static int rec_lines_of(const struct rec_line *all, int n, const struct rec_vari
 	int k = 0;
 
 	for (int i = 0; i < n; i++) {
-		const char *options = json_string_value(json_object_get(all[i].o, "options"));
-		long long period = 0;
+		char *key;
 		double x;
 
-		rec_int(all[i].o, "flush_period_ms", &period);
-		if (strcmp(all[i].workload, workload) ||
-		    strcmp(json_string_value(json_object_get(all[i].o, "algo")), v->algo) ||
-		    !rec_str_eq(options, v->options) || period != v->flush_period_ms ||
-		    !rec_num(all[i].o, path, &x))
+		if (strcmp(all[i].workload, workload) || !rec_num(all[i].o, path, &x))
 			continue;
-		out[k++] = &all[i];
+		key = bench_line_key(all[i].o, rec_in_variant);
+		if (!strcmp(key, v->key))
+			out[k++] = &all[i];
+		free(key);
 	}
 	return k;
 }
@@ -304,12 +336,34 @@ static void rec_pick(const struct rec_line **l, int n, const struct rec_query *q
 /* ---- the staleness rule ---- */
 
 /*
- * Whether v meets --max-staleness, and its read error in words.  The time
- * bounds come from how each policy reads (docs/algorithms.md):
- * rstat_ratelimit reads without flushing until the periodic flush is a full
- * period late, so a read can be 2 periods old; rstat_unified can return a
- * flush that began before the read, so it is stale by one flush, whose
- * length the results measured.  Any other -1 bound is unknown here.
+ * How stale a read of variant v can be, where its stated bound is -1: the
+ * algorithm says (ctr_read_staleness_ms) for an instance made with the
+ * variant's options and flush period; kind gets it in words.  Returns the
+ * ms, or -1 when unbounded or unknown.
+ */
+static double rec_staleness(const struct rec_variant *v, double flush_ms, char *kind, size_t len)
+{
+	const struct bench_algo *ba = bench_algo_find(v->algo);
+	const struct ctr_params p = { .nr_nodes = 1, .nr_cpus = 1, .options = v->options,
+				      .flush_period_ms = v->flush_period_ms };
+	struct ctr_tree *t = ba && !ba->baseline ? ctr_tree_new(ba->algo, &p) : NULL;
+	double ms;
+
+	if (!t) {
+		snprintf(kind, len, "bounded by time, by how much this build does not know (%s%s)", v->algo,
+			 ba ? " takes other options here" : " is not in this build");
+		return -1;
+	}
+	ms = ctr_read_staleness_ms(t, flush_ms, kind, len);
+	ctr_tree_free(t);
+	return ms >= 0 ? ms : -1;
+}
+
+/*
+ * Whether v meets --max-staleness, and its read error in words.  A time
+ * bound comes from the algorithm itself (struct ctr_algo.staleness_ms, via
+ * rec_staleness), given the longest flush the results measured: nothing
+ * here knows an algorithm by name.
  */
 static void rec_judge(struct rec_variant *v, const struct rec_query *q)
 {
@@ -318,7 +372,6 @@ static void rec_judge(struct rec_variant *v, const struct rec_query *q)
 	int64_t seen = v->upd.observed > v->rd.observed ? v->upd.observed : v->rd.observed;
 	int mismatch = v->upd.mismatch_line ? v->upd.mismatch_line : v->rd.mismatch_line;
 	double flush_ms = fmax(v->upd.flush_max_ns, v->rd.flush_max_ns) / 1e6;
-	const int period = v->flush_period_ms ? v->flush_period_ms : CTR_RSTAT_DEFAULT_PERIOD_MS;
 	double stale_ms = -1;		/* time bound, where there is one */
 	char kind[160];
 
@@ -326,28 +379,17 @@ static void rec_judge(struct rec_variant *v, const struct rec_query *q)
 		snprintf(kind, sizeof(kind), "exact%s (bound 0)", seen ? " at rest" : "");
 	else if (bound > 0)
 		snprintf(kind, sizeof(kind), "off by <= %lld (stated bound)", (long long)bound);
-	else if (v->options && strstr(v->options, "fence=none"))
-		snprintf(kind, sizeof(kind), "unbounded (fence=none: a stranded delta waits for its"
-			 " node's next update)");
-	else if (!strcmp(v->algo, "rstat_ratelimit")) {
-		stale_ms = 2.0 * period;
-		snprintf(kind, sizeof(kind), "stale by <= %d ms (2 x %d ms flush period)", 2 * period, period);
-	} else if (!strcmp(v->algo, "rstat_unified") && flush_ms >= 0) {
-		stale_ms = flush_ms;
-		snprintf(kind, sizeof(kind), "stale by <= one flush (longest measured %.3f ms)", flush_ms);
-	} else {
-		snprintf(kind, sizeof(kind), "bounded by time, by how much this build does not know");
-	}
+	else
+		stale_ms = rec_staleness(v, flush_ms, kind, sizeof(kind));
 	snprintf(v->staleness, sizeof(v->staleness), "%s; observed off by %lld%s", kind, (long long)seen,
 		 v->rd.found ? " under updates" : "");
 
 	if (v->baseline) {
-		snprintf(v->reason, sizeof(v->reason), "%s", !strcmp(v->algo, "empty") ?
-			 "harness floor: its update does nothing, it counts nothing" :
-			 !strcmp(v->algo, "shared_atomic") ?
-			 "harness baseline: one shared word with no hierarchy, exact only for the sum of"
-			 " all updates; no node's value at depth D can be read from it" :
-			 "harness baseline, not a counter");
+		const struct bench_algo *ba = bench_algo_find(v->algo);
+
+		/* the registry's own words: "baseline: the harness floor, ..." */
+		snprintf(v->reason, sizeof(v->reason), "harness %s; not a counter",
+			 ba ? ctr_algo_summary(ba->algo) : "baseline");
 		return;
 	}
 	if (!v->upd.found || !v->rd.found) {
@@ -526,6 +568,23 @@ static void rec_print_row(const struct rec_variant *v, int rank, int w)
 	       v->upd.value, v->rd.value, v->staleness);
 }
 
+static const char *const rec_help =
+	"usage: ctrbench recommend --updates-per-sec U --reads-per-sec R --depth D\n"
+	"                          --max-staleness EXACT|N|MSms [options]\n"
+	"\n"
+	"Ranks the algorithms for a workload by the CPU time they would spend on it (docs/sweeps.md).\n"
+	"\n"
+	"  --updates-per-sec U      updates per second of the target (required)\n"
+	"  --reads-per-sec R        reads per second (required)\n"
+	"  --depth D                tree depth, root included (required)\n"
+	"  --max-staleness S        EXACT, a count N, or a time MSms (required)\n"
+	"  --results FILE           sweep results to rank from (default: a quick sweep now, 100 ms runs)\n"
+	"  --threads T              CPUs the target updates from (default: the most the results have)\n"
+	"  --format F               table or json (default table)\n"
+	"\n"
+	"example: ctrbench recommend --updates-per-sec 2e6 --reads-per-sec 1e4 --depth 5 \\\n"
+	"             --max-staleness 2000ms --results results.jsonl\n";
+
 int bench_cmd_recommend(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -549,6 +608,7 @@ int bench_cmd_recommend(int argc, char **argv)
 	struct rec_variant *var = NULL, **order;
 	json_t *machines = json_array(), *caveats = json_array();
 
+	bench_help(argc, argv, rec_help);
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -580,14 +640,13 @@ int bench_cmd_recommend(int argc, char **argv)
 	}
 	if (optind < argc)
 		die("unexpected argument '%s'", argv[optind]);
-	if (q.updates < 0)
-		die("recommend needs --updates-per-sec U");
-	if (q.reads < 0)
-		die("recommend needs --reads-per-sec R");
-	if (!q.depth)
-		die("recommend needs --depth D (levels, the root included)");
-	if (!q.spec)
-		die("recommend needs --max-staleness EXACT|N|MSms");
+	{
+		static const char *const need[] = { "--updates-per-sec U", "--reads-per-sec R",
+						    "--depth D", "--max-staleness EXACT|N|MSms" };
+		const int missing[] = { q.updates < 0, q.reads < 0, !q.depth, !q.spec };
+
+		bench_need("recommend", need, missing, 4, "(ctrbench recommend --help)");
+	}
 
 	if (!results) {
 		/* Nothing measured given: measure now, briefly, on this machine. */
@@ -789,6 +848,7 @@ int bench_cmd_recommend(int argc, char **argv)
 	for (int i = 0; i < nr_var; i++) {
 		json_decref(var[i].upd.lines);
 		json_decref(var[i].rd.lines);
+		free(var[i].key);
 	}
 	json_decref(machines);
 	json_decref(caveats);

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report_cmd.h"
+#include "builtin.h"
 
 #ifndef CTRBENCH_SCRIPTS_DIR
 #define CTRBENCH_SCRIPTS_DIR "scripts"
@@ -36,6 +36,16 @@ int bench_cmd_report(int argc, char **argv)
 			" (set CTRBENCH_SCRIPTS_DIR to the folder that holds it)\n", script,
 			strerror(errno));
 		return 1;
+	}
+	/* the script reads the field table (ctrbench schema) from this very binary */
+	{
+		char self[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (n > 0) {
+			self[n] = 0;
+			setenv("CTRBENCH_BIN", self, 1);
+		}
 	}
 	/* python3 SCRIPT ARGS... NULL */
 	args = calloc((size_t)argc + 2, sizeof(*args));

@@ -27,7 +27,7 @@
 #include "cli.h"
 #include "output.h"
 #include "reps.h"
-#include "scenario.h"
+#include "builtin.h"
 #include "setup.h"
 
 /* The seed's workers: 20 on an 80-CPU machine. */
@@ -185,44 +185,44 @@ struct scn_rowdef {
 	scn_value_fn fn;	/* the value of one column */
 };
 
-static int scn_noisy(const struct bench_summary *s, enum bench_metric m)
+static int scn_noisy(const struct bench_summary *s, int m)
 {
 	return s->k > 1 && s->stat[m].cv > BENCH_NOISY_CV;
 }
 
 static double scn_cpu_ns(const struct bench_summary *s, int *noisy)
 {
-	*noisy = scn_noisy(s, BM_CPU_NS_PER_OP);
+	*noisy = scn_noisy(s, BF_CPU_NS_PER_OP);
 	return s->med.cpu_ns_per_op;
 }
 
 static double scn_p50(const struct bench_summary *s, int *noisy)
 {
-	*noisy = scn_noisy(s, BM_P50);
+	*noisy = scn_noisy(s, BF_UPDATE_NS_P50);
 	return s->med.lat.p50;
 }
 
 static double scn_p90(const struct bench_summary *s, int *noisy)
 {
-	*noisy = scn_noisy(s, BM_P90);
+	*noisy = scn_noisy(s, BF_UPDATE_NS_P90);
 	return s->med.lat.p90;
 }
 
 static double scn_p95(const struct bench_summary *s, int *noisy)
 {
-	*noisy = scn_noisy(s, BM_P95);
+	*noisy = scn_noisy(s, BF_UPDATE_NS_P95);
 	return s->med.lat.p95;
 }
 
 static double scn_p99(const struct bench_summary *s, int *noisy)
 {
-	*noisy = scn_noisy(s, BM_P99);
+	*noisy = scn_noisy(s, BF_UPDATE_NS_P99);
 	return s->med.lat.p99;
 }
 
 static double scn_mean(const struct bench_summary *s, int *noisy)
 {
-	*noisy = scn_noisy(s, BM_MEAN);
+	*noisy = scn_noisy(s, BF_UPDATE_NS_MEAN);
 	return s->med.lat.mean;
 }
 
@@ -409,7 +409,7 @@ static double scn_flushes(const struct bench_summary *s, int *noisy)
 
 static double scn_read_p99(const struct bench_summary *s, int *noisy)
 {
-	*noisy = scn_noisy(s, BM_READ_P99);
+	*noisy = scn_noisy(s, BF_READ_NS_P99);
 	return s->med.reads ? s->med.read_lat.p99 : NAN;
 }
 
@@ -691,6 +691,26 @@ static FILE *scn_open_out(const char *out)
 	return fp;
 }
 
+static const char *const scn_help =
+	"usage: ctrbench scenario list | NAME [options]\n"
+	"\n"
+	"A seed thread's experiment on this machine: its table, and every result as a JSON line in\n"
+	"--out (ctrbench scenario list names them and their seeds).\n"
+	"\n"
+	"  --quick                  short runs, every scenario under 30 s (default off)\n"
+	"  --format F               table or json (default table)\n"
+	"  --out FILE               raw results (default ctrbench-NAME-DATE.jsonl; never overwritten)\n"
+	"  --reps K                 (default 3; 1 with --quick)\n"
+	"  --duration-ms MS         (default 1000; stat-read-storm 3000; --quick 60, read storm 400)\n"
+	"  --warmup-ms MS           (default 200; 20 with --quick)\n"
+	"  --flush-period-ms MS     (default a tenth of --duration-ms)\n"
+	"  --readers R              stat-read-storm only (default 1000; 100 with --quick)\n"
+	"  --algo LIST              (default the scenario's own list)\n"
+	"  --work-ns NS             (default 0)\n"
+	"  --no-cap                 the seed's thread counts even past this machine's PUs (default: capped)\n"
+	"\n"
+	"example: ctrbench scenario zswap-store-limit --quick\n";
+
 int bench_cmd_scenario(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -712,6 +732,7 @@ int bench_cmd_scenario(int argc, char **argv)
 	char *algo_list = NULL, *path = NULL;
 	int opt, failed;
 
+	bench_help(argc, argv, scn_help);
 	if (!c)
 		die("out of memory");
 	if (argc < 2)

@@ -12,7 +12,7 @@
 
 #include "cli.h"
 #include "../pmu/pmu.h"
-#include "events_cmd.h"
+#include "builtin.h"
 
 /* Every generic event, then the preset's events not among them. */
 static char *bench_events_default(void)
@@ -62,6 +62,16 @@ static void bench_events_work(void)
 	sched_yield();
 }
 
+static const char *const events_help =
+	"usage: ctrbench events [options]\n"
+	"\n"
+	"What this machine can count (perf events opened on this thread), and why not the rest.\n"
+	"\n"
+	"  --events LIST|bounce     events to try (default: every generic event and the bounce preset)\n"
+	"  --format F               table or json (default table)\n"
+	"\n"
+	"example: ctrbench events --events cycles,instructions\n";
+
 int bench_cmd_events(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -77,6 +87,7 @@ int bench_cmd_events(int argc, char **argv)
 	int json = 0, n, c;
 
 	optind = 0;
+	bench_help(argc, argv, events_help);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {

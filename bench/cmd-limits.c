@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * limits.c - ctrbench limits: each row sets a harness figure (ctrbench run's
+ * cmd-limits.c - ctrbench limits: each row sets a harness figure (ctrbench run's
  * own loops, in this process) beside the physical limit that bounds it,
  * measured by a probe of the same shape built from the project's own code,
  * and gives the ratio.  Rounds interleave the two sides, so drift on a shared
@@ -34,8 +34,8 @@
 
 #include "../counters/percpu_hier.h"
 #include "../topology/topo.h"
+#include "builtin.h"
 #include "cli.h"
-#include "limits.h"
 #include "run.h"
 #include "setup.h"
 
@@ -417,6 +417,19 @@ static void lim_print(const struct lim_row *rows, int nr, int rounds, int json)
 		       " median of the rounds\n", rounds, rounds == 1 ? "" : "s");
 }
 
+static const char *const limits_help =
+	"usage: ctrbench limits [options]\n"
+	"\n"
+	"Each harness figure beside the physical limit that bounds it (bare loop, plain add, lock xadd,\n"
+	"a 2-thread bounce, a precomputed-array walk, a count_stat-style read), measured by probes in\n"
+	"this process, each row a ratio of one moment: CPU ns per op on both sides, rounds interleaved.\n"
+	"\n"
+	"  --rounds K               rounds of every row, the ratio their median (default 3)\n"
+	"  --duration-ms MS         each harness run's window (default 300)\n"
+	"  --format F               table or json, one line per row (default table)\n"
+	"\n"
+	"example: ctrbench limits --rounds 5\n";
+
 int bench_cmd_limits(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -434,7 +447,9 @@ int bench_cmd_limits(int argc, char **argv)
 
 	if (!word)
 		die("out of memory");
-	optind = 1;
+	optind = 0;
+	bench_help(argc, argv, limits_help);
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':

@@ -1,29 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * compare.h - `ctrbench compare A.jsonl B.jsonl [--metric M] [--format F] [--ignore-algo]`:
- * the change per configuration between two result files, with its
- * confidence interval and whether it is outside noise; and the statistics
- * behind it as pure functions (tests/test_compare.c calls them).
+ * stats.h - the statistics behind `ctrbench compare` and the summaries of
+ * repetitions, as pure functions (tests/test_compare.c calls them).
  */
-#ifndef BENCH_COMPARE_H
-#define BENCH_COMPARE_H
+#ifndef BENCH_STATS_H
+#define BENCH_STATS_H
 
 #include <stdint.h>
-
-/*
- * argv[0] is the command name ("compare").  Reads two files of JSON lines
- * as `ctrbench run --format json` prints them (with or without "reps"; any
- * other field, "env" included, is ignored), matches configurations on
- * (algo, workload, shape, threads, placement, readers) and prints per
- * configuration the median of A and of B, the change of B against A in %,
- * its 95% bootstrap interval and a verdict (faster, slower, no change,
- * inconclusive) with the test that decided.  Several lines of the same
- * configuration in one file pool their samples.  --metric ops_per_sec
- * (default), update_ns.p50 or update_ns.p99; --format table (default) or
- * json (one object per configuration per line).
- * Bad input: one line on stderr naming the bad value, exit(2).  Returns 0.
- */
-int bench_cmd_compare(int argc, char **argv);
 
 /* Statistics.  None keeps or changes its inputs (they copy and sort). */
 
@@ -80,7 +63,8 @@ void cmp_snap(double *a, int na, double *b, int nb, double rel);
 #define CMP_RESAMPLES 2000
 #define CMP_SEED 0x5eedc0a1beef2026ULL
 #define CMP_LEVEL 0.95
-#define CMP_ALPHA 0.05
+#define CMP_ALPHA 0.05		/* --significance-level default, as criterion's */
+#define CMP_NOISE 0.02		/* --noise-threshold default: 2%, as criterion's */
 #define CMP_MW_MIN_REPS 5	/* both sides at least this many: Mann-Whitney, else intervals */
 
-#endif /* BENCH_COMPARE_H */
+#endif /* BENCH_STATS_H */

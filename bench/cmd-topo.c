@@ -17,7 +17,7 @@
 
 #include "cli.h"
 #include "../topology/topo.h"
-#include "topo_cmd.h"
+#include "builtin.h"
 
 #define TOPO_CMD_MAX_THREADS 4096
 
@@ -122,6 +122,18 @@ static void topo_cmd_json(const struct topo *t, const char *policy, const int *p
 	json_decref(j);
 }
 
+static const char *const topo_help =
+	"usage: ctrbench topo [options]\n"
+	"\n"
+	"This machine's topology (or a described one), and where a placement puts threads.\n"
+	"\n"
+	"  --topology SPEC          a described machine, \"pack:2 [numa] l3:12 core:8 pu:2\" (default: this one)\n"
+	"  --placement P            compact, scatter, ccx, numa, smt or list:CPUS (default none)\n"
+	"  --threads N              threads to place, with --placement (default none)\n"
+	"  --format F               table or json (default table)\n"
+	"\n"
+	"example: ctrbench topo --placement scatter --threads 4\n";
+
 int bench_cmd_topo(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -136,6 +148,7 @@ int bench_cmd_topo(int argc, char **argv)
 	char err[512];
 	struct topo *t;
 
+	bench_help(argc, argv, topo_help);
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {

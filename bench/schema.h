@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * schema.h - every field of a result line, once.
+ *
+ * BENCH_FIELDS is the one list of what a result line (`run --format json`,
+ * `sweep --out`, a scenario's raw file) holds.  Everything that reads or
+ * writes results takes its field list from here: the JSON writer (order,
+ * which fields, where each value comes from), the CSV writer (columns),
+ * `sweep --resume` (the key of a configuration), `compare` (which lines
+ * are the same configuration), `recommend` (what makes a variant), the
+ * summaries of repetitions (median, worst, or one rep's), and
+ * scripts/report (through `ctrbench schema`, which prints this table as JSON).
+ *
+ * One entry: X(ID, PATH, TYPE, IDENT, SUM, SRC, WHEN, CSV, DEFAULT, DOC)
+ *   ID      C name: BF_<ID> is its index
+ *   PATH    JSON path, dotted for a member of an object ("update_ns.p50")
+ *   TYPE    BT_STR, BT_INT, BT_NUM, BT_BOOL, BT_OBJ, BT_ARR (any may be null where WHEN says)
+ *   IDENT   what the field says about identity:
+ *             BI_KEY   a configuration axis (algo, workload, shape, threads, placement, readers)
+ *             BI_KNOB  a setting of the configuration (options, work_ns, charge_burst, ...)
+ *             BI_RUN   how it was measured (duration, reps, note): resume matches it, compare not
+ *             BI_BUILD the build (env.commit, env.cflags): resume matches it, compare not
+ *             BI_NONE  a measured figure or a detail
+ *           compare matches lines on KEY and KNOB; sweep --resume on all four;
+ *           recommend makes one variant per algo and KNOB values.
+ *   SUM     how K repetitions summarise it: BS_SAME (a setting: equal in every rep),
+ *           BS_MEDIAN (median, with an interval in "stats"), BS_WORST (the largest of
+ *           the K: a bound must hold in every rep), BS_REP (taken from the rep
+ *           details_from_rep names), BS_ALL (computed over all reps)
+ *   SRC     where the writer takes the value: R(member) of struct bench_result,
+ *           C(member) of struct bench_config, FN (bench_field_value() in output.c
+ *           computes it), SUB (written as part of the object at its parent path)
+ *   WHEN    BW_ALL, BW_READERS (null unless the readers workload), BW_CHARGE (null
+ *           unless charge), BW_NOREADERS (null with readers: their CPU time is mixed in)
+ *   CSV     1: a column of `--format csv`, named PATH, in this order
+ *   DEFAULT the value as JSON text that a line which lacks the field is read as
+ *           (and a sweep's expected key assumes for a setting it does not pass);
+ *           NULL: no default (a line must have it)
+ *   DOC     one line for `ctrbench schema` and docs/harness.md
+ *
+ * Adding a field: add its X() line where it belongs in the line's order; if
+ * SRC is R() or C(), that is all for a number or a string member; if FN,
+ * add its case to bench_field_value() in output.c.  If it is a setting
+ * (BI_KNOB) that `sweep` does not pass to its runs, give it DEFAULT (run's
+ * default) so --resume keys still match.  Bump BENCH_SCHEMA_VERSION when a
+ * field changes meaning or is removed (readers refuse lines of other
+ * versions); adding a field needs no bump unless old lines would be misread.
+ */
+#ifndef BENCH_SCHEMA_H
+#define BENCH_SCHEMA_H
+
+#include <stddef.h>
+
+/* "schema" of every result line; readers refuse any other. */
+#define BENCH_SCHEMA_VERSION 1
+
+#define BENCH_FIELDS(X) \
+	X(SCHEMA, "schema", BT_INT, BI_NONE, BS_SAME, FN, BW_ALL, 1, NULL, "version of this table the line follows (BENCH_SCHEMA_VERSION)") \
+	X(ALGO, "algo", BT_STR, BI_KEY, BS_SAME, FN, BW_ALL, 1, NULL, "algorithm (ctrbench list)") \
+	X(BASELINE, "baseline", BT_BOOL, BI_NONE, BS_SAME, FN, BW_ALL, 1, "false", "a harness floor, not a counter") \
+	X(WORKLOAD, "workload", BT_STR, BI_KEY, BS_SAME, FN, BW_ALL, 1, NULL, "update, charge or readers") \
+	X(SHAPE, "shape", BT_STR, BI_KEY, BS_SAME, C(shape.spec), BW_ALL, 1, NULL, "tree shape as typed (chain:D, tree:AxB...)") \
+	X(NODES, "nodes", BT_INT, BI_NONE, BS_SAME, C(shape.nr_nodes), BW_ALL, 1, NULL, "nodes of the shape") \
+	X(DEPTH, "depth", BT_INT, BI_NONE, BS_SAME, C(shape.depth), BW_ALL, 1, NULL, "levels of the shape, root included") \
+	X(THREADS, "threads", BT_INT, BI_KEY, BS_SAME, C(threads), BW_ALL, 1, NULL, "updater threads") \
+	X(PLACEMENT, "placement", BT_STR, BI_KEY, BS_SAME, C(placement), BW_ALL, 1, "\"compact\"", "--placement as given") \
+	X(READERS, "readers", BT_INT, BI_KEY, BS_SAME, C(readers), BW_ALL, 1, "0", "reader threads (0 but in the readers workload)") \
+	X(OPTIONS, "options", BT_STR, BI_KNOB, BS_SAME, C(options), BW_ALL, 1, "null", "--options of the algorithm, null if none") \
+	X(FLUSH_PERIOD_MS, "flush_period_ms", BT_INT, BI_KNOB, BS_SAME, C(flush_period_ms), BW_ALL, 1, "0", "--flush-period-ms, 0: the algorithm's default") \
+	X(WORK_NS, "work_ns", BT_INT, BI_KNOB, BS_SAME, C(work_ns), BW_ALL, 1, "0", "--work-ns: private work after each operation") \
+	X(CHARGE_BURST, "charge_burst", BT_INT, BI_KNOB, BS_SAME, C(charge_burst), BW_ALL, 1, "0", "--charge-burst: 0 steady window, B bursts of B") \
+	X(BATCH, "batch", BT_INT, BI_KNOB, BS_SAME, FN, BW_ALL, 0, "0", "ctr_params.batch: 0 the algorithm's default") \
+	X(READ_NODE, "read_node", BT_STR, BI_KNOB, BS_SAME, FN, BW_READERS, 1, "null", "--read-node: random, leaf, own or a node index (readers)") \
+	X(READ_INTERVAL_US, "read_interval_us", BT_INT, BI_KNOB, BS_SAME, C(read_interval_us), BW_ALL, 1, "0", "--read-interval-us: pause between reads") \
+	X(SHARED_MEM, "shared_mem", BT_STR, BI_KNOB, BS_SAME, FN, BW_ALL, 1, "\"local\"", "--shared-mem: local, interleave or node:K") \
+	X(SAMPLE_EVERY, "timer.sample_every", BT_INT, BI_KNOB, BS_SAME, SUB, BW_ALL, 0, "64", "--sample 1/N: N") \
+	X(DURATION_MS, "duration_ms", BT_INT, BI_RUN, BS_SAME, C(duration_ms), BW_ALL, 1, NULL, "measured window per rep") \
+	X(WARMUP_MS, "warmup_ms", BT_INT, BI_RUN, BS_SAME, C(warmup_ms), BW_ALL, 1, NULL, "untimed run before it") \
+	X(REPS_REQUESTED, "reps_requested", BT_INT, BI_RUN, BS_SAME, FN, BW_ALL, 1, "1", "--reps asked for") \
+	X(EVENTS_REQUESTED, "events_requested", BT_STR, BI_RUN, BS_SAME, C(events_spec), BW_ALL, 0, "null", "--events as given, null if none") \
+	X(NOTE, "note", BT_STR, BI_RUN, BS_SAME, C(note), BW_ALL, 1, "null", "--note, null if none") \
+	X(CPUS, "cpus", BT_INT, BI_NONE, BS_SAME, FN, BW_ALL, 1, NULL, "CPUs the run could use") \
+	X(ELAPSED_S, "elapsed_s", BT_NUM, BI_NONE, BS_REP, R(seconds), BW_ALL, 0, NULL, "the window as the main thread timed it") \
+	X(OPS, "ops", BT_INT, BI_NONE, BS_MEDIAN, R(ops), BW_ALL, 1, NULL, "operations in the window, all updaters") \
+	X(OPS_PER_SEC, "ops_per_sec", BT_NUM, BI_NONE, BS_MEDIAN, R(ops_per_sec), BW_ALL, 1, NULL, "throughput: sum of updaters' ops over their windows") \
+	X(NS_PER_OP, "ns_per_op", BT_NUM, BI_NONE, BS_MEDIAN, R(ns_per_op), BW_ALL, 1, NULL, "updaters x 1 s / ops_per_sec") \
+	X(CPU_NS_PER_OP, "cpu_ns_per_op", BT_NUM, BI_NONE, BS_MEDIAN, R(cpu_ns_per_op), BW_NOREADERS, 1, NULL, "task-clock / ops (null with readers)") \
+	X(UPDATE_NS, "update_ns", BT_OBJ, BI_NONE, BS_MEDIAN, FN, BW_ALL, 0, NULL, "sampled update (charge attempt) latency, ns, timer overhead subtracted") \
+	X(UPDATE_NS_MEAN, "update_ns.mean", BT_NUM, BI_NONE, BS_MEDIAN, R(lat.mean), BW_ALL, 1, NULL, "mean") \
+	X(UPDATE_NS_P50, "update_ns.p50", BT_NUM, BI_NONE, BS_MEDIAN, R(lat.p50), BW_ALL, 1, NULL, "median") \
+	X(UPDATE_NS_P90, "update_ns.p90", BT_NUM, BI_NONE, BS_MEDIAN, R(lat.p90), BW_ALL, 1, NULL, "90th percentile") \
+	X(UPDATE_NS_P95, "update_ns.p95", BT_NUM, BI_NONE, BS_MEDIAN, R(lat.p95), BW_ALL, 0, NULL, "95th percentile") \
+	X(UPDATE_NS_P99, "update_ns.p99", BT_NUM, BI_NONE, BS_MEDIAN, R(lat.p99), BW_ALL, 1, NULL, "99th percentile") \
+	X(UPDATE_NS_P999, "update_ns.p999", BT_NUM, BI_NONE, BS_MEDIAN, R(lat.p999), BW_ALL, 0, NULL, "99.9th percentile") \
+	X(UPDATE_NS_MAX, "update_ns.max", BT_NUM, BI_NONE, BS_MEDIAN, R(lat.max), BW_ALL, 1, NULL, "largest sample") \
+	X(UPDATE_NS_SAMPLES, "update_ns.samples", BT_INT, BI_NONE, BS_REP, R(lat.samples), BW_ALL, 1, NULL, "timed operations") \
+	X(UPDATE_NS_OVER_1MS, "update_ns.over_1ms", BT_NUM, BI_NONE, BS_REP, R(lat.over_1ms), BW_ALL, 0, NULL, "share of samples certainly above 1 ms") \
+	X(UPDATE_NS_OVER_1S, "update_ns.over_1s", BT_NUM, BI_NONE, BS_REP, R(lat.over_1s), BW_ALL, 0, NULL, "share above 1 s") \
+	X(UPDATE_NS_BATCH, "update_ns.batch", BT_INT, BI_NONE, BS_REP, R(lat.batch), BW_ALL, 0, "1", "ops per latency sample (update workload: batched where one op is below 16 timer steps; 1: timed alone)") \
+	X(UPDATE_NS_RESOLUTION_NS, "update_ns.resolution_ns", BT_NUM, BI_NONE, BS_REP, R(lat.resolution_ns), BW_ALL, 0, "null", "per-op resolution: the timer's step over the smallest batch; a figure below it is < it") \
+	X(SAMPLED_OP, "sampled_op", BT_STR, BI_NONE, BS_SAME, FN, BW_ALL, 0, NULL, "what update_ns times: add or try_charge") \
+	X(VERIFY, "verify", BT_STR, BI_NONE, BS_WORST, FN, BW_ALL, 1, NULL, "ok, mismatch or n/a: the worst of the reps") \
+	X(VERIFY_DETAIL, "verify_detail", BT_OBJ, BI_NONE, BS_WORST, FN, BW_ALL, 0, "null", "first mismatching node {node, got, want}, null if none") \
+	X(READ_ERROR_BOUND, "read_error_bound", BT_INT, BI_NONE, BS_SAME, R(error_bound), BW_ALL, 1, NULL, "stated bound of ctr_read (-1: bounded by time only)") \
+	X(READ_ERROR_AT_REST, "read_error_at_rest", BT_INT, BI_NONE, BS_WORST, R(read_error), BW_ALL, 1, NULL, "max |ctr_read - exact| over nodes at rest") \
+	X(CHARGE_FAIL, "charge_fail", BT_INT, BI_NONE, BS_REP, R(charge_fail), BW_CHARGE, 1, NULL, "refused charges in the window") \
+	X(LIMIT_MAX_OVER, "limit_max_over", BT_INT, BI_NONE, BS_WORST, R(limit_max_over), BW_CHARGE, 1, NULL, "worst value - limit at rest (<= 0 within)") \
+	X(ADMISSION, "admission", BT_OBJ, BI_NONE, BS_REP, FN, BW_CHARGE, 0, NULL, "charge: attempts, rejected, audited, audited_rejected, false_rejects (worst rep), overshoot_max (worst)") \
+	X(READS, "reads", BT_INT, BI_NONE, BS_MEDIAN, R(reads), BW_READERS, 1, NULL, "reads in the window") \
+	X(READS_PER_SEC, "reads_per_sec", BT_NUM, BI_NONE, BS_MEDIAN, R(reads_per_sec), BW_READERS, 1, NULL, "reads / seconds") \
+	X(READ_NS, "read_ns", BT_OBJ, BI_NONE, BS_MEDIAN, FN, BW_READERS, 0, NULL, "read latency, every read timed") \
+	X(READ_NS_MEAN, "read_ns.mean", BT_NUM, BI_NONE, BS_MEDIAN, R(read_lat.mean), BW_READERS, 0, NULL, "mean") \
+	X(READ_NS_P50, "read_ns.p50", BT_NUM, BI_NONE, BS_MEDIAN, R(read_lat.p50), BW_READERS, 1, NULL, "median") \
+	X(READ_NS_P90, "read_ns.p90", BT_NUM, BI_NONE, BS_MEDIAN, R(read_lat.p90), BW_READERS, 0, NULL, "90th percentile") \
+	X(READ_NS_P95, "read_ns.p95", BT_NUM, BI_NONE, BS_MEDIAN, R(read_lat.p95), BW_READERS, 0, NULL, "95th percentile") \
+	X(READ_NS_P99, "read_ns.p99", BT_NUM, BI_NONE, BS_MEDIAN, R(read_lat.p99), BW_READERS, 1, NULL, "99th percentile") \
+	X(READ_NS_P999, "read_ns.p999", BT_NUM, BI_NONE, BS_MEDIAN, R(read_lat.p999), BW_READERS, 0, NULL, "99.9th percentile") \
+	X(READ_NS_MAX, "read_ns.max", BT_NUM, BI_NONE, BS_MEDIAN, R(read_lat.max), BW_READERS, 0, NULL, "largest") \
+	X(READ_NS_SAMPLES, "read_ns.samples", BT_INT, BI_NONE, BS_REP, R(read_lat.samples), BW_READERS, 0, NULL, "timed reads") \
+	X(READ_NS_OVER_1MS, "read_ns.over_1ms", BT_NUM, BI_NONE, BS_MEDIAN, R(read_lat.over_1ms), BW_READERS, 0, NULL, "share of reads certainly above 1 ms") \
+	X(READ_NS_OVER_1S, "read_ns.over_1s", BT_NUM, BI_NONE, BS_MEDIAN, R(read_lat.over_1s), BW_READERS, 0, NULL, "share above 1 s") \
+	X(READ_ERROR, "read_error", BT_OBJ, BI_NONE, BS_WORST, FN, BW_READERS, 0, NULL, "read errors under updates") \
+	X(READ_ERROR_MAX_ABS, "read_error.max_abs", BT_INT, BI_NONE, BS_WORST, R(read_err_max), BW_READERS, 1, NULL, "worst distance of a read outside the exact window") \
+	X(READ_ERROR_MEAN_ABS, "read_error.mean_abs", BT_NUM, BI_NONE, BS_REP, R(read_err_mean), BW_READERS, 0, NULL, "mean of those distances") \
+	X(FLUSH, "flush", BT_OBJ, BI_NONE, BS_REP, FN, BW_ALL, 0, "null", "flush and flush-lock figures (docs/harness.md), null if the algorithm has none") \
+	X(EVENTS, "events", BT_OBJ, BI_NONE, BS_REP, FN, BW_ALL, 0, NULL, "task_clock_ns and each --events total") \
+	X(EVENTS_SOURCE, "events_source", BT_STR, BI_NONE, BS_REP, FN, BW_ALL, 0, NULL, "perf or thread_cputime") \
+	X(EVENTS_PER_OP, "events_per_op", BT_OBJ, BI_NONE, BS_REP, FN, BW_ALL, 0, NULL, "each --events per op (null with readers)") \
+	X(EVENTS_UNAVAILABLE, "events_unavailable", BT_OBJ, BI_NONE, BS_REP, FN, BW_ALL, 0, NULL, "why an event has no count") \
+	X(PLACEMENT_WRAPPED, "placement_wrapped", BT_BOOL, BI_NONE, BS_SAME, C(wrapped), BW_ALL, 0, NULL, "more threads than PUs") \
+	X(PAIRS, "pairs", BT_OBJ, BI_NONE, BS_SAME, FN, BW_ALL, 0, NULL, "pairs of threads per distance class") \
+	X(BIND_FAILURES, "bind_failures", BT_INT, BI_NONE, BS_WORST, R(bind_failures), BW_ALL, 1, NULL, "threads that could not be bound") \
+	X(FAIRNESS, "fairness", BT_OBJ, BI_NONE, BS_REP, FN, BW_ALL, 0, NULL, "ops_min, ops_max, ops_cv of the updaters") \
+	X(TIMER, "timer", BT_OBJ, BI_NONE, BS_SAME, FN, BW_ALL, 0, NULL, "source, ticks_per_ns, invariant, overhead_ns, overhead_raw_ns, resolution_ns, sample_every") \
+	X(CPU_REQUESTED, "cpu_requested", BT_ARR, BI_NONE, BS_REP, FN, BW_ALL, 0, NULL, "PU each thread pinned to (updaters, then readers; -errno)") \
+	X(CPU_OBSERVED, "cpu_observed", BT_ARR, BI_NONE, BS_REP, FN, BW_ALL, 0, NULL, "PU each thread was on at the end") \
+	X(TASK_CLOCK_NS, "events.task_clock_ns", BT_INT, BI_NONE, BS_REP, SUB, BW_ALL, 1, NULL, "task-clock summed over workers") \
+	X(REPS_DONE, "reps_done", BT_INT, BI_NONE, BS_ALL, FN, BW_ALL, 1, "1", "repetitions done (fewer than asked: interrupted)") \
+	X(DETAILS_FROM_REP, "details_from_rep", BT_INT, BI_NONE, BS_ALL, FN, BW_ALL, 0, "null", "the rep BS_REP figures come from (null with one rep)") \
+	X(STATS, "stats", BT_OBJ, BI_NONE, BS_ALL, FN, BW_ALL, 0, "null", "per BS_MEDIAN field: median, lo, hi, level, cv, noisy (null with one rep)") \
+	X(STATS_OPS_LO, "stats.ops_per_sec.lo", BT_NUM, BI_NONE, BS_ALL, SUB, BW_ALL, 1, "null", "ops_per_sec: low end of the median's interval") \
+	X(STATS_OPS_HI, "stats.ops_per_sec.hi", BT_NUM, BI_NONE, BS_ALL, SUB, BW_ALL, 1, "null", "ops_per_sec: high end") \
+	X(STATS_OPS_LEVEL, "stats.ops_per_sec.level", BT_NUM, BI_NONE, BS_ALL, SUB, BW_ALL, 1, "null", "ops_per_sec: the interval's coverage") \
+	X(STATS_OPS_CV, "stats.ops_per_sec.cv", BT_NUM, BI_NONE, BS_ALL, SUB, BW_ALL, 1, "null", "ops_per_sec: coefficient of variation over the reps") \
+	X(REPS, "reps", BT_ARR, BI_NONE, BS_ALL, FN, BW_ALL, 0, "null", "each rep's ops_per_sec, ns_per_op, update_ns.p50/p99, verify (null with one rep)") \
+	X(ENV, "env", BT_OBJ, BI_NONE, BS_SAME, FN, BW_ALL, 0, NULL, "the machine and build (bench/env.h)") \
+	X(ENV_COMMIT, "env.commit", BT_STR, BI_BUILD, BS_SAME, SUB, BW_ALL, 0, NULL, "ctrbench commit") \
+	X(ENV_CFLAGS, "env.cflags", BT_STR, BI_BUILD, BS_SAME, SUB, BW_ALL, 0, NULL, "compiler flags") \
+	X(SWEEP, "sweep", BT_OBJ, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "sweep lines: plan_file and plan (added by sweep)")
+
+enum bench_field_id {
+#define BF_ENUM_(id, ...) BF_##id,
+	BENCH_FIELDS(BF_ENUM_)
+#undef BF_ENUM_
+	BF_NR
+};
+
+enum bench_ftype { BT_STR, BT_INT, BT_NUM, BT_BOOL, BT_OBJ, BT_ARR };
+enum bench_fident { BI_NONE, BI_KEY, BI_KNOB, BI_RUN, BI_BUILD };
+enum bench_fsum { BS_SAME, BS_MEDIAN, BS_WORST, BS_REP, BS_ALL };
+enum bench_fsrc { BSRC_FN, BSRC_SUB, BSRC_RESULT, BSRC_CONFIG };
+enum bench_fwhen { BW_ALL, BW_READERS, BW_CHARGE, BW_NOREADERS };
+/* C type of an R() or C() member */
+enum bench_fctype { BC_NONE, BC_DOUBLE, BC_U64, BC_I64, BC_INT, BC_UINT, BC_STR };
+
+struct bench_field {
+	const char *path;		/* JSON path, dotted */
+	enum bench_ftype type;		/* JSON type (null allowed where when says) */
+	enum bench_fident ident;	/* identity class */
+	enum bench_fsum sum;		/* how reps summarise it */
+	enum bench_fsrc src;		/* where the writer takes it */
+	size_t off;			/* R()/C(): offset of the member */
+	enum bench_fctype ctype;	/* R()/C(): its C type */
+	enum bench_fwhen when;		/* when it is not null */
+	int csv;			/* a CSV column */
+	const char *def;		/* JSON text read for a line without it, or NULL */
+	const char *doc;		/* one line */
+};
+
+extern const struct bench_field bench_fields[BF_NR];
+
+/* Index of the field at path, or -1. */
+int bench_field_find(const char *path);
+
+/* Names for `ctrbench schema` and error messages. */
+const char *bench_ftype_name(enum bench_ftype t);
+const char *bench_fident_name(enum bench_fident i);
+const char *bench_fsum_name(enum bench_fsum s);
+
+/* Compare and recommend: the field is part of a configuration's identity (KEY or KNOB). */
+static inline int bench_field_is_config(int f)
+{
+	return bench_fields[f].ident == BI_KEY || bench_fields[f].ident == BI_KNOB;
+}
+
+/* sweep --resume: any identity (KEY, KNOB, RUN, BUILD). */
+static inline int bench_field_is_resume_key(int f)
+{
+	return bench_fields[f].ident != BI_NONE;
+}
+
+/* `ctrbench schema [--format json]`: the table. */
+int bench_cmd_schema(int argc, char **argv);
+
+#endif /* BENCH_SCHEMA_H */

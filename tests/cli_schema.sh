@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# cli_schema.sh - `ctrbench schema` and the field table behind every reader and writer of
+# results: tests/schema_check.py loops over the table (JSON and CSV writers, compare's matching,
+# sweep --resume, recommend's variants); then --help and bad input of the command.
+# Prints "ok - ..." / "not ok - ...".  Usage: cli_schema.sh [CTRBENCH_BINARY]
+set -u
+cd "$(dirname "$0")/.."
+B=${1:-build/ctrbench}
+
+. tests/tap.sh
+BAD_PREFIX=schema
+
+python3 tests/schema_check.py "$B" "$tmp"
+"$B" schema --help >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "schema --help: exit 0, names the default format" eval \
+	'[ $rc -eq 0 ] && grep -q "json (default" "$tmp/out"'
+"$B" schema --format table >"$tmp/out" 2>"$tmp/err"
+check "schema --format table: a row per field" eval \
+	'[ "$(grep -c "^ops_per_sec " "$tmp/out")" -eq 1 ] && grep -q "^# result schema " "$tmp/out"'
+BADVAL="'xml'" bad --format xml
+BADVAL="'extra'" bad extra
+BADVAL="--bogus" bad --bogus
