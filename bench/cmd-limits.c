@@ -9,14 +9,14 @@
  *
  * Probes (single thread unless said; every loop a plain function, no call
  * inside it):
- *   bare loop        a loop whose body is a compiler barrier: what a loop costs
+ *   bare loop        a loop whose body is two compiler barriers (one per op of a pair): what a loop costs
  *   plain add        x += 1 on a private volatile word: an update's floor
  *   plain add pairs  x += 1, x -= 1 (the workload's pairs): cores that rename a store to the
  *                    next load of the same address run these faster than single adds
  *   lock xadd        atomic fetch_add on a private word: an atomic's floor
  *   bounce           2 threads, lock xadd on one shared word (CPU ns per op per thread)
- *   array walk D     plain adds through a precomputed list of D slot offsets
- *                    (per level): what a D-level per-CPU update can cost
+ *   array walk D     plain adds through a precomputed list of D slot offsets, +1
+ *                    then -1 as the pairs (per level): what a D-level per-CPU update can cost
  *   count_stat read  sum of S per-thread counters, one per line, contiguous
  *                    (perfbook's count_stat.c read_count()): per slot
  *   page-aligned read the same over S page-aligned areas: the L1 aliasing that
@@ -60,11 +60,14 @@ static uint64_t lim_cpu_ns(void)
 
 typedef void (*lim_fn)(void *arg, uint64_t n);
 
+/* Two barriers per iteration, as the update loop's pairs: n / 2 iterations for n ops. */
 static void lim_bare(void *arg, uint64_t n)
 {
 	(void)arg;
-	for (uint64_t i = 0; i < n; i++)
+	for (uint64_t i = 0; i < n / 2; i++) {
 		__asm__ volatile("" : : "r"(i) : "memory");
+		__asm__ volatile("" : : "r"(i) : "memory");
+	}
 }
 
 /* x += 1 only: the "plain volatile add" (each op's load waits for the last store). */
@@ -108,9 +111,12 @@ static void lim_walk(void *arg, uint64_t n)
 	const int *const off = w->off;
 	const int d = w->depth;
 
-	for (uint64_t i = 0; i < n; i++)
+	for (uint64_t i = 0; i < n / 2; i++) {
 		for (int k = 0; k < d; k++)
 			slots[off[k]] += 1;
+		for (int k = 0; k < d; k++)
+			slots[off[k]] -= 1;
+	}
 }
 
 struct lim_read {
@@ -476,6 +482,7 @@ int bench_cmd_limits(int argc, char **argv)
 	LIM_ROW("empty (harness floor)", "bare loop", "op");
 	LIM_ROW("percpu_hier chain:1", "plain add", "op");
 	LIM_ROW("percpu_hier chain:1", "plain add pairs", "op");
+	LIM_ROW("percpu_hier chain:1", "array walk 1", "op");
 	LIM_ROW("percpu_hier chain:8 per level", "array walk 8, per level", "level");
 	LIM_ROW("percpu_hier chain:32 per level", "array walk 32, per level", "level");
 	for (int i = 0; i < 3; i++) {
@@ -500,6 +507,8 @@ int bench_cmd_limits(int argc, char **argv)
 		rows[i++].l[k] = lim_time(lim_plain_inc, word, 1);
 		rows[i].h[k] = hier1;
 		rows[i++].l[k] = lim_time(lim_plain_add, word, 1);
+		rows[i].h[k] = hier1;
+		rows[i++].l[k] = lim_walk_level(1);
 		rows[i].h[k] = lim_harness(&c, "percpu_hier", "chain:8", 1, NULL) / 8;
 		rows[i++].l[k] = lim_walk_level(8);
 		rows[i].h[k] = lim_harness(&c, "percpu_hier", "chain:32", 1, NULL) / 32;

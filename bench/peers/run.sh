@@ -19,7 +19,7 @@ dur=${DURATION_MS:-1000}
 
 cpu_ns_per_op() {	# ctrbench run ... --format csv: the cpu_ns_per_op column (task-clock / ops)
 	"$bin" run "$@" --workload update --duration-ms "$dur" --warmup-ms 300 --reps 1 --format csv |
-		awk -F, 'NR == 2 { print $13 }'
+		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "cpu_ns_per_op") c = i } NR == 2 { print $c }'
 }
 
 for ((k = 1; k <= rounds; k++)); do
