@@ -60,19 +60,6 @@ static inline void bench_work(uint64_t ticks)
 		__p != (seen) && ((seen) = __p, bench_worker_phase(w, __p, ops, fails)); \
 	})
 
-/* Median of n samples (n small and odd); sorts them. */
-static uint64_t bench_median(uint64_t *v, int n)
-{
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			uint64_t x = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = x;
-		}
-	return v[n / 2];
-}
-
 /* One latency sample of k ops (ticks, overhead included) into the worker's histogram, per op. */
 static inline void bench_lat_record(struct bench_worker *w, uint64_t ticks, uint64_t overhead, unsigned k)
 {
@@ -90,11 +77,13 @@ static inline void bench_lat_record(struct bench_worker *w, uint64_t ticks, uint
  * --sample ops so that a 35 us work does not stretch the window's edges).
  *
  * Latency phase (LATENCY): each worker first picks its batch k (a power of
- * two): the smallest whose median over 15 unfenced samples is at least
+ * two): the smallest whose fastest of 15 unfenced samples is at least
  * BENCH_LAT_MIN_STEPS timer resolutions, so that no op below the timer's
  * step reads as 0; where 2 ops already do, k = 1.  (Unfenced, because the
  * fenced pair's own jitter, 35 ns of overhead here, would make the choice
- * flip between runs.)  k == 1 times one +1 between fenced timestamps (its
+ * flip between runs; the fastest, because preemption and interrupts only
+ * ever add, and on a loaded machine a median could pick k = 1 for a 0.2 ns
+ * op.)  k == 1 times one +1 between fenced timestamps (its
  * -1 after, untimed); k > 1 times k/2 pairs between plain rdtsc.  --work-ns
  * forces k == 1 with the work between samples, as in throughput.
  */
@@ -125,11 +114,13 @@ static unsigned bench_pick_batch_##name(struct bench_worker *w)		\
 	unsigned k = 2;								\
 										\
 	for (; k < BENCH_LAT_BATCH_MAX; k *= 2) {				\
-		uint64_t v[15], m;						\
+		uint64_t m = UINT64_MAX;					\
 										\
-		for (int j = 0; j < 15; j++)					\
-			v[j] = bench_time_##name(w->tree, w->index, w->node, k); \
-		m = bench_median(v, 15);					\
+		for (int j = 0; j < 15; j++) {					\
+			uint64_t v = bench_time_##name(w->tree, w->index, w->node, k); \
+										\
+			m = v < m ? v : m;					\
+		}								\
 		if (m > g->tsc_overhead_raw &&					\
 		    m - g->tsc_overhead_raw >= BENCH_LAT_MIN_STEPS * g->tsc_resolution) \
 			break;							\

@@ -15,7 +15,7 @@ BADVAL="xml" bad limits --format xml
 BADVAL="extra" bad limits extra
 BADVAL="--bogus" bad limits --bogus
 
-"$B" limits --rounds 1 --duration-ms 20 --format json >"$tmp/out" 2>"$tmp/err"
+"$B" limits --rounds 1 --duration-ms 50 --format json >"$tmp/out" 2>"$tmp/err"
 rc=$?
 rows_ok() {
 	[ $rc -eq 0 ] && python3 - "$tmp/out" <<'PY'
@@ -34,7 +34,7 @@ PY
 check "limits: every row measured, ratio = ctrbench / limit" rows_ok
 
 # empty's op is far below the timer's step: its latency is batched and never reads 0.0.
-"$B" run --reps 1 --algo empty --workload update --shape chain:1 --threads 1 --duration-ms 40 \
+"$B" run --reps 1 --algo empty --workload update --shape chain:1 --threads 1 --duration-ms 200 \
 	--warmup-ms 0 --format json >"$tmp/j"
 check "update latency of a sub-resolution op: batched, with its resolution, not 0" python3 - "$tmp/j" <<'PY'
 import json, sys
@@ -44,6 +44,6 @@ assert u["batch"] > 1 and u["resolution_ns"] > 0, u
 assert u["resolution_ns"] <= j["timer"]["resolution_ns"] / u["batch"] * 1.0001, (u, j["timer"])
 assert u["samples"] > 0 and u["p50"] > 0, u
 PY
-"$B" run --reps 1 --algo empty --workload update --shape chain:1 --threads 1 --duration-ms 40 \
+"$B" run --reps 1 --algo empty --workload update --shape chain:1 --threads 1 --duration-ms 200 \
 	--warmup-ms 0 >"$tmp/t"
 check "table: batched row says so, no 0.0 latency" sh -c "grep -q 'latency      batched: [0-9]* ops per sample' '$tmp/t' && ! grep -E '^empty ' '$tmp/t' | grep -qE ' 0\.0+ '"
