@@ -63,7 +63,10 @@
  *           The owner keeps L after S in program order by a compiler-only
  *           fence: x86-64 (and arm64) then need no instruction on its side.
  *           A membarrier costs 35 us here (IPIs in a 2-vCPU KVM guest): one
- *           per period, not per flush, is what makes this cheap.  A kernel
+ *           per period, not per flush, is what makes this cheap.  The price:
+ *           a flush walks every node its CPU updated since the last prune, not
+ *           only since the last flush, so on a wide tree with sparse updates
+ *           a flush can visit more (idle) nodes than the kernel's would.  A kernel
  *           refusing the registration (old, seccomp) gets fence=update.
  *   update  the slot store and the linked check are seq_cst, as are the
  *           flusher's unlink and slot load (an xchg in the update on
