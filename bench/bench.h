@@ -47,7 +47,27 @@ enum bench_workload {
 /* At most one in 1024: the readers workload's swing (BENCH_SWING) must be a whole number of blocks. */
 #define BENCH_SAMPLE_MAX 1024u
 
-enum bench_phase { BENCH_WAIT, BENCH_WARMUP, BENCH_MEASURE, BENCH_STOP };
+/*
+ * The update workload measures in two phases: MEASURE is throughput only (no
+ * timer in the loop: the phase is looked at once per BENCH_TPUT_BLOCK ops),
+ * then LATENCY times operations, batched where one is below the timer's
+ * resolution.  The other workloads time one op per block inside MEASURE and
+ * go from it straight to STOP.
+ */
+enum bench_phase { BENCH_WAIT, BENCH_WARMUP, BENCH_MEASURE, BENCH_LATENCY, BENCH_STOP };
+
+/* Ops between two looks at the phase in the update workload's throughput phase (a power of 2). */
+#define BENCH_TPUT_BLOCK 1024u
+/*
+ * Latency phase: a batch of k operations (k a power of two up to this) is
+ * timed as one sample, k the smallest whose median is at least
+ * BENCH_LAT_MIN_STEPS timer resolutions; samples are stored per op in
+ * 1/BENCH_LAT_SCALE ticks, overhead subtracted, so a 0.3 ns op keeps its
+ * digits.
+ */
+#define BENCH_LAT_BATCH_MAX 1024u
+#define BENCH_LAT_MIN_STEPS 16u
+#define BENCH_LAT_SCALE 256u
 
 struct bench_worker;
 struct topo;
@@ -57,6 +77,10 @@ struct bench_gate {
 	_Atomic int phase __ctr_aligned;	/* enum bench_phase; read once per block of sample_every ops */
 	unsigned sample_every;			/* --sample 1/N: one op in N is timed (N a power of 2, <= 1024) */
 	uint64_t work_ticks;			/* --work-ns in TSC ticks: private work after each op */
+	int split;				/* update workload: MEASURE (throughput), then LATENCY */
+	uint64_t tsc_overhead;			/* bench_tsc pair's overhead, ticks (bench_tsc_info) */
+	uint64_t tsc_overhead_raw;		/* bench_tsc_raw pair's */
+	uint64_t tsc_resolution;		/* the timer's step, ticks */
 	_Atomic int ready;			/* threads pinned and waiting at the gate */
 	/* read-only while running: what readers and the admission audit need to know the truth */
 	struct bench_worker *updaters;		/* all updating workers, for their published tallies */
@@ -107,7 +131,10 @@ struct bench_worker {
 	uint64_t ev_val[PMU_MAX_EVENTS];	/* their counts over the window, scaled */
 	const char *ev_why[PMU_MAX_EVENTS];	/* why one has no count (NULL: counted) */
 	const char *ev_tag[PMU_MAX_EVENTS];	/* the same in a word or two, for the table */
-	struct ctr_hist hist;		/* sampled operation latencies (every read for readers), TSC ticks */
+	struct ctr_hist hist;		/* sampled operation latencies (every read for readers), TSC ticks;
+					 * update workload: per op, 1/BENCH_LAT_SCALE ticks, overhead subtracted */
+	unsigned lat_batch;		/* update workload: ops per latency sample (1: each op timed alone) */
+	int window_closed;		/* update workload: its throughput window has ended (LATENCY seen) */
 	int64_t *seen;			/* reader: scratch, one per updater */
 	/* Operations done so far (readers) or charges held (charge), for readers and the audit. */
 	_Atomic int64_t published __ctr_aligned;
@@ -136,9 +163,10 @@ extern const int bench_nr_algos;
 const struct bench_algo *bench_algo_find(const char *name);
 
 /*
- * The worker's side of the gate, called once per block of sample_every ops by the
- * timed loops when the phase changed: marks the window's start and end.
- * Returns 1 when the loop must stop.
+ * The worker's side of the gate, called once per block of ops by the timed
+ * loops when the phase changed: marks the window's start and end (at
+ * LATENCY, or STOP where there is no latency phase).  Returns 1 when the
+ * loop must stop.
  */
 int bench_worker_phase(struct bench_worker *w, int phase, uint64_t ops, uint64_t fails);
 

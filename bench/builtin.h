@@ -73,4 +73,11 @@ int bench_cmd_schema(int argc, char **argv);
  */
 int bench_cmd_c2c(int argc, char **argv);
 
+/*
+ * ctrbench limits [--rounds K] [--duration-ms MS] [--format table|json] (cmd-limits.c): each
+ * harness figure beside the physical limit that bounds it, as ratios measured in one run.
+ * Returns 0.
+ */
+int bench_cmd_limits(int argc, char **argv);
+
 #endif /* BENCH_BUILTIN_H */

@@ -1372,7 +1372,7 @@ int bench_cmd_c2c(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	while ((opt = bench_getopt(argc, argv, opts)) != -1) {
 		switch (opt) {
 		case 'c':
 			o.cpus = optarg;

@@ -378,8 +378,9 @@ static void scn_load_latency(struct scn_ctx *c)
 	snprintf(buf, sizeof(buf), "%d (the seed's 20%s)", workers,
 		 workers < SCN_SEED_WORKERS ? ", capped at this machine's PUs" : "");
 	scn_common_notes(c, buf);
-	scn_note(c, "ns per load = latency of the uncharge a load hit does (-1 on the leaf), 1 op in %u timed"
-		 " with rdtsc, timer overhead subtracted; resolution %.1f ns", c->base.sample_every,
+	scn_note(c, "ns per load = latency of an update of the leaf (+1/-1, as the uncharge a load hit does),"
+		 " timed with rdtsc after the throughput window, in batches where one op is below %u timer steps"
+		 " (resolution %.1f ns), timer overhead subtracted", BENCH_LAT_MIN_STEPS,
 		 (double)c->base.tsc.resolution / c->base.tsc.ghz);
 	scn_note(c, "the seed's loads also decompressed a page (~6 us); here only the counter's part is timed");
 	scn_header(c, "ns/load", 14);

@@ -2,9 +2,11 @@
 /*
  * loops.c - the timed loops, instantiated once per algorithm from
  * counters/list.h so that the compiler inlines each algorithm's update: no
- * indirect call, no shared write but the algorithm's own, and one timing
- * pair per block of --sample operations (64 by default), at a random place
- * in the block.
+ * indirect call, no shared write but the algorithm's own.  The update
+ * workload measures throughput with no timer in the loop (the phase is
+ * looked at once per BENCH_TPUT_BLOCK ops) and then latency in a phase of its
+ * own; the other workloads time one op per block of --sample ops (64 by
+ * default), at a random place in the block.
  */
 #include <string.h>
 #include <time.h>
@@ -31,7 +33,7 @@ static inline unsigned bench_sample_pos(uint64_t *rng, unsigned n)
 	*rng ^= *rng << 13;
 	*rng ^= *rng >> 7;
 	*rng ^= *rng << 17;
-	return (unsigned)(*rng % n);
+	return (unsigned)(*rng & (n - 1));	/* n is a power of two (--sample 1/N) */
 }
 
 /*
@@ -58,38 +60,114 @@ static inline void bench_work(uint64_t ticks)
 		__p != (seen) && ((seen) = __p, bench_worker_phase(w, __p, ops, fails)); \
 	})
 
+/* One latency sample of k ops (ticks, overhead included) into the worker's histogram, per op. */
+static inline void bench_lat_record(struct bench_worker *w, uint64_t ticks, uint64_t overhead, unsigned k)
+{
+	ctr_hist_add(&w->hist, ticks > overhead ? (ticks - overhead) * BENCH_LAT_SCALE / k : 0);
+}
+
 /*
  * update: +1/-1 pairs on the worker's leaf, so values stay bounded and every
- * node returns to its start unless an update is lost.  The +1 of one pair
- * per block, at a random position, is the sampled operation.
+ * node returns to its start unless an update is lost.
+ *
+ * Throughput phase (MEASURE): pairs back to back, the phase looked at once
+ * per BENCH_TPUT_BLOCK ops, nothing else in the loop: no timer, no counter
+ * of the position in the block, no --work-ns test (with --work-ns the loop
+ * is a second instance with the work between ops, the phase looked at per
+ * --sample ops so that a 35 us work does not stretch the window's edges).
+ *
+ * Latency phase (LATENCY): each worker first picks its batch k (a power of
+ * two): the smallest whose fastest of 15 unfenced samples is at least
+ * BENCH_LAT_MIN_STEPS timer resolutions, so that no op below the timer's
+ * step reads as 0; where 2 ops already do, k = 1.  (Unfenced, because the
+ * fenced pair's own jitter, 35 ns of overhead here, would make the choice
+ * flip between runs; the fastest, because preemption and interrupts only
+ * ever add, and on a loaded machine a median could pick k = 1 for a 0.2 ns
+ * op.)  k == 1 times one +1 between fenced timestamps (its
+ * -1 after, untimed); k > 1 times k/2 pairs between plain rdtsc.  --work-ns
+ * forces k == 1 with the work between samples, as in throughput.
  */
 #define BENCH_UPDATE_LOOP(name, add)						\
+static inline uint64_t bench_time_##name(struct ctr_tree *t, int cpu, int node, unsigned k) \
+{										\
+	uint64_t t0, t1;							\
+										\
+	if (k == 1) {								\
+		t0 = bench_tsc();						\
+		add(t, cpu, node, 0, 1);					\
+		t1 = bench_tsc();						\
+		add(t, cpu, node, 0, -1);					\
+		return t1 - t0;							\
+	}									\
+	t0 = bench_tsc_raw();							\
+	for (unsigned i = 0; i < k / 2; i++) {					\
+		add(t, cpu, node, 0, 1);					\
+		add(t, cpu, node, 0, -1);					\
+	}									\
+	t1 = bench_tsc_raw();							\
+	return t1 - t0;								\
+}										\
+										\
+static unsigned bench_pick_batch_##name(struct bench_worker *w)		\
+{										\
+	const struct bench_gate *g = w->gate;					\
+	unsigned k = 2;								\
+										\
+	for (; k < BENCH_LAT_BATCH_MAX; k *= 2) {				\
+		uint64_t m = UINT64_MAX;					\
+										\
+		for (int j = 0; j < 15; j++) {					\
+			uint64_t v = bench_time_##name(w->tree, w->index, w->node, k); \
+										\
+			m = v < m ? v : m;					\
+		}								\
+		if (m > g->tsc_overhead_raw &&					\
+		    m - g->tsc_overhead_raw >= BENCH_LAT_MIN_STEPS * g->tsc_resolution) \
+			break;							\
+	}									\
+	/* Two ops already span the steps: one alone is timed well enough, fenced. */ \
+	return k == 2 ? 1 : k;							\
+}										\
+										\
 static void bench_update_##name(struct bench_worker *w)			\
 {										\
 	struct ctr_tree *t = w->tree;						\
 	const int cpu = w->index, node = w->node;				\
 	const unsigned every = w->gate->sample_every;				\
 	const uint64_t work = w->gate->work_ticks;				\
-	uint64_t ops = 0, rng = BENCH_RNG_SEED(w);				\
+	uint64_t ops = 0, oh;							\
 	int seen = BENCH_WARMUP;						\
+	unsigned k;								\
 										\
-	while (!BENCH_PHASE_CHECK(w, seen, ops, 0)) {				\
-		unsigned timed = bench_sample_pos(&rng, every / 2);	\
-										\
-		for (unsigned i = 0; i < every / 2; i++) {		\
-			if (i == timed) {					\
-				uint64_t t0 = bench_tsc();			\
-										\
+	if (!work) {								\
+		while (!BENCH_PHASE_CHECK(w, seen, ops, 0) && seen != BENCH_LATENCY) { \
+			for (unsigned i = 0; i < BENCH_TPUT_BLOCK / 2; i++) {	\
 				add(t, cpu, node, 0, 1);			\
-				ctr_hist_add(&w->hist, bench_tsc() - t0);	\
-			} else {						\
-				add(t, cpu, node, 0, 1);			\
+				add(t, cpu, node, 0, -1);			\
 			}							\
-			bench_work(work);					\
-			add(t, cpu, node, 0, -1);				\
-			bench_work(work);					\
+			ops += BENCH_TPUT_BLOCK;				\
 		}								\
-		ops += every;					\
+	} else {								\
+		while (!BENCH_PHASE_CHECK(w, seen, ops, 0) && seen != BENCH_LATENCY) { \
+			for (unsigned i = 0; i < every / 2; i++) {		\
+				add(t, cpu, node, 0, 1);			\
+				bench_work(work);				\
+				add(t, cpu, node, 0, -1);			\
+				bench_work(work);				\
+			}							\
+			ops += every;						\
+		}								\
+	}									\
+	if (seen == BENCH_LATENCY) {						\
+		k = work ? 1 : bench_pick_batch_##name(w);			\
+		oh = k == 1 ? w->gate->tsc_overhead : w->gate->tsc_overhead_raw; \
+		w->lat_batch = k;						\
+		while (!BENCH_PHASE_CHECK(w, seen, ops, 0)) {			\
+			for (unsigned i = 0; i < 16; i++) {			\
+				bench_lat_record(w, bench_time_##name(t, cpu, node, k), oh, k); \
+				bench_work(work);				\
+			}							\
+		}								\
 	}									\
 	w->tally = 0;								\
 }

@@ -41,6 +41,7 @@ static const char *bench_usage =
 	"       ctrbench recommend --updates-per-sec U --reads-per-sec R --depth D\n"
 	"                    --max-staleness EXACT|N|MSms [--results FILE] [--threads T] [--format table|json]\n"
 	"       ctrbench schema [--format json|table]\n"
+	"       ctrbench limits [--rounds K] [--duration-ms MS] [--format table|json]\n"
 	"       ctrbench --version\n"
 	"  every command takes --help: its flags, each default, an example\n";
 
@@ -60,6 +61,7 @@ static const struct {
 	{ "report", bench_cmd_report },
 	{ "schema", bench_cmd_schema },
 	{ "c2c", bench_cmd_c2c },
+	{ "limits", bench_cmd_limits },
 };
 
 int main(int argc, char **argv)

@@ -46,13 +46,23 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 		       cfg->threads + cfg->readers > nr_cpus ?
 		       " (more threads than CPUs: they preempt each other)" : "",
 		       cfg->duration_ms, cfg->warmup_ms);
-		printf("# latency: 1 %s in %u timed with %s (%.3f ticks/ns%s), %.1f ns timer overhead subtracted,"
-		       " resolution %.1f ns\n",
-		       cfg->workload == BENCH_CHARGE ? "charge" : "update", cfg->sample_every,
-		       BENCH_TSC_IS_CYCLES ? "rdtsc" : "clock_gettime", cfg->tsc.ghz,
-		       cfg->tsc.invariant ? ", invariant TSC" : ", TSC NOT invariant",
-		       (double)cfg->tsc.overhead / cfg->tsc.ghz,
-		       (double)cfg->tsc.resolution / cfg->tsc.ghz);
+		if (cfg->workload == BENCH_UPDATE)
+			printf("# throughput with no timer in the loop; latency timed apart after it with %s"
+			       " (%.3f ticks/ns%s), in batches of k ops where 2 ops span under %u timer steps"
+			       " (k per row); overhead subtracted: %.1f ns fenced, %.1f ns unfenced (batches);"
+			       " resolution %.2f ns\n",
+			       BENCH_TSC_IS_CYCLES ? "rdtsc" : "clock_gettime", cfg->tsc.ghz,
+			       cfg->tsc.invariant ? ", invariant TSC" : ", TSC NOT invariant", BENCH_LAT_MIN_STEPS,
+			       (double)cfg->tsc.overhead / cfg->tsc.ghz, (double)cfg->tsc.overhead_raw / cfg->tsc.ghz,
+			       (double)cfg->tsc.resolution / cfg->tsc.ghz);
+		else
+			printf("# latency: 1 %s in %u timed with %s (%.3f ticks/ns%s), %.1f ns timer overhead"
+			       " subtracted, resolution %.1f ns\n",
+			       cfg->workload == BENCH_CHARGE ? "charge" : "update", cfg->sample_every,
+			       BENCH_TSC_IS_CYCLES ? "rdtsc" : "clock_gettime", cfg->tsc.ghz,
+			       cfg->tsc.invariant ? ", invariant TSC" : ", TSC NOT invariant",
+			       (double)cfg->tsc.overhead / cfg->tsc.ghz,
+			       (double)cfg->tsc.resolution / cfg->tsc.ghz);
 		printf("# placement %s on this machine: pairs %ld smt, %ld ccx, %ld numa, %ld package, %ld remote"
 		       "%s%s; shared memory %s\n", cfg->placement, cfg->pairs[TOPO_CLASS_SMT],
 		       cfg->pairs[TOPO_CLASS_CCX], cfg->pairs[TOPO_CLASS_NUMA], cfg->pairs[TOPO_CLASS_PACKAGE],
@@ -77,6 +87,16 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 		       cfg->workload == BENCH_CHARGE ? "    refused" : "");
 	}
 	fflush(stdout);
+}
+
+/* A latency cell: below the per-op resolution it says so ("<0.06"), never "0.0". */
+static const char *bench_lat_cell(char *buf, size_t len, double v, double res)
+{
+	if (res > 0 && v < res)
+		snprintf(buf, len, "<%.2g", res);
+	else
+		snprintf(buf, len, v < 10 ? "%.2f" : "%.1f", v);
+	return buf;
 }
 
 /* write(2) until done: 0 or -1 with errno. */
@@ -297,8 +317,15 @@ static void bench_output_one(struct bench_output *o, const struct bench_config *
 			printf("%9s", "n/a");
 		else
 			printf("%9.2f", r->cpu_ns_per_op);
-		printf(" %8.1f %8.1f %8.1f %8.1f %10.1f %s", l->mean, l->p50, l->p90, l->p99, l->max,
-		       bench_verify_name(r->verify));
+		{
+			char c[5][32];
+
+			printf(" %8s %8s %8s %8s %10s %s", bench_lat_cell(c[0], 32, l->mean, l->resolution_ns),
+			       bench_lat_cell(c[1], 32, l->p50, l->resolution_ns),
+			       bench_lat_cell(c[2], 32, l->p90, l->resolution_ns),
+			       bench_lat_cell(c[3], 32, l->p99, l->resolution_ns),
+			       bench_lat_cell(c[4], 32, l->max, l->resolution_ns), bench_verify_name(r->verify));
+		}
 		if (cfg->workload == BENCH_CHARGE) {
 			uint64_t tries = bench_attempts(r, sum, reps);
 
@@ -311,11 +338,14 @@ static void bench_output_one(struct bench_output *o, const struct bench_config *
 		if (sum && sum->k > 1 && sum->stat[BF_OPS_PER_SEC].cv > BENCH_NOISY_CV)
 			printf(" NOISY");
 		putchar('\n');
+		if (l->batch > 1)
+			printf("  %-12s batched: %u ops per sample, per-op resolution %.2g ns\n", "latency",
+			       l->batch, l->resolution_ns);
 		if (sum && sum->k > 1) {
 			const struct bench_stat *ops = &sum->stat[BF_OPS_PER_SEC], *p50 = &sum->stat[BF_UPDATE_NS_P50];
 
 			printf("  %-12s %d: ops/s median %.4g [%.4g, %.4g] (%.1f%%), cv %.1f%%;"
-			       " p50 %.1f [%.1f, %.1f] ns, cv %.1f%%\n", "reps", sum->k, ops->median, ops->lo,
+			       " p50 %.2f [%.2f, %.2f] ns, cv %.1f%%\n", "reps", sum->k, ops->median, ops->lo,
 			       ops->hi, 100 * ops->level, 100 * ops->cv, p50->median, p50->lo, p50->hi,
 			       100 * p50->cv);
 		}

@@ -213,9 +213,11 @@ static json_t *bench_field_value(int f, const struct bench_rec_ctx *x)
 		return json_pack("{s:I,s:I,s:f}", "ops_min", (json_int_t)r->ops_min,
 				 "ops_max", (json_int_t)r->ops_max, "ops_cv", r->ops_cv);
 	case BF_TIMER:
-		return json_pack("{s:s,s:f,s:b,s:f,s:f,s:i}", "source", BENCH_TSC_IS_CYCLES ? "rdtsc" : "clock_gettime",
+		/* overhead_raw_ns: the unfenced pair's, which the update workload's batched samples subtract */
+		return json_pack("{s:s,s:f,s:b,s:f,s:f,s:f,s:i}", "source", BENCH_TSC_IS_CYCLES ? "rdtsc" : "clock_gettime",
 				 "ticks_per_ns", cfg->tsc.ghz, "invariant", cfg->tsc.invariant,
 				 "overhead_ns", (double)cfg->tsc.overhead / cfg->tsc.ghz,
+				 "overhead_raw_ns", (double)cfg->tsc.overhead_raw / cfg->tsc.ghz,
 				 "resolution_ns", (double)cfg->tsc.resolution / cfg->tsc.ghz,
 				 "sample_every", (int)cfg->sample_every);
 	/* updaters first, then readers */

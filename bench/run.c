@@ -36,8 +36,12 @@ int bench_worker_phase(struct bench_worker *w, int phase, uint64_t ops, uint64_t
 		w->t_start = bench_time_ns();
 		return 0;
 	}
-	if (phase != BENCH_STOP)
+	if (phase != BENCH_STOP && phase != BENCH_LATENCY)
 		return 0;
+	/* The throughput window closed at LATENCY: STOP only ends the loop. */
+	if (w->window_closed)
+		return phase == BENCH_STOP;
+	w->window_closed = 1;
 	w->t_end = bench_time_ns();
 	if (!w->t_start) {
 		/* Preempted through the whole window: it measured nothing. */
@@ -47,14 +51,14 @@ int bench_worker_phase(struct bench_worker *w, int phase, uint64_t ops, uint64_t
 		w->err_max = 0;
 		w->err_sum = 0;
 		w->overshoot_max = INT64_MIN;
-		return 1;
+		return phase == BENCH_STOP;
 	}
 	w->ops = ops - w->ops;
 	w->charge_fail = fails - w->charge_fail;
 	w->cpu_ns = pmu_task_clock_read(&w->clk) - w->cpu_ns;
 	if (w->gate->nr_events)
 		pmu_group_read(&w->pmu, NULL, w->pmu1);
-	return 1;
+	return phase == BENCH_STOP;
 }
 
 struct bench_thread {
@@ -123,6 +127,14 @@ static int bench_shared_mem_policy(const char *spec)
 	return set_mempolicy(MPOL_BIND, mask, sizeof(mask) * 8) ? -errno : 0;
 }
 
+/* The update workload's latency phase: a quarter of the throughput window, 1 to 250 ms. */
+static int bench_latency_ms(int duration_ms)
+{
+	int ms = duration_ms / 4;
+
+	return ms < 1 ? 1 : ms > 250 ? 250 : ms;
+}
+
 /* Charge workload limits: 3/4 of what the workers below a node can hold, so some charges fail. */
 static int64_t *bench_charge_limits(const struct bench_config *cfg, const struct bench_worker *ws)
 {
@@ -152,22 +164,37 @@ static double bench_ticks_to_ns(const struct bench_config *cfg, double ticks)
 	return ticks > 0 ? ticks / cfg->tsc.ghz : 0;
 }
 
-static void bench_summarize_latency(const struct bench_config *cfg, const struct ctr_hist *h,
-				    struct bench_lat *lat)
+/*
+ * Ticks (or, with scale > 1, per-op 1/scale ticks with the overhead already
+ * subtracted, as the update workload's latency phase records) to ns.
+ */
+static double bench_hist_ns(const struct bench_config *cfg, double v, unsigned scale)
 {
+	if (scale > 1)
+		return v / scale / cfg->tsc.ghz;
+	return bench_ticks_to_ns(cfg, v);
+}
+
+static void bench_summarize_latency(const struct bench_config *cfg, const struct ctr_hist *h,
+				    unsigned scale, struct bench_lat *lat)
+{
+	double ms = 1e6 * cfg->tsc.ghz * scale;
+
 	lat->samples = h->count;
+	if (!lat->batch)
+		lat->batch = 1;
 	if (!h->count)
 		return;
-	lat->mean = bench_ticks_to_ns(cfg, (double)h->sum / (double)h->count);
-	lat->p50 = bench_ticks_to_ns(cfg, (double)ctr_hist_quantile(h, 0.50));
-	lat->p90 = bench_ticks_to_ns(cfg, (double)ctr_hist_quantile(h, 0.90));
-	lat->p95 = bench_ticks_to_ns(cfg, (double)ctr_hist_quantile(h, 0.95));
-	lat->p99 = bench_ticks_to_ns(cfg, (double)ctr_hist_quantile(h, 0.99));
-	lat->p999 = bench_ticks_to_ns(cfg, (double)ctr_hist_quantile(h, 0.999));
-	lat->max = bench_ticks_to_ns(cfg, (double)h->max);
+	lat->mean = bench_hist_ns(cfg, (double)h->sum / (double)h->count, scale);
+	lat->p50 = bench_hist_ns(cfg, (double)ctr_hist_quantile(h, 0.50), scale);
+	lat->p90 = bench_hist_ns(cfg, (double)ctr_hist_quantile(h, 0.90), scale);
+	lat->p95 = bench_hist_ns(cfg, (double)ctr_hist_quantile(h, 0.95), scale);
+	lat->p99 = bench_hist_ns(cfg, (double)ctr_hist_quantile(h, 0.99), scale);
+	lat->p999 = bench_hist_ns(cfg, (double)ctr_hist_quantile(h, 0.999), scale);
+	lat->max = bench_hist_ns(cfg, (double)h->max, scale);
 	/* the reader-storm figures of 004: reads over 1 ms and over 1 s */
-	lat->over_1ms = (double)ctr_hist_count_above(h, (uint64_t)(1e6 * cfg->tsc.ghz)) / (double)h->count;
-	lat->over_1s = (double)ctr_hist_count_above(h, (uint64_t)(1e9 * cfg->tsc.ghz)) / (double)h->count;
+	lat->over_1ms = (double)ctr_hist_count_above(h, (uint64_t)ms) / (double)h->count;
+	lat->over_1s = (double)ctr_hist_count_above(h, (uint64_t)(1000 * ms)) / (double)h->count;
 }
 
 static int64_t bench_abs64(int64_t v)
@@ -282,6 +309,7 @@ static void bench_collect(const struct bench_config *cfg, const struct bench_wor
 	const int nthr = cfg->threads, total = nthr + cfg->readers;
 	struct ctr_hist *upd = calloc(1, sizeof(*upd)), *rd = calloc(1, sizeof(*rd));
 	double err_sum = 0;
+	unsigned min_batch = 0;
 
 	r->clock_source = PMU_SRC_PERF;
 	r->overshoot_max = INT64_MIN;
@@ -322,6 +350,10 @@ static void bench_collect(const struct bench_config *cfg, const struct bench_wor
 			r->overshoot_max = w->overshoot_max;
 		if (upd)
 			ctr_hist_merge(upd, &w->hist);
+		if (w->lat_batch > r->lat.batch)
+			r->lat.batch = w->lat_batch;
+		if (w->lat_batch && (!min_batch || w->lat_batch < min_batch))
+			min_batch = w->lat_batch;
 	}
 	bench_fairness(ws, nthr, r);
 	/*
@@ -338,10 +370,13 @@ static void bench_collect(const struct bench_config *cfg, const struct bench_wor
 	r->cpu_ns_per_op = r->ops && !cfg->readers ? (double)r->task_clock_ns / (double)r->ops : 0;
 	r->reads_per_sec = r->seconds > 0 ? (double)r->reads / r->seconds : 0;
 	r->read_err_mean = r->reads ? err_sum / (double)r->reads : 0;
+	/* The coarsest per-op step any updater's samples have. */
+	r->lat.resolution_ns = (double)cfg->tsc.resolution / cfg->tsc.ghz / (min_batch ? min_batch : 1);
+	r->read_lat.resolution_ns = (double)cfg->tsc.resolution / cfg->tsc.ghz;
 	if (upd)
-		bench_summarize_latency(cfg, upd, &r->lat);
+		bench_summarize_latency(cfg, upd, cfg->workload == BENCH_UPDATE ? BENCH_LAT_SCALE : 1, &r->lat);
 	if (rd)
-		bench_summarize_latency(cfg, rd, &r->read_lat);
+		bench_summarize_latency(cfg, rd, 1, &r->read_lat);
 	free(upd);
 	free(rd);
 }
@@ -404,6 +439,10 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 	gate.read_interval_us = cfg->read_interval_us;
 	gate.sample_every = cfg->sample_every ? cfg->sample_every : BENCH_SAMPLE_EVERY;
 	gate.work_ticks = (uint64_t)(cfg->work_ns * cfg->tsc.ghz);
+	gate.split = cfg->workload == BENCH_UPDATE;
+	gate.tsc_overhead = cfg->tsc.overhead;
+	gate.tsc_overhead_raw = cfg->tsc.overhead_raw;
+	gate.tsc_resolution = cfg->tsc.resolution;
 	gate.topo = cfg->topo;
 	gate.pus = cfg->pus;
 	gate.events = cfg->events;
@@ -452,8 +491,15 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 	t0 = bench_time_ns();
 	atomic_store_explicit(&gate.phase, BENCH_MEASURE, memory_order_release);
 	bench_sleep_ms(cfg->duration_ms);
+	if (gate.split) {
+		/* Throughput ends here; latency is timed apart, for a quarter of the window (1-250 ms). */
+		atomic_store_explicit(&gate.phase, BENCH_LATENCY, memory_order_release);
+		t1 = bench_time_ns();
+		bench_sleep_ms(bench_latency_ms(cfg->duration_ms));
+	}
 	atomic_store_explicit(&gate.phase, BENCH_STOP, memory_order_release);
-	t1 = bench_time_ns();
+	if (!gate.split)
+		t1 = bench_time_ns();
 	err = 0;
 stop:
 	/* On a failed start the gate goes straight to STOP, so started threads exit. */

@@ -62,7 +62,9 @@ struct bench_config {
 struct bench_lat {
 	double mean, p50, p90, p95, p99, p999, max;	/* ns, timer overhead subtracted */
 	double over_1ms, over_1s;		/* share of samples certainly above 1 ms, 1 s */
-	uint64_t samples;			/* timed operations */
+	uint64_t samples;			/* timed samples (each of batch ops) */
+	unsigned batch;				/* ops per sample, the largest any worker used (1: not batched) */
+	double resolution_ns;			/* per op: the timer's step / the smallest batch (0: not known) */
 };
 
 struct bench_result {

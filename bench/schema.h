@@ -96,6 +96,8 @@
 	X(UPDATE_NS_SAMPLES, "update_ns.samples", BT_INT, BI_NONE, BS_REP, R(lat.samples), BW_ALL, 1, NULL, "timed operations") \
 	X(UPDATE_NS_OVER_1MS, "update_ns.over_1ms", BT_NUM, BI_NONE, BS_REP, R(lat.over_1ms), BW_ALL, 0, NULL, "share of samples certainly above 1 ms") \
 	X(UPDATE_NS_OVER_1S, "update_ns.over_1s", BT_NUM, BI_NONE, BS_REP, R(lat.over_1s), BW_ALL, 0, NULL, "share above 1 s") \
+	X(UPDATE_NS_BATCH, "update_ns.batch", BT_INT, BI_NONE, BS_REP, R(lat.batch), BW_ALL, 0, "1", "ops per latency sample (update workload: batched where one op is below 16 timer steps; 1: timed alone)") \
+	X(UPDATE_NS_RESOLUTION_NS, "update_ns.resolution_ns", BT_NUM, BI_NONE, BS_REP, R(lat.resolution_ns), BW_ALL, 0, "null", "per-op resolution: the timer's step over the smallest batch; a figure below it is < it") \
 	X(SAMPLED_OP, "sampled_op", BT_STR, BI_NONE, BS_SAME, FN, BW_ALL, 0, NULL, "what update_ns times: add or try_charge") \
 	X(VERIFY, "verify", BT_STR, BI_NONE, BS_WORST, FN, BW_ALL, 1, NULL, "ok, mismatch or n/a: the worst of the reps") \
 	X(VERIFY_DETAIL, "verify_detail", BT_OBJ, BI_NONE, BS_WORST, FN, BW_ALL, 0, "null", "first mismatching node {node, got, want}, null if none") \
@@ -129,7 +131,7 @@
 	X(PAIRS, "pairs", BT_OBJ, BI_NONE, BS_SAME, FN, BW_ALL, 0, NULL, "pairs of threads per distance class") \
 	X(BIND_FAILURES, "bind_failures", BT_INT, BI_NONE, BS_WORST, R(bind_failures), BW_ALL, 1, NULL, "threads that could not be bound") \
 	X(FAIRNESS, "fairness", BT_OBJ, BI_NONE, BS_REP, FN, BW_ALL, 0, NULL, "ops_min, ops_max, ops_cv of the updaters") \
-	X(TIMER, "timer", BT_OBJ, BI_NONE, BS_SAME, FN, BW_ALL, 0, NULL, "source, ticks_per_ns, invariant, overhead_ns, resolution_ns, sample_every") \
+	X(TIMER, "timer", BT_OBJ, BI_NONE, BS_SAME, FN, BW_ALL, 0, NULL, "source, ticks_per_ns, invariant, overhead_ns, overhead_raw_ns, resolution_ns, sample_every") \
 	X(CPU_REQUESTED, "cpu_requested", BT_ARR, BI_NONE, BS_REP, FN, BW_ALL, 0, NULL, "PU each thread pinned to (updaters, then readers; -errno)") \
 	X(CPU_OBSERVED, "cpu_observed", BT_ARR, BI_NONE, BS_REP, FN, BW_ALL, 0, NULL, "PU each thread was on at the end") \
 	X(TASK_CLOCK_NS, "events.task_clock_ns", BT_INT, BI_NONE, BS_REP, SUB, BW_ALL, 1, NULL, "task-clock summed over workers") \

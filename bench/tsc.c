@@ -75,4 +75,11 @@ void bench_tsc_calibrate(struct bench_tsc_info *info)
 	}
 	if (info->resolution == UINT64_MAX)
 		info->resolution = 1;
+	for (int i = 0; i < N; i++) {
+		uint64_t a = bench_tsc_raw();
+
+		empty[i] = bench_tsc_raw() - a;
+	}
+	qsort(empty, N, sizeof(empty[0]), cmp_u64);
+	info->overhead_raw = empty[N / 2];
 }

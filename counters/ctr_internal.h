@@ -51,15 +51,49 @@ struct ctr_tree {
 	int max_depth;			/* levels on the longest root-to-leaf path (chain:D has D) */
 	int *parent;			/* parent[0] == -1, parent[i] < i */
 	int *depth;			/* depth[0] == 1: levels from the root down to node i */
+	const int *const *ancestors;	/* ancestors[i]: i, its parent, ..., 0, then -1 (depth[i] + 1 ints) */
+	int *anc_store;			/* where those lists live, one after another */
 	int64_t *limit;			/* per-node limit on stat 0, CTR_NO_LIMIT = none; NULL if no limits */
 	int64_t batch;			/* params.batch as given (0 = the algorithm's default) */
 	int flush_period_ms;		/* params.flush_period_ms as given */
 	int *slot_node;			/* NUMA node per slot, or NULL (params.slot_node, copied) */
 };
 
-/* Walk node and its ancestors up to the root. */
-#define ctr_for_each_ancestor(t, n, node) \
-	for (int n = (node); n >= 0; n = (t)->parent[n])
+/*
+ * Walk node and its ancestors up to the root, over node's precomputed list:
+ * no load of parent[n] depends on the previous level's, so the levels of an
+ * update are independent stores the core overlaps, and the list is read
+ * through a local pointer, which no store of the body can be taken to alias
+ * (an int list, int64_t counters).  Two loops: the outer runs once to hold
+ * the pointer, so a break in the body still ends the walk.
+ */
+#define ctr_for_each_ancestor(t, n, node)					\
+	for (const int *__anc = (t)->ancestors[node]; __anc; __anc = NULL)	\
+		for (int n; (n = *__anc) >= 0; __anc++)
+
+/*
+ * *s += delta on a slot only its owner writes, readers loading it
+ * concurrently: a load and a store, untorn (one aligned 64-bit mov each on
+ * x86-64, as the kernel's this_cpu_add/WRITE_ONCE), no RMW.  Volatile, not a
+ * relaxed C11 store, because GCC treats every __atomic store as a write to
+ * any memory: in an inlined loop of updates it reloads the tree's fields
+ * (area, nr_stats, the ancestor list) after each one, which costs more than
+ * the update itself at one level (measured with ctrbench limits: issue 13).
+ * A volatile int64_t store may alias only int64_t objects, so they stay in
+ * registers.  Under ThreadSanitizer, which cannot know that a volatile mov is
+ * untorn, it is the relaxed atomic, so the race detector checks the same
+ * claim: one writer, readers that tolerate any interleaving.
+ */
+static inline void ctr_owner_add(_Atomic int64_t *s, int64_t delta)
+{
+#if defined(__SANITIZE_THREAD__)
+	atomic_store_explicit(s, atomic_load_explicit(s, memory_order_relaxed) + delta, memory_order_relaxed);
+#else
+	volatile int64_t *v = (volatile int64_t *)s;
+
+	*v = *v + delta;
+#endif
+}
 
 /*
  * One algorithm.  None of these is called from a timed loop: the harness
@@ -143,7 +177,9 @@ void *ctr_zalloc_aligned(size_t size);
  * when the tree has a slot-to-node map (whole pages, bound with mbind, as the
  * kernel's per-CPU allocator places each CPU's chunk), else as
  * ctr_zalloc_aligned.  NULL with errno set (EINVAL for a node that does not
- * exist).  Free with ctr_free_slot_area and the same size.
+ * exist).  Coloured: slot cpu's area starts cpu lines (modulo a page) into
+ * its first page, so that no two of 64 slots' copies of a node share an L1
+ * set (see ctr.c).  Free with ctr_free_slot_area and the same size.
  */
 void *ctr_alloc_slot_area(const struct ctr_tree *t, int cpu, size_t size);
 void ctr_free_slot_area(const struct ctr_tree *t, void *p, size_t size);

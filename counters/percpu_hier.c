@@ -13,6 +13,8 @@ static void percpu_hier_fini(struct ctr_tree *t)
 {
 	struct ctr_percpu_hier *p = ctr_container_of(t, struct ctr_percpu_hier, base);
 
+	free((void *)p->off);
+	free(p->off_store);
 	if (!p->area)
 		return;
 	for (int cpu = 0; cpu < t->nr_cpus; cpu++)
@@ -20,14 +22,49 @@ static void percpu_hier_fini(struct ctr_tree *t)
 	free(p->area);
 }
 
+/* off[node]: n * nr_stats for node and each ancestor, from the tree's ancestor lists. */
+static int percpu_hier_init_offsets(struct ctr_tree *t, struct ctr_percpu_hier *p)
+{
+	const int **off = malloc(sizeof(*off) * t->nr_nodes);
+	size_t total = 0, at = 0;
+
+	p->off = off;
+	if (!off)
+		return -ENOMEM;
+	for (int i = 0; i < t->nr_nodes; i++)
+		total += (size_t)t->depth[i];
+	p->off_store = malloc(sizeof(int) * (total ? total : 1));
+	if (!p->off_store)
+		return -ENOMEM;
+	for (int i = 0; i < t->nr_nodes; i++) {
+		off[i] = p->off_store + at;
+		ctr_for_each_ancestor(t, n, i) {
+			/* ctr_check_size bounds nr_nodes x nr_stats words; an int offset must hold them too */
+			if ((size_t)n * t->nr_stats > INT32_MAX)
+				return -ENOMEM;
+			p->off_store[at++] = n * t->nr_stats;
+		}
+	}
+	return 0;
+}
+
 static int percpu_hier_init(struct ctr_tree *t)
 {
 	struct ctr_percpu_hier *p = ctr_container_of(t, struct ctr_percpu_hier, base);
 	int err;
 
+	err = percpu_hier_init_offsets(t, p);
+	if (err) {
+		percpu_hier_fini(t);
+		p->off = NULL;
+		p->off_store = NULL;
+		return err;
+	}
 	p->area = calloc(t->nr_cpus, sizeof(*p->area));
-	if (!p->area)
+	if (!p->area) {
+		percpu_hier_fini(t);
 		return -ENOMEM;
+	}
 	for (int cpu = 0; cpu < t->nr_cpus; cpu++) {
 		p->area[cpu] = ctr_alloc_slot_area(t, cpu, percpu_hier_area_size(t));
 		if (!p->area[cpu])
@@ -38,6 +75,8 @@ fail:
 	err = errno ? -errno : -ENOMEM;
 	percpu_hier_fini(t);
 	p->area = NULL;
+	p->off = NULL;
+	p->off_store = NULL;
 	return err;
 }
 

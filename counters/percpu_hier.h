@@ -20,6 +20,13 @@ struct ctr_percpu_hier {
 	 * Only the owner writes a slot; readers load it.
 	 */
 	_Atomic int64_t **area;
+	/*
+	 * off[node]: the word offsets (n * nr_stats) of node and its ancestors,
+	 * leaf first, depth[node] of them: the update's walk is a list of
+	 * stores through one base, no index chased or multiplied per level.
+	 */
+	const int *const *off;
+	int *off_store;			/* where those lists live */
 };
 
 extern const struct ctr_algo ctr_algo_percpu_hier;
@@ -27,32 +34,31 @@ extern const struct ctr_algo ctr_algo_percpu_hier;
 static inline void ctr_percpu_hier_add(struct ctr_tree *t, int cpu, int node, int stat, int64_t delta)
 {
 	struct ctr_percpu_hier *p = ctr_container_of(t, struct ctr_percpu_hier, base);
-	_Atomic int64_t *slots = p->area[cpu] + stat;
-	const int nr_stats = t->nr_stats;
+	_Atomic int64_t *const slots = p->area[cpu] + stat;
+	const int *const off = p->off[node];
+	const int d = t->depth[node];
 
 	/*
 	 * Load and store, not fetch_add: the slot has one writer (the slot's
 	 * owner, which runs with "preemption off"), so no update can be lost;
-	 * relaxed atomics only keep the 64-bit store untorn for readers (a
-	 * plain mov on x86-64).
+	 * the store only has to be untorn for readers (ctr_owner_add).
 	 */
-	ctr_for_each_ancestor(t, n, node) {
-		_Atomic int64_t *s = slots + (size_t)n * nr_stats;
-
-		atomic_store_explicit(s, atomic_load_explicit(s, memory_order_relaxed) + delta,
-				      memory_order_relaxed);
-	}
+	for (int k = 0; k < d; k++)
+		ctr_owner_add(slots + off[k], delta);
 }
 
 /* Sum of (node, stat) over all CPUs: not a snapshot while updates run. */
 static inline int64_t ctr_percpu_hier_read(struct ctr_tree *t, int node, int stat)
 {
 	struct ctr_percpu_hier *p = ctr_container_of(t, struct ctr_percpu_hier, base);
-	size_t off = (size_t)node * t->nr_stats + stat;
+	_Atomic int64_t *const *area = p->area;
+	const size_t off = (size_t)node * t->nr_stats + stat;
+	const int nr = t->nr_cpus;
 	int64_t sum = 0;
 
-	for (int cpu = 0; cpu < t->nr_cpus; cpu++)
-		sum += atomic_load_explicit(&p->area[cpu][off], memory_order_relaxed);
+	/* Locals: an atomic load may be taken to touch any memory, and would reload them per slot. */
+	for (int cpu = 0; cpu < nr; cpu++)
+		sum += atomic_load_explicit(&area[cpu][off], memory_order_relaxed);
 	return sum;
 }
 

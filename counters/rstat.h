@@ -34,14 +34,44 @@
  * barrier on both sides, both loads can see the old values, the flusher
  * folds a stale slot and the owner skips relinking, stranding the delta until
  * the node's next update.  The kernel accepts that ("temporary
- * inaccuracies"); an exact ctr_read_exact cannot.  options=fence=...:
- *   update  (default) the slot store and the linked check are seq_cst, as
- *           are the flusher's unlink and slot load (an xchg in the update
- *           on x86-64, where a fence would be an mfence).  The asymmetric
- *           alternative, membarrier(PRIVATE_EXPEDITED) once per flush and no
- *           fence in the update, was measured at 35 us a call here (IPIs in
- *           a 2-vCPU KVM guest): it would turn every forced read into a
- *           syscall and charge rstat_force for an artifact of user space.
+ * inaccuracies"; since its llist rewrite, css_process_update_tree() says an
+ * smp_mb() there, paired with one before css_rstat_updated(), would be needed
+ * "if the guarantee is required", and adds neither).  An exact
+ * ctr_read_exact cannot.  options=fence=...:
+ *   membarrier  (default) updates are the kernel's plain movs; flushes do
+ *           not unlink.  A flush walks each CPU's linked subtree and folds
+ *           slot - last, leaving every node linked; at most once per period
+ *           (period_ms, 2 s by default) a flush prunes instead: it detaches
+ *           the subtree on every CPU (unlinking it), calls
+ *           membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) once, then folds
+ *           what it detached.  Proof that no completed update is lost:
+ *           (1) a flush that does not prune unlinks nothing, so an owner
+ *           that found its node linked finds it still linked at every later
+ *           flush, and every flush loads its slot after the update completed
+ *           (a read that must see the update happens after it; the link
+ *           walk is under the CPU's lock, which the owner's linking took);
+ *           (2) a prune: the kernel makes every thread of the process that
+ *           is running execute a full barrier during the call, and a thread
+ *           that is not running passes one when it is next scheduled; so for
+ *           the owner's store S of the slot and load L of updated_next,
+ *           either the owner's barrier point falls after S, and S is visible
+ *           when membarrier returns, before the prune's slot load; or it
+ *           falls before S, hence before L, and after the prune's unlink
+ *           store U (which precedes the call), so L sees U: the owner finds
+ *           the node unlinked and relinks it, and the next flush folds it.
+ *           Either way the delta is folded; no outcome has both loads old.
+ *           The owner keeps L after S in program order by a compiler-only
+ *           fence: x86-64 (and arm64) then need no instruction on its side.
+ *           A membarrier costs 35 us here (IPIs in a 2-vCPU KVM guest): one
+ *           per period, not per flush, is what makes this cheap.  The price:
+ *           a flush walks every node its CPU updated since the last prune, not
+ *           only since the last flush, so on a wide tree with sparse updates
+ *           a flush can visit more (idle) nodes than the kernel's would.  A kernel
+ *           refusing the registration (old, seccomp) gets fence=update.
+ *   update  the slot store and the linked check are seq_cst, as are the
+ *           flusher's unlink and slot load (an xchg in the update on
+ *           x86-64), and every flush unlinks: exact at 7 ns more per update
+ *           (issue 13).
  *   none    the kernel's behaviour: a delta can be stranded until the next
  *           update of that node on that CPU, so reads are not exact (error
  *           bound -1) and the exactness tests do not apply.
@@ -85,7 +115,8 @@
 #include "hist.h"
 
 enum ctr_rstat_policy { CTR_RSTAT_FORCE, CTR_RSTAT_RATELIMIT, CTR_RSTAT_THRESHOLD, CTR_RSTAT_UNIFIED };
-enum ctr_rstat_fence { CTR_RSTAT_FENCE_UPDATE, CTR_RSTAT_FENCE_NONE };
+/* options=fence=...; the zero of a fresh instance is the default, membarrier. */
+enum ctr_rstat_fence { CTR_RSTAT_FENCE_MEMBARRIER, CTR_RSTAT_FENCE_UPDATE, CTR_RSTAT_FENCE_NONE };
 /* options=read=...; the zero of a fresh instance is the default, spin. */
 enum ctr_rstat_read { CTR_RSTAT_READ_SPIN, CTR_RSTAT_READ_MUTEX, CTR_RSTAT_READ_SEM, CTR_RSTAT_READ_BATCH,
 		      CTR_RSTAT_READ_NR };
@@ -124,9 +155,9 @@ struct ctr_rstat_lock {
 	/* The rest is written by the holder only. */
 	uint64_t acquisitions;		/* times taken */
 	uint64_t contended;		/* times taken after waiting */
-	uint64_t wait_ns;		/* total time spent waiting for it */
-	uint64_t hold_ns;		/* total time it was held */
-	uint64_t t_acquired;		/* when the current holder took it */
+	uint64_t wait_ns;		/* total time spent waiting for it, in TSC ticks (ns when read out) */
+	uint64_t hold_ns;		/* total time it was held, in TSC ticks */
+	uint64_t t_acquired;		/* when the current holder took it, TSC */
 };
 
 /*
@@ -169,6 +200,9 @@ struct ctr_rstat {
 	_Atomic int64_t *aggr;		/* [node * nr_stats + stat] flushed value; written under flush lock */
 	int64_t *pending;		/* [node * nr_stats + stat] from flushed children; under flush lock */
 	int *stack;			/* [nr_nodes] scratch of the detach walk; under flush lock */
+	int *heads;			/* [nr_cpus] a prune's detached lists; under flush lock */
+	uint64_t last_prune_ns;		/* fence=membarrier: CLOCK_MONOTONIC_COARSE of the last prune; under flush lock */
+	uint64_t prunes;		/* fence=membarrier: prunes done (one membarrier each); under flush lock */
 
 	struct ctr_rstat_lock lock __ctr_aligned;	/* the global flush lock */
 	uint64_t flushes;		/* flushes done, any cause; under flush lock */
@@ -206,28 +240,51 @@ static inline struct ctr_rstat *ctr_rstat_of(struct ctr_tree *t)
 	return ctr_container_of(t, struct ctr_rstat, base);
 }
 
+/*
+ * The linked check after ctr_owner_add's store, kept after it by the
+ * compiler with no instruction: both volatile (volatile accesses keep their
+ * order), which unlike a signal fence leaves the tree's fields in registers
+ * across an inlined loop.  Under ThreadSanitizer the store is a relaxed
+ * atomic (ctr_owner_add), so a signal fence and a relaxed load.  The
+ * hardware may still swap them: the prune's membarrier() covers that.
+ */
+static inline int __ctr_rstat_next_after_store(_Atomic int *next)
+{
+#if defined(__SANITIZE_THREAD__)
+	atomic_signal_fence(memory_order_seq_cst);
+	return atomic_load_explicit(next, memory_order_relaxed);
+#else
+	return *(volatile int *)next;
+#endif
+}
+
 static inline void __ctr_rstat_add(struct ctr_tree *t, int cpu, int node, int stat, int64_t delta,
 				   enum ctr_rstat_policy policy)
 {
 	struct ctr_rstat *r = ctr_rstat_of(t);
 	struct ctr_rstat_cpu *c = r->cpu[cpu];
 	_Atomic int64_t *s = &c->slot[(size_t)node * t->nr_stats + stat];
-
-	int64_t v = atomic_load_explicit(s, memory_order_relaxed) + delta;
+	int linked;
 
 	/*
-	 * One writer per slot: load and store, no RMW.  With fence=update the
-	 * store is seq_cst (an xchg on x86-64) and so is the linked check below
-	 * (a plain mov): with the flusher's seq_cst unlink and slot load, C11
-	 * forbids both sides reading the old values (see the top).  With
-	 * fence=none, plain movs, as the kernel.
+	 * One writer per slot: load and store, no RMW.  fence=update: the store
+	 * is seq_cst (an xchg on x86-64) and so is the linked check (a plain
+	 * mov): with the flusher's seq_cst unlink and slot load, C11 forbids
+	 * both sides reading the old values.  fence=membarrier (the default):
+	 * plain movs, the compiler kept from swapping them (a signal fence, no
+	 * instruction); the flusher's membarrier() is the StoreLoad barrier of
+	 * both sides (see the top).  fence=none: plain movs, as the kernel.
 	 */
-	if (r->fence == CTR_RSTAT_FENCE_UPDATE)
-		atomic_store_explicit(s, v, memory_order_seq_cst);
-	else
-		atomic_store_explicit(s, v, memory_order_relaxed);
+	if (r->fence == CTR_RSTAT_FENCE_UPDATE) {
+		atomic_store_explicit(s, atomic_load_explicit(s, memory_order_relaxed) + delta,
+				      memory_order_seq_cst);
+		linked = atomic_load_explicit(&c->link[node].updated_next, memory_order_seq_cst);
+	} else {
+		ctr_owner_add(s, delta);
+		linked = __ctr_rstat_next_after_store(&c->link[node].updated_next);
+	}
 	/* Speculative already-on-the-tree test, as css_rstat_updated(). */
-	if (atomic_load_explicit(&c->link[node].updated_next, memory_order_seq_cst) == CTR_RSTAT_OFF)
+	if (linked == CTR_RSTAT_OFF)
 		__ctr_rstat_link(r, cpu, node);
 	if (policy == CTR_RSTAT_THRESHOLD) {
 		/* memcg_rstat_updated(): a per-CPU count, handed to the shared total in batches. */

@@ -13,7 +13,10 @@
  *    policy loses nothing under 64 flushing readers, and its figures add up;
  *  - read=batch does a fixed, small number of flushes for 64 queued readers
  *    where read=spin does one each, and a batch read includes every update
- *    completed before it began (where read=sem's fallback does not).
+ *    completed before it began (where read=sem's fallback does not);
+ *  - no update published before a flushing read is missing from it, with
+ *    fence=membarrier (plain updates, pruned by membarrier) and fence=update
+ *    (the store-buffering stress).
  * Built with -fsanitize=thread by make test.
  */
 #include <dirent.h>
@@ -587,6 +590,112 @@ static void test_flusher_lifecycle(void **state)
 	}
 }
 
+/*
+ * The store-buffering stress (rstat.h): writers add +1 to node after node
+ * and publish each completed update (release); a flusher notes the
+ * published total (acquire), then reads the root through rstat_force's own
+ * read, which flushes.  Every update published before the read began must
+ * be in it: a stranded delta (the owner saw its node linked while a prune
+ * unlinked it and loaded a stale slot) reads short, until that node's next
+ * update relinks it.  A period of 1 ms makes nearly every flush a prune, the
+ * only place fence=membarrier unlinks.  fence=none, the kernel's, may read
+ * short: its count is printed, not asserted (a 2-vCPU guest reorders rarely).
+ */
+#define SB_WRITERS 2
+#define SB_NODES 48
+#define SB_OPS 60000		/* updates per writer, at least */
+#define SB_READS 30000		/* flushing reads, at least */
+
+struct sb_shared {
+	struct ctr_tree *t;			/* under test */
+	_Atomic long published[SB_WRITERS];	/* updates each writer completed */
+	_Atomic int reads_left;			/* writers go on until the reader is done */
+	pthread_barrier_t start;		/* all begin together */
+	long short_reads;			/* reads below what was published before them */
+	long reads;				/* reads done */
+};
+
+struct sb_writer {
+	struct sb_shared *sh;	/* the run */
+	int slot;		/* its slot */
+};
+
+static void *sb_write(void *arg)
+{
+	struct sb_writer *w = arg;
+	struct sb_shared *sh = w->sh;
+
+	pthread_barrier_wait(&sh->start);
+	for (long i = 0; i < SB_OPS || atomic_load(&sh->reads_left) > 0; i++) {
+		ctr_add(sh->t, w->slot, 1 + (int)((i * 7 + w->slot) % (SB_NODES - 1)), 0, 1);
+		atomic_store_explicit(&sh->published[w->slot], i + 1, memory_order_release);
+	}
+	return NULL;
+}
+
+static void *sb_read(void *arg)
+{
+	struct sb_shared *sh = arg;
+
+	pthread_barrier_wait(&sh->start);
+	for (; sh->reads < SB_READS; sh->reads++) {
+		long before = 0;
+
+		for (int k = 0; k < SB_WRITERS; k++)
+			before += atomic_load_explicit(&sh->published[k], memory_order_acquire);
+		if (ctr_read(sh->t, 0, 0) < before)
+			sh->short_reads++;
+	}
+	atomic_store(&sh->reads_left, 0);
+	return NULL;
+}
+
+static void test_store_buffering(void **state)
+{
+	static const char *const fences[] = { "fence=membarrier", "fence=update", "fence=none" };
+	int parent[SB_NODES];
+
+	(void)state;
+	parent[0] = -1;
+	for (int n = 1; n < SB_NODES; n++)
+		parent[n] = 0;	/* a star: every update links its leaf below the linked root */
+	for (int f = 0; f < 3; f++) {
+		static struct sb_shared sh;
+		struct sb_writer ws[SB_WRITERS];
+		pthread_t tw[SB_WRITERS], tr;
+		long total = 0;
+
+		memset(&sh, 0, sizeof(sh));
+		sh.t = ctr_tree_new(ctr_algo_find("rstat_force"), &(struct ctr_params){
+			.nr_nodes = SB_NODES, .parent = parent, .nr_cpus = SB_WRITERS, .flush_period_ms = 1,
+			.options = fences[f] });
+		assert_non_null(sh.t);
+		atomic_store(&sh.reads_left, 1);
+		pthread_barrier_init(&sh.start, NULL, SB_WRITERS + 1);
+		for (int k = 0; k < SB_WRITERS; k++) {
+			ws[k] = (struct sb_writer){ &sh, k };
+			assert_int_equal(pthread_create(&tw[k], NULL, sb_write, &ws[k]), 0);
+		}
+		assert_int_equal(pthread_create(&tr, NULL, sb_read, &sh), 0);
+		for (int k = 0; k < SB_WRITERS; k++)
+			pthread_join(tw[k], NULL);
+		pthread_join(tr, NULL);
+		pthread_barrier_destroy(&sh.start);
+		for (int k = 0; k < SB_WRITERS; k++)
+			total += atomic_load(&sh.published[k]);
+		printf("# %s: %ld flushing reads, %ld read short of what was published before them;"
+		       " %ld updates\n", fences[f], sh.reads, sh.short_reads, total);
+		if (f < 2) {
+			assert_int_equal(sh.short_reads, 0);
+			/* and at rest, through the policy's own read and the exact one */
+			assert_int_equal(ctr_read(sh.t, 0, 0), total);
+			assert_int_equal(ctr_read_exact(sh.t, 0, 0), total);
+		}
+		assert_int_equal(ctr_read_error_bound(sh.t), f < 2 ? 0 : -1);
+		ctr_tree_free(sh.t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -597,6 +706,7 @@ int main(void)
 		cmocka_unit_test(test_threshold_bound_racing_readers),
 		cmocka_unit_test(test_batch_fewer_flushes),
 		cmocka_unit_test(test_batch_read_is_fresh),
+		cmocka_unit_test(test_store_buffering),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

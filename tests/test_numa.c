@@ -101,11 +101,53 @@ static void test_bad_nodes(void **state)
 		.nr_nodes = 3, .nr_cpus = 2, .slot_node = missing }));
 }
 
+/*
+ * Coloured areas: slot i's copy of a node sits i lines into a page further
+ * than slot 0's, so the copies of one node in 64 slots fill 64 different L1
+ * sets (address bits 6..11), and 512 slots put no more than 8 in a set (the
+ * L1's ways).  Page-aligned areas put all of them in one set.
+ */
+static void test_slot_areas_coloured(void **state)
+{
+	enum { SLOTS = 512, SETS = 64 };
+	static int nodes[SLOTS];
+	struct ctr_tree *t = ctr_tree_new(ctr_algo_find("percpu_hier"), &(struct ctr_params){
+		.nr_nodes = 5, .nr_cpus = SLOTS, .nr_stats = 3, .slot_node = nodes });
+	struct ctr_percpu_hier *p;
+
+	(void)state;
+	assert_non_null(t);
+	p = ctr_container_of(t, struct ctr_percpu_hier, base);
+	for (int n = 0; n < 5; n++) {
+		int per_set[SETS] = { 0 };
+
+		for (int cpu = 0; cpu < SLOTS; cpu++) {
+			uintptr_t a = (uintptr_t)&p->area[cpu][n * 3 + 2];
+			int set = (int)(a / 64 % SETS);
+
+			if (cpu < SETS && per_set[set])
+				fail_msg("node %d: slots under 64 share L1 set %d (slot %d)", n, set, cpu);
+			per_set[set]++;
+			assert_true(a % 8 == 0);
+		}
+		for (int s = 0; s < SETS; s++)
+			if (per_set[s] > SLOTS / SETS)
+				fail_msg("node %d: %d copies in L1 set %d, more than %d", n, per_set[s], s,
+					 SLOTS / SETS);
+	}
+	/* every slot still counts, and the free finds each mapping's start */
+	for (int cpu = 0; cpu < SLOTS; cpu++)
+		ctr_add(t, cpu, 4, 2, cpu);
+	assert_int_equal(ctr_read_exact(t, 0, 2), SLOTS * (SLOTS - 1) / 2);
+	ctr_tree_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slot_regions_on_node),
 		cmocka_unit_test(test_bad_nodes),
+		cmocka_unit_test(test_slot_areas_coloured),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -132,7 +132,8 @@ static void test_rstat_read_option(void **state)
 	static const char *const rstat[] = { "rstat_force", "rstat_ratelimit", "rstat_threshold",
 					     "rstat_unified" };
 	static const char *const good[] = { "read=spin", "read=mutex", "read=sem", "read=batch",
-					    "read=batch,fence=none", "fence=update,read=sem" };
+					    "read=batch,fence=none", "fence=update,read=sem",
+					    "fence=membarrier,read=mutex" };
 	static const char *const bad[] = { "read=sometimes", "read=", "read=BATCH", "read=batch,read=x",
 					   "read=spin,fence=sometimes", "read" };
 
