@@ -10,6 +10,7 @@
 
 #include "bench.h"
 #include "cli.h"
+#include "../pmu/pmu.h"
 #include "record.h"
 
 void die(const char *fmt, ...)
@@ -22,6 +23,15 @@ void die(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(2);
+}
+
+int bench_events_lenient;
+
+int bench_events_parse(const char *list, struct pmu_event_spec **out, int *n, char *err,
+		       size_t errlen)
+{
+	return bench_events_lenient ? pmu_events_parse(list, out, n, err, errlen)
+				    : pmu_events_parse_strict(list, out, n, err, errlen);
 }
 
 int bench_plain_number(const char *s)

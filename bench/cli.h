@@ -18,6 +18,15 @@ void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...);
  */
 int bench_plain_number(const char *s);
 
+struct pmu_event_spec;
+
+/* --events-lenient was given (main takes it out of argv): unknown event names are not an error. */
+extern int bench_events_lenient;
+
+/* --events: pmu_events_parse_strict, or pmu_events_parse with --events-lenient. */
+int bench_events_parse(const char *list, struct pmu_event_spec **out, int *n, char *err,
+		       size_t errlen);
+
 /* A whole decimal in [min, max], or die naming the option (without --) and the value. */
 int bench_parse_int(const char *opt, const char *s, long min, long max);
 

@@ -1281,7 +1281,7 @@ static void c2c_parse_events(struct c2c_run *r, const char *s)
 
 	if (!strcmp(s, "none"))
 		return;
-	if (pmu_events_parse(s, &r->ev, &r->nr_ev, err, sizeof(err)))
+	if (bench_events_parse(s, &r->ev, &r->nr_ev, err, sizeof(err)))
 		die("%s", err);
 }
 

@@ -156,7 +156,7 @@ int bench_cmd_events(int argc, char **argv)
 	pmu_init();
 	if (!list)
 		list = deflist = bench_events_default();
-	if (pmu_events_parse(list, &ev, &n, err, sizeof(err)))
+	if (bench_events_parse(list, &ev, &n, err, sizeof(err)))
 		die("%s", err);
 
 	g = calloc(1, sizeof(*g));

@@ -353,7 +353,7 @@ static void sweep_from_values(const char *const val[SO_NR], struct bench_sweep *
 		int nr;
 
 		pmu_init();
-		if (pmu_events_parse(s->events, &spec, &nr, err, sizeof(err)))
+		if (bench_events_parse(s->events, &spec, &nr, err, sizeof(err)))
 			die("%s", err);
 		free(spec);
 	}

@@ -43,7 +43,8 @@ static const char *bench_usage =
 	"       ctrbench schema [--format json|table]\n"
 	"       ctrbench limits [--rounds K] [--duration-ms MS] [--format table|json]\n"
 	"       ctrbench --version\n"
-	"  every command takes --help: its flags, each default, an example\n";
+	"  every command takes --help: its flags, each default, an example\n"
+	"  --events names nothing knows are an error; --events-lenient counts the others\n";
 
 /* The subcommands; each takes argv from its own name on. */
 static const struct {
@@ -82,6 +83,17 @@ int main(int argc, char **argv)
 		printf("ctrbench %s (commit %s; result schema %d)\n", CTRBENCH_VERSION, bench_env_commit(),
 		       BENCH_SCHEMA_VERSION);
 		return 0;
+	}
+	/* --events-lenient, wherever it stands, for every command that takes --events */
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--events-lenient")) {
+			bench_events_lenient = 1;
+			memmove(&argv[i], &argv[i + 1], sizeof(*argv) * (size_t)(argc - i));
+			argc--;
+			i--;
+		}
 	}
 	for (int i = 0; i < n; i++)
 		if (!strcmp(argv[1], bench_cmds[i].name))

@@ -123,7 +123,7 @@ void bench_setup_machine(struct bench_config *cfg, const char *topology, const c
 		cfg->placement = "compact";
 	bench_check_shared_mem(cfg->shared_mem, cfg);
 	pmu_init();
-	if (events && pmu_events_parse(events, &cfg->events, &cfg->nr_events, err, sizeof(err)))
+	if (events && bench_events_parse(events, &cfg->events, &cfg->nr_events, err, sizeof(err)))
 		die("%s", err);
 	cfg->events_spec = events;
 	bench_tsc_calibrate(&cfg->tsc);

@@ -147,6 +147,8 @@ static char **sweep_child_argv(const struct bench_sweep *s, const struct sweep_c
 	if (s->events) {
 		ARG("--events");
 		ARG(s->events);
+		if (bench_events_lenient)
+			ARG("--events-lenient");
 	}
 	if (s->note) {
 		ARG("--note");

@@ -471,6 +471,36 @@ fail:
 	return -1;
 }
 
+int pmu_events_parse_strict(const char *list, struct pmu_event_spec **out, int *n, char *err,
+			    size_t errlen)
+{
+	if (pmu_events_parse(list, out, n, err, errlen))
+		return -1;
+	/* A name the user typed (not one the bounce preset brought) that nothing knows is a typo. */
+	for (int i = 0; i < *n; i++) {
+		const struct pmu_event_spec *e = &(*out)[i];
+		size_t len = strlen(e->name);
+		const char *p = list;
+		int typed = 0;
+
+		if (e->err != ENOENT)
+			continue;
+		while ((p = strstr(p, e->name))) {
+			typed |= (p == list || p[-1] == ',') && (p[len] == ',' || !p[len]);
+			p += len;
+		}
+		if (!typed)
+			continue;
+		snprintf(err, errlen, "unknown event '%s' in --events '%s' (ctrbench events lists what "
+			 "this machine knows; --events-lenient counts the rest)", e->name, list);
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- Per-thread groups ---- */
 
 enum pmu_fallback { PMU_FB_NONE, PMU_FB_CPUTIME, PMU_FB_FAULTS, PMU_FB_CSW };

@@ -110,6 +110,14 @@ struct pmu_event_spec {
  * that names the bad value; 0 on success.
  */
 int pmu_events_parse(const char *list, struct pmu_event_spec **out, int *n, char *err, size_t errlen);
+/*
+ * The same, but a name typed in list that neither perf nor libpfm4 knows
+ * (ENOENT at the name: a typo, "cylces") fails with a message naming it;
+ * names the "bounce" preset brings stay unavailable-with-a-reason on CPUs
+ * that lack them.  The commands use this unless --events-lenient.
+ */
+int pmu_events_parse_strict(const char *list, struct pmu_event_spec **out, int *n, char *err,
+			    size_t errlen);
 /* The generic names and the preset "bounce" as it expands, each NULL-terminated. */
 extern const char *const pmu_generic_names[];
 extern const char *const pmu_preset_bounce[];

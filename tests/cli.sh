@@ -18,6 +18,13 @@ BADVAL="'+8'" bad run --algo atomic_tree --shape chain:2 --threads +8
 BADVAL="' 2e6'" bad recommend --updates-per-sec ' 2e6' --reads-per-sec 1 --depth 2 --max-staleness EXACT
 BADVAL="--threads given twice ('1', then '2')" bad run --algo atomic_tree --shape chain:2 --threads 1 --threads 2
 BADVAL="--quick given twice" bad scenario zswap-store-limit --quick --quick
+# A typo in --events fails (it exited 0 listing 'abc' as unknown); --events-lenient counts the rest.
+BADVAL="unknown event 'abc'" bad events --events abc
+BADVAL="unknown event 'cylces'" bad run --algo atomic_tree --shape chain:2 --threads 1 --events cylces
+"$B" events --events abc,task-clock --events-lenient >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "--events-lenient: the unknown name is listed with its reason, the rest counted" eval \
+	'[ $rc -eq 0 ] && grep -q "^abc .*unknown event name" "$tmp/out" && grep -q "^task-clock  *ok" "$tmp/out"'
 BADVAL=nosuch bad run --algo nosuch --workload update --shape chain:2 --threads 1
 BADVAL=nosuch bad run --algo atomic_tree,nosuch --workload update --shape chain:2 --threads 1
 BADVAL="chain:0" bad run --algo atomic_tree --workload update --shape chain:0 --threads 1

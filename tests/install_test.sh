@@ -35,7 +35,8 @@ check "the program runs against the staged shared library" test $? -eq 0
 
 for page in man1/ctrbench.1 man3/libctr.3; do
 	MANWIDTH=100 man -l "$stage/usr/share/man/$page" >"$tmp/out" 2>"$tmp/err"
-	check "man -l renders $page" eval '[ $? -eq 0 ] && [ "$(wc -l <"$tmp/out")" -gt 20 ] && [ ! -s "$tmp/err" ]'
+	rc=$?
+	check "man -l renders $page" eval '[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/out")" -gt 20 ] && [ ! -s "$tmp/err" ]'
 done
 MANWIDTH=100 man -l "$stage/usr/share/man/man1/ctrbench.1" >"$tmp/out" 2>/dev/null
 check "ctrbench(1) documents every command with its own --help" eval \
