@@ -170,7 +170,7 @@ static void run_option(int opt, char **argv, struct run_args *a)
 		a->cfg.work_ns = bench_parse_int("work-ns", optarg, 0, 10 * 1000 * 1000);
 		break;
 	case 'O':
-		a->cfg.options = optarg;
+		a->cfg.options = bench_options_normalize(optarg);
 		bench_check_utf8("--options", optarg);
 		break;
 	case 'B':

@@ -936,7 +936,8 @@ int bench_cmd_scenario(int argc, char **argv)
 	scn_defaults(c, algo_list);
 	c->base.flush_period_ms = c->flush_period_ms;
 	c->base.sample_every = BENCH_SAMPLE_EVERY;
-	bench_check_options(&c->base, c->algos, c->nr_algos);
+	/* its flush period is the scenario's own (scaled), not a flag to judge */
+	bench_check_algo_options(c->base.options, 0, c->algos, c->nr_algos);
 	bench_setup_machine(&c->base, NULL, NULL);
 	c->pus = topo_nr_pus(c->base.topo);
 	c->sums = calloc(c->nr_algos, sizeof(*c->sums));

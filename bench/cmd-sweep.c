@@ -16,6 +16,7 @@
 #include "builtin.h"
 #include "cli.h"
 #include "run.h"
+#include "setup.h"
 #include "sweep.h"
 
 #define SWEEP_MAX_THREADS 4096		/* as run --threads */
@@ -198,8 +199,6 @@ static int sweep_has_workload(const struct bench_sweep *s, const char *w)
 
 void bench_sweep_check(const struct bench_sweep *s)
 {
-	const struct ctr_params p = { .nr_nodes = 1, .nr_cpus = 1, .options = s->options,
-				      .flush_period_ms = s->flush_period_ms };
 	long configs = 1;
 
 	for (int i = 0; i < s->nr_workloads; i++)
@@ -225,23 +224,8 @@ void bench_sweep_check(const struct bench_sweep *s)
 		bench_check_utf8("--options", s->options);
 	if (s->note)
 		bench_check_utf8("--note", s->note);
-	/* As `run` checks --options and --flush-period-ms: on a one-node tree, before anything runs. */
-	for (int i = 0; i < s->nr_algos && (s->options || s->flush_period_ms); i++) {
-		struct ctr_tree *t;
-
-		if (s->algo[i]->baseline) {
-			if (s->options)
-				die("bad value '%s' for --options (%s is a harness baseline: it takes none)",
-				    s->options, s->algo[i]->name);
-			continue;
-		}
-		errno = 0;
-		t = ctr_tree_new(s->algo[i]->algo, &p);
-		if (!t && errno == EINVAL)
-			die("bad value '%s' for --options (not taken by %s; docs/algorithms.md lists"
-			    " each algorithm's options)", s->options ? s->options : "", s->algo[i]->name);
-		ctr_tree_free(t);
-	}
+	/* As `run` checks --options and --flush-period-ms, before anything runs. */
+	bench_check_algo_options(s->options, s->flush_period_ms, s->algo, s->nr_algos);
 	configs = (long)s->nr_algos * s->nr_workloads * s->nr_shapes * s->nr_placements;
 	if (configs * s->nr_threads > SWEEP_MAX_CONFIGS)
 		die("too many configurations: %ld (at most %d in one sweep)", configs * s->nr_threads,
@@ -346,7 +330,7 @@ static void sweep_from_values(const char *const val[SO_NR], struct bench_sweep *
 		s->flush_period_ms = bench_parse_int("flush-period-ms", val[SO_FLUSH], 1, 3600 * 1000);
 	if (val[SO_WORK_NS])
 		s->work_ns = bench_parse_int("work-ns", val[SO_WORK_NS], 0, 10 * 1000 * 1000);
-	s->options = val[SO_OPTIONS];
+	s->options = bench_options_normalize(val[SO_OPTIONS]);
 	s->events = val[SO_EVENTS];
 	if (s->events) {
 		struct pmu_event_spec *spec = NULL;

@@ -70,32 +70,73 @@ static void bench_check_shared_mem(const char *s, struct bench_config *cfg)
 
 
 /*
- * --options and --flush-period-ms go to every algorithm named: try them on a
- * one-node tree first, so that a key one of them does not take is bad input
- * (exit 2 before anything runs), not a failed run.  Baselines take none.
+ * --options and --flush-period-ms go to every algorithm named: check the
+ * options against each one first (ctr_options_check: an empty item, a key
+ * given twice, a key it does not take and a value the key does not take
+ * each said apart), so bad input is exit 2 before anything runs, not a
+ * failed run.  Baselines take none.  A flush period on an algorithm with no
+ * periodic flusher changes nothing: say so, once.
  */
-void bench_check_options(const struct bench_config *cfg, const struct bench_algo **algos,
-				int nr_algos)
+void bench_check_algo_options(const char *options, int flush_period_ms,
+			      const struct bench_algo *const *algos, int nr_algos)
 {
-	const struct ctr_params p = { .nr_nodes = 1, .nr_cpus = 1, .options = cfg->options,
-				      .flush_period_ms = cfg->flush_period_ms };
+	char err[256], none[256] = "";
 
-	for (int i = 0; i < nr_algos && (cfg->options || cfg->flush_period_ms); i++) {
-		struct ctr_tree *t;
-
+	for (int i = 0; i < nr_algos; i++) {
 		if (algos[i]->baseline) {
-			if (cfg->options)
+			if (options)
 				die("bad value '%s' for --options (%s is a harness baseline: it takes none)",
-				    cfg->options, algos[i]->name);
-			continue;
+				    options, algos[i]->name);
+		} else if (options && ctr_options_check(algos[i]->algo, options, err, sizeof(err))) {
+			die("bad value '%s' for --options: %s (docs/algorithms.md lists each algorithm's"
+			    " options)", options, err);
 		}
-		errno = 0;
-		t = ctr_tree_new(algos[i]->algo, &p);
-		if (!t && errno == EINVAL)
-			die("bad value '%s' for --options (not taken by %s; docs/algorithms.md lists"
-			    " each algorithm's options)", cfg->options ? cfg->options : "", algos[i]->name);
-		ctr_tree_free(t);
+		if (flush_period_ms && (algos[i]->baseline || !(algos[i]->algo->flags & CTR_PERIODIC_FLUSH)))
+			snprintf(none + strlen(none), sizeof(none) - strlen(none), "%s%s", *none ? ", " : "",
+				 algos[i]->name);
 	}
+	if (*none)
+		fprintf(stderr, "ctrbench: note: --flush-period-ms %d changes nothing for %s (no periodic"
+			" flusher)\n", flush_period_ms, none);
+}
+
+void bench_check_options(const struct bench_config *cfg, const struct bench_algo **algos,
+			 int nr_algos)
+{
+	bench_check_algo_options(cfg->options, cfg->flush_period_ms, algos, nr_algos);
+}
+
+/* Sort the items by key, so the same options in another order are the same configuration. */
+static int bench_option_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+const char *bench_options_normalize(const char *options)
+{
+	char *copy, *out, *items[64], *p;
+	int n = 0;
+
+	if (!options)
+		return NULL;
+	copy = strdup(options);
+	out = calloc(1, strlen(options) + 1);
+	if (!copy || !out)
+		die("out of memory");
+	for (p = copy; n < 64; ) {
+		char *comma = strchr(p, ',');
+
+		items[n++] = p;
+		if (!comma)
+			break;
+		*comma = '\0';
+		p = comma + 1;
+	}
+	qsort(items, (size_t)n, sizeof(*items), bench_option_cmp);
+	for (int i = 0; i < n; i++)
+		strcat(strcat(out, i ? "," : ""), items[i]);
+	free(copy);
+	return out;	/* lives as long as the command line it came from */
 }
 
 /*

@@ -17,6 +17,14 @@ int bench_parse_algos(char *list, const struct bench_algo **algos);
 
 /* --options / --flush-period-ms: every algorithm named must take them (a tiny tree is made). */
 void bench_check_options(const struct bench_config *cfg, const struct bench_algo **algos, int nr_algos);
+/* The same for a sweep's or a scenario's options and flush period. */
+void bench_check_algo_options(const char *options, int flush_period_ms,
+			      const struct bench_algo *const *algos, int nr_algos);
+/*
+ * --options as recorded: the items sorted by key ("read=mutex,fence=update" is
+ * "fence=update,read=mutex"), after bench_check_algo_options took them.
+ */
+const char *bench_options_normalize(const char *options);
 
 /*
  * Once per process: this machine's topology (--topology may only name this

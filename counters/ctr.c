@@ -138,29 +138,122 @@ void __ctr_bad_index(const char *what, long val, long bound, const char *fn)
 }
 #endif
 
-/* "key=value,key=value": hand each pair to the algorithm; -EINVAL on any bad one. */
+/*
+ * The items of "key=value,key=value", each checked for its form: *items
+ * malloc'd pointers into *copy (free both).  -EINVAL with *bad the first
+ * item that is empty (",,", a leading or trailing comma), has no '=' or no
+ * key, or repeats a key given before it.
+ */
+static int ctr_split_options(const char *options, char **copy, char ***items, int *n, const char **bad)
+{
+	char *p;
+	int cap = 1;
+
+	*n = 0;
+	*items = NULL;
+	*bad = NULL;
+	*copy = strdup(options);
+	if (!*copy)
+		return -ENOMEM;
+	for (p = *copy; *p; p++)
+		cap += *p == ',';
+	*items = calloc((size_t)cap, sizeof(**items));
+	if (!*items)
+		return -ENOMEM;
+	for (p = *copy;; ) {
+		char *comma = strchr(p, ','), *eq;
+
+		if (comma)
+			*comma = '\0';
+		eq = strchr(p, '=');
+		if (!*p || !eq || eq == p) {
+			*bad = p;
+			return -EINVAL;
+		}
+		for (int i = 0; i < *n; i++) {
+			const char *k = (*items)[i];
+
+			if (!strncmp(k, p, (size_t)(eq - p) + 1)) {	/* same key, '=' included */
+				*bad = p;
+				return -EINVAL;
+			}
+		}
+		(*items)[(*n)++] = p;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+/*
+ * Hand each key=value to the algorithm.  set_option answers -ENOENT for a
+ * key it does not take and -EINVAL for a value it does not take; an
+ * algorithm without options takes no key.
+ */
 static int ctr_parse_options(struct ctr_tree *t, const char *options)
 {
-	char *copy, *save = NULL, *tok;
-	int err = 0;
+	char *copy, **items;
+	const char *bad;
+	int n, err;
 
 	if (!options || !*options)
 		return 0;
-	copy = strdup(options);
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '=');
+	err = ctr_split_options(options, &copy, &items, &n, &bad);
+	for (int i = 0; i < n && !err; i++) {
+		char *eq = strchr(items[i], '=');
 
-		if (!eq || eq == tok || !t->algo->set_option) {
-			err = -EINVAL;
-			break;
-		}
 		*eq = '\0';
-		err = t->algo->set_option(t, tok, eq + 1);
+		err = t->algo->set_option ? t->algo->set_option(t, items[i], eq + 1) : -ENOENT;
+		*eq = '=';
 	}
+	free(items);
 	free(copy);
 	return err;
+}
+
+int ctr_options_check(const struct ctr_algo *a, const char *options, char *err, size_t errlen)
+{
+	char *copy, **items;
+	const char *bad;
+	int n, ret;
+
+	if (!options || !*options)
+		return 0;
+	ret = ctr_split_options(options, &copy, &items, &n, &bad);
+	if (ret == -EINVAL) {
+		if (!*bad)
+			snprintf(err, errlen, "an empty item in '%s'", options);
+		else if (!strchr(bad, '=') || *bad == '=')
+			snprintf(err, errlen, "'%s' is not key=value", bad);
+		else
+			snprintf(err, errlen, "key '%.*s' given twice", (int)(strchr(bad, '=') - bad), bad);
+	}
+	for (int i = 0; i < n && !ret; i++) {
+		const struct ctr_params p = { .nr_nodes = 1, .nr_cpus = 1, .options = items[i] };
+		struct ctr_tree *t;
+		const char *eq = strchr(items[i], '=');
+
+		errno = 0;
+		t = ctr_tree_new(a, &p);
+		if (t) {
+			ctr_tree_free(t);
+			continue;
+		}
+		ret = -errno;
+		if (errno == ENOENT)
+			snprintf(err, errlen, "key '%.*s' is not one %s takes", (int)(eq - items[i]),
+				 items[i], a->name);
+		else if (errno == EINVAL)
+			snprintf(err, errlen, "'%s' is not a value %s takes for %.*s", eq + 1, a->name,
+				 (int)(eq - items[i]), items[i]);
+		else
+			snprintf(err, errlen, "%s with '%s': %s", a->name, items[i], strerror(errno));
+	}
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	free(items);
+	free(copy);
+	return ret;
 }
 
 /*

@@ -65,12 +65,22 @@ const char *ctr_algo_summary(const struct ctr_algo *a);	/* one line */
 
 /*
  * Create an instance.  Returns NULL with errno set: EINVAL for bad
- * parameters (nr_nodes < 1, a parent out of order, negative counts, an
- * unknown option key), ENOMEM when out of memory.  The parent and limit
+ * parameters (nr_nodes < 1, a parent out of order, negative counts, a bad
+ * options string: see ctr_options_check), ENOENT for an option key the
+ * algorithm does not take, ENOMEM when out of memory.  The parent and limit
  * arrays are copied; the caller may free them afterwards.
  */
 struct ctr_tree *ctr_tree_new(const struct ctr_algo *a, const struct ctr_params *p);
 void ctr_tree_free(struct ctr_tree *t);	/* NULL is a no-op */
+
+/*
+ * Check options ("key=value,...", as ctr_params.options) for algorithm a:
+ * 0 when ctr_tree_new would take them, else -EINVAL (an empty item, an item
+ * that is not key=value, a key given twice, a value the key does not take)
+ * or -ENOENT (a key a does not take), with a one-line reason naming the item
+ * in err (errlen bytes, always terminated).
+ */
+int ctr_options_check(const struct ctr_algo *a, const char *options, char *err, size_t errlen);
 
 /* Add delta to (node, stat) from slot cpu. */
 void ctr_add(struct ctr_tree *t, int cpu, int node, int stat, int64_t delta);

@@ -129,15 +129,17 @@ struct ctr_flush_stats {
 };
 
 /* struct ctr_algo.flags */
+#define CTR_PERIODIC_FLUSH (1u << 1)	/* flush_period_ms changes something: a periodic flusher, rstat's prune */
 #define CTR_CHARGE_RACY	(1u << 0)	/* check-then-act: with T threads charging, a level can end over its
 					 * limit by up to (T - 1) x the largest delta; else never over at rest */
 
 struct ctr_algo {
 	const char *name;			/* as in ctrbench run --algo */
 	const char *summary;			/* one line for ctrbench list */
-	unsigned flags;				/* CTR_CHARGE_RACY */
+	unsigned flags;				/* CTR_CHARGE_RACY, CTR_PERIODIC_FLUSH */
 	size_t size;				/* sizeof the algorithm's instance struct */
-	/* Parse one option key=value before init; -EINVAL for an unknown key or bad value.  NULL: no options. */
+	/* Parse one option key=value before init: -ENOENT for a key it does not take, -EINVAL for a
+	 * bad value.  NULL: no options. */
 	int (*set_option)(struct ctr_tree *t, const char *key, const char *value);
 	/* Allocate the algorithm's part; the base is filled in.  0 or -errno; must free what it allocated on error. */
 	int (*init)(struct ctr_tree *t);

@@ -640,7 +640,7 @@ static int ctr_rstat_set_option(struct ctr_tree *t, const char *key, const char 
 		return -EINVAL;
 	}
 	if (strcmp(key, "fence"))
-		return -EINVAL;
+		return -ENOENT;
 	if (!strcmp(value, "membarrier"))
 		r->fence = CTR_RSTAT_FENCE_MEMBARRIER;
 	else if (!strcmp(value, "update"))
@@ -868,7 +868,7 @@ static int ctr_##algo##_init(struct ctr_tree *t)				\
 const struct ctr_algo ctr_algo_##algo = {					\
 	.name = #algo,								\
 	.summary = text,							\
-	.flags = CTR_CHARGE_RACY,						\
+	.flags = CTR_CHARGE_RACY | CTR_PERIODIC_FLUSH,				\
 	.size = sizeof(struct ctr_rstat),					\
 	.set_option = ctr_rstat_set_option,					\
 	.init = ctr_##algo##_init,						\

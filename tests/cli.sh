@@ -18,6 +18,20 @@ BADVAL="'+8'" bad run --algo atomic_tree --shape chain:2 --threads +8
 BADVAL="' 2e6'" bad recommend --updates-per-sec ' 2e6' --reads-per-sec 1 --depth 2 --max-staleness EXACT
 BADVAL="--threads given twice ('1', then '2')" bad run --algo atomic_tree --shape chain:2 --threads 1 --threads 2
 BADVAL="--quick given twice" bad scenario zswap-store-limit --quick --quick
+# --options: each fault said apart (a key twice ran with the last; ',,' ran; a bad value was
+# called a bad key), and the options recorded as parsed, sorted by key.
+OR=(run --algo rstat_force --shape chain:2 --threads 1 --duration-ms 10 --warmup-ms 0 --reps 1)
+BADVAL="key 'fence' given twice" bad "${OR[@]}" --options fence=none,fence=update
+BADVAL="an empty item in ',,'" bad "${OR[@]}" --options ,,
+BADVAL="'maybe' is not a value rstat_force takes for fence" bad "${OR[@]}" --options fence=maybe
+BADVAL="key 'bogus' is not one rstat_force takes" bad "${OR[@]}" --options bogus=1
+"$B" "${OR[@]}" --options read=mutex,fence=update --format json >"$tmp/out" 2>"$tmp/err"
+check "--options recorded sorted by key (read=mutex,fence=update is fence=update,read=mutex)" \
+	grep -q '"options":"fence=update,read=mutex"' "$tmp/out"
+"$B" run --algo atomic_tree,rstat_ratelimit --shape chain:2 --threads 1 --duration-ms 10 --warmup-ms 0 \
+	--reps 1 --flush-period-ms 10 >"$tmp/out" 2>"$tmp/err"
+check "--flush-period-ms on an algorithm with no flusher is said, once" eval \
+	'[ "$(grep -c "note: --flush-period-ms 10 changes nothing for atomic_tree (no periodic flusher)" "$tmp/err")" -eq 1 ]'
 # A typo in --events fails (it exited 0 listing 'abc' as unknown); --events-lenient counts the rest.
 BADVAL="unknown event 'abc'" bad events --events abc
 BADVAL="unknown event 'cylces'" bad run --algo atomic_tree --shape chain:2 --threads 1 --events cylces

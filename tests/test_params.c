@@ -4,16 +4,21 @@
 
 #include "testutil.h"
 
-static void expect_einval(const struct ctr_algo *a, const struct ctr_params *p, const char *why)
+static void expect_errno(const struct ctr_algo *a, const struct ctr_params *p, const char *why, int want)
 {
 	struct ctr_tree *t;
 
 	errno = 0;
 	t = ctr_tree_new(a, p);
-	if (t || errno != EINVAL)
-		fail_msg("%s: %s: got %p errno %d, want NULL/EINVAL", ctr_algo_name(a), why,
-			 (void *)t, errno);
+	if (t || errno != want)
+		fail_msg("%s: %s: got %p errno %d, want NULL/%d", ctr_algo_name(a), why,
+			 (void *)t, errno, want);
 	ctr_tree_free(t);
+}
+
+static void expect_einval(const struct ctr_algo *a, const struct ctr_params *p, const char *why)
+{
+	expect_errno(a, p, why, EINVAL);
 }
 
 static void test_registry(void **state)
@@ -115,7 +120,11 @@ static void test_bad_params(void **state)
 		expect_einval(a, &(struct ctr_params){ .nr_nodes = 1, .nr_stats = -1 }, "nr_stats -1");
 		expect_einval(a, &(struct ctr_params){ .nr_nodes = 1, .batch = -1 }, "batch -1");
 		expect_einval(a, &(struct ctr_params){ .nr_nodes = 1, .flush_period_ms = -1 }, "period -1");
-		expect_einval(a, &(struct ctr_params){ .nr_nodes = 1, .options = "no_such_key=1" }, "unknown option");
+		/* a key the algorithm does not take is ENOENT, a malformed string EINVAL */
+		expect_errno(a, &(struct ctr_params){ .nr_nodes = 1, .options = "no_such_key=1" }, "unknown option",
+			     ENOENT);
+		expect_einval(a, &(struct ctr_params){ .nr_nodes = 1, .options = ",," }, "empty items");
+		expect_einval(a, &(struct ctr_params){ .nr_nodes = 1, .options = "x=1,x=2" }, "key twice");
 		expect_einval(a, &(struct ctr_params){ .nr_nodes = 1, .options = "novalue" }, "option without =");
 		expect_einval(a, &(struct ctr_params){ .nr_nodes = 1, .options = "=1" }, "option without key");
 		/* Sizes no machine can hold fail cleanly with ENOMEM, never wrap into a small allocation. */
@@ -157,8 +166,39 @@ static void test_rstat_read_option(void **state)
 		}
 	}
 	/* Not an option of the algorithms that do not flush. */
-	expect_einval(ctr_algo_find("atomic_tree"), &(struct ctr_params){ .nr_nodes = 1, .options = "read=batch" },
-		      "read= on atomic_tree");
+	expect_errno(ctr_algo_find("atomic_tree"), &(struct ctr_params){ .nr_nodes = 1, .options = "read=batch" },
+		     "read= on atomic_tree", ENOENT);
+}
+
+/* ctr_options_check says which item is wrong, and how. */
+static void test_options_check(void **state)
+{
+	static const struct { const char *opts; int ret; const char *says; } cases[] = {
+		{ "fence=update,read=mutex", 0, "" },
+		{ "fence=none,fence=update", -EINVAL, "key 'fence' given twice" },
+		{ ",,", -EINVAL, "an empty item in ',,'" },
+		{ "read=spin,", -EINVAL, "an empty item" },
+		{ "fence", -EINVAL, "'fence' is not key=value" },
+		{ "=1", -EINVAL, "'=1' is not key=value" },
+		{ "fence=maybe", -EINVAL, "'maybe' is not a value rstat_force takes for fence" },
+		{ "read=spin,bogus=1", -ENOENT, "key 'bogus' is not one rstat_force takes" },
+	};
+	const struct ctr_algo *a = ctr_algo_find("rstat_force");
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int ret;
+
+		err[0] = 0;
+		ret = ctr_options_check(a, cases[i].opts, err, sizeof(err));
+		if (ret != cases[i].ret || !strstr(err, cases[i].says))
+			fail_msg("'%s': %d '%s', want %d '%s'", cases[i].opts, ret, err, cases[i].ret,
+				 cases[i].says);
+	}
+	assert_int_equal(ctr_options_check(ctr_algo_find("atomic_tree"), "read=spin", err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "key 'read' is not one atomic_tree takes"));
 }
 
 /* Zero means default: one stat, one slot per configured CPU; and a chain when parent is NULL. */
@@ -256,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_staleness),
 		cmocka_unit_test(test_bad_params),
 		cmocka_unit_test(test_rstat_read_option),
+		cmocka_unit_test(test_options_check),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_params_copied),
 	};
