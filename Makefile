@@ -7,6 +7,7 @@
 #   make install    PREFIX=/usr/local (and the GNU directory variables), DESTDIR: ctrbench, its
 #                   report script, libctr.a and libctr.so.0, ctr.h, ctr.pc, man pages, completion
 #   make man        build/man/ctrbench.1 (from the binary's --help texts) and libctr.3 (from ctr.h)
+#   make fuzz       libFuzzer targets, FUZZ_SECONDS (20) each over tests/fuzz/corpus
 # CFLAGS and LDFLAGS are the user's and come last; -Werror is on for make test, make run and
 # DEVELOPER=1 builds only.
 
@@ -58,7 +59,7 @@ BENCH_LIBS := $(call pc,--libs --static libperf) $(call pc,--libs jansson hwloc)
 TEST_CFLAGS := $(call pc,--cflags cmocka)
 TEST_LIBS := $(call pc,--libs cmocka)
 
-.PHONY: all lib bench tests test test-plain test-tsan test-asan run deps print-libs clean install uninstall man
+.PHONY: all lib bench tests test test-plain test-tsan test-asan run deps print-libs clean install uninstall man fuzz fuzzers
 all: lib bench
 lib: $(BUILD)/libctr.a $(BUILD)/libctr.so $(BUILD)/include/ctr.h
 bench: $(BUILD)/ctrbench
@@ -213,6 +214,22 @@ test: deps
 		$(MT_TESTS:build/%=build/tsan/%) \
 		$(ST_TESTS:build/%=build/asan/%) build/asan/api_demo $(CLI_TESTS:%=%@build/asan/ctrbench) \
 		tests/install_test.sh
+
+# make fuzz: libFuzzer targets (tests/fuzz/fuzz_*.c) for the result-line reader and the command
+# line's parsers, built with clang into build/fuzz (ASan, CTR_DEBUG) and each run FUZZ_SECONDS
+# over its committed corpus; CI runs it after make test.
+FUZZ_SECONDS ?= 20
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzzers/%,$(FUZZ_SRC))
+fuzzers: $(FUZZERS)
+$(BUILD)/fuzzers/%: tests/fuzz/%.c $(TEST_LINK_OBJ) $(BUILD)/libctr.a
+	@mkdir -p $(dir $@)
+	$(call say,LD,$@)$(CC) $(ALL_CFLAGS) $(BENCH_CFLAGS) -fsanitize=fuzzer -Wl,--wrap=die -o $@ $< \
+		$(TEST_LINK_OBJ) $(BUILD)/libctr.a $(BENCH_LIBS)
+fuzz: deps
+	$(Q)$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang WERROR= SAN=address,fuzzer-no-link \
+		$(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/fuzzers/%)
+	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/fuzzers/%)
 
 # The default benchmark, each configuration measured once: a sweep of every algorithm over 1 and 2
 # threads into a new dated results file (earlier runs' files are kept), its table (the Markdown

@@ -169,13 +169,36 @@ static char *slurp(const char *path, int missing_ok, size_t *len)
 	return buf;
 }
 
+/* Append o (owned) to r's lines. */
+static void bench_results_push(struct bench_results *r, json_t *o, int lineno, int *cap)
+{
+	if (r->n == *cap) {
+		struct bench_results_line *l;
+
+		*cap = *cap ? 2 * *cap : 64;
+		l = realloc(r->line, sizeof(*r->line) * (size_t)*cap);
+		if (!l) {
+			json_decref(o);
+			die("out of memory");
+		}
+		r->line = l;
+	}
+	r->line[r->n++] = (struct bench_results_line){ .obj = o, .lineno = lineno };
+}
+
+/*
+ * What a die() on bad input leaves behind is held by r (the file's buffer,
+ * every object parsed so far, the offending one too), so bench_results_free
+ * frees it all: the CLI exits there anyway, the fuzz target goes on.
+ */
 void bench_results_load(const char *path, int missing_ok, struct bench_results *r)
 {
 	size_t len, start = 0;
-	char *buf = slurp(path, missing_ok, &len);
+	char *buf;
 	int lineno = 0, cap = 0;
 
 	memset(r, 0, sizeof(*r));
+	r->buf = buf = slurp(path, missing_ok, &len);
 	if (!buf)
 		return;
 	while (start < len) {
@@ -204,20 +227,15 @@ void bench_results_load(const char *path, int missing_ok, struct bench_results *
 		o = json_loads(buf + start, 0, &err);
 		if (!o)
 			die("%s:%d: not JSON (%s)", path, lineno, err.text);
+		bench_results_push(r, o, lineno, &cap);
 		if (!json_is_object(o))
 			die("%s:%d: not a JSON object", path, lineno);
 		bench_results_check_schema(o, path, lineno);
-		if (r->n == cap) {
-			cap = cap ? 2 * cap : 64;
-			r->line = realloc(r->line, sizeof(*r->line) * (size_t)cap);
-			if (!r->line)
-				die("out of memory");
-		}
-		r->line[r->n++] = (struct bench_results_line){ .obj = o, .lineno = lineno };
 		start = (size_t)(nl - buf) + 1;
 	}
 	r->complete_bytes = len - r->partial_bytes;
 	free(buf);
+	r->buf = NULL;
 }
 
 void bench_results_free(struct bench_results *r)
@@ -225,6 +243,7 @@ void bench_results_free(struct bench_results *r)
 	for (int i = 0; i < r->n; i++)
 		json_decref(r->line[i].obj);
 	free(r->line);
+	free(r->buf);
 	memset(r, 0, sizeof(*r));
 }
 

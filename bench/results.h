@@ -24,6 +24,7 @@ struct bench_results {
 	size_t partial_bytes;			/* bytes after it: a line cut short, 0 if none */
 	int partial_ok;				/* the cut line could be the start of a result line */
 	int partial_lineno;			/* its line number */
+	char *buf;				/* the file while it is read (NULL after) */
 };
 
 /* A result line is a few KB: a longer line is not one (nor a file with no newline of 100 MB). */
