@@ -99,6 +99,7 @@ static struct bench_config scn_config(const struct scn_ctx *c, enum bench_worklo
 	cfg.reps = c->reps;
 	cfg.pus = NULL;
 	cfg.slot_node = NULL;
+	cfg.slot_l3 = NULL;
 	if (bench_shape_parse(shape, &cfg.shape, &why))
 		die("scenario %s: bad shape '%s' (%s)", c->s->name, shape, why);
 	return cfg;
@@ -124,7 +125,8 @@ static int scn_measure(struct scn_ctx *c, struct bench_config *cfg, const struct
 	stop = stop && bench_was_interrupted();
 	free(cfg->pus);
 	free(cfg->slot_node);
-	cfg->pus = cfg->slot_node = NULL;
+	free(cfg->slot_l3);
+	cfg->pus = cfg->slot_node = cfg->slot_l3 = NULL;
 	cfg->note = NULL;
 	return stop;
 }

@@ -32,6 +32,7 @@
 #include "percpu_counter.h"
 #include "atomic_tree_stock.h"
 #include "striped.h"
+#include "percpu_tree.h"
 
 #define CTR_ALGO_LIST(CTR_ALGO)	\
 	CTR_ALGO(atomic_tree)	\
@@ -44,6 +45,7 @@
 	CTR_ALGO(batched_percpu)	\
 	CTR_ALGO(percpu_counter)	\
 	CTR_ALGO(atomic_tree_stock)	\
-	CTR_ALGO(striped)
+	CTR_ALGO(striped)	\
+	CTR_ALGO(percpu_tree)
 
 #endif /* CTR_LIST_H */
