@@ -32,8 +32,8 @@
 
 /* The seed's workers: 20 on an 80-CPU machine. */
 #define SCN_SEED_WORKERS 20
-/* Column width of the tables: the longest algorithm name is 17. */
-#define SCN_COL 18
+/* Column width of the tables: the longest algorithm name is 21 (percpu_hier_delegated). */
+#define SCN_COL 22
 
 struct scn_ctx;
 

@@ -33,6 +33,7 @@
 #include "atomic_tree_stock.h"
 #include "striped.h"
 #include "percpu_tree.h"
+#include "percpu_hier_delegated.h"
 
 #define CTR_ALGO_LIST(CTR_ALGO)	\
 	CTR_ALGO(atomic_tree)	\
@@ -46,6 +47,7 @@
 	CTR_ALGO(percpu_counter)	\
 	CTR_ALGO(atomic_tree_stock)	\
 	CTR_ALGO(striped)	\
-	CTR_ALGO(percpu_tree)
+	CTR_ALGO(percpu_tree)	\
+	CTR_ALGO(percpu_hier_delegated)
 
 #endif /* CTR_LIST_H */
