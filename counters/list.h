@@ -34,6 +34,7 @@
 #include "striped.h"
 #include "percpu_tree.h"
 #include "percpu_hier_delegated.h"
+#include "rstat_llist.h"
 
 #define CTR_ALGO_LIST(CTR_ALGO)	\
 	CTR_ALGO(atomic_tree)	\
@@ -48,6 +49,7 @@
 	CTR_ALGO(atomic_tree_stock)	\
 	CTR_ALGO(striped)	\
 	CTR_ALGO(percpu_tree)	\
-	CTR_ALGO(percpu_hier_delegated)
+	CTR_ALGO(percpu_hier_delegated)	\
+	CTR_ALGO(rstat_llist)
 
 #endif /* CTR_LIST_H */
