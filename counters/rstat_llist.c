@@ -140,7 +140,7 @@ static void rsl_drain(struct ctr_rstat_llist *r, int cpu, int sub)
 		int nx = atomic_load_explicit(&next[x], memory_order_relaxed);
 
 		/* off the list before its slot is read (the fold's seq_cst load): see rstat_llist.h */
-		atomic_store_explicit(&next[x], CTR_RSL_OFF, memory_order_seq_cst);
+		atomic_store_explicit(&next[x], CTR_RSL_OFF, r->fence_none ? memory_order_relaxed : memory_order_seq_cst);
 		rsl_link_up(r, l, x);
 		x = nx;
 	}
@@ -202,7 +202,8 @@ static void rsl_fold(struct ctr_rstat_llist *r, int cpu, int sub, int head)
 		for (int s = sub; s < ns; s += k) {
 			size_t i = (size_t)x * ns + s;
 			/* seq_cst, after the seq_cst "off" stores of the drain (rstat_llist.h) */
-			int64_t v = atomic_load_explicit(&c->slot[i], memory_order_seq_cst);
+			int64_t v = atomic_load_explicit(&c->slot[i], r->fence_none ? memory_order_relaxed :
+							 memory_order_seq_cst);
 			int64_t d = v - c->last[i] + r->pending[i];
 
 			c->last[i] = v;

@@ -39,9 +39,10 @@
  * updater's slot store, so it folds the delta; otherwise the updater's load
  * reads "off" (or a later value) and it pushes the node again, so the next
  * flush finds it.  Either way no delta of a completed update is left behind,
- * and ctr_read_exact is exact (test_mt_rstat_llist holds both variants to
- * it, under TSan, with flushes racing updates on every node).  fence=none is
- * the kernel's behaviour (error bound -1).
+ * and ctr_read_exact is exact (test_mt_rstat_llist holds it to that, under
+ * TSan, with flushes racing updates on every node, and counts strandings in
+ * a litmus of the window itself).  fence=none is the kernel's behaviour:
+ * plain stores and loads on both sides (error bound -1).
  *
  * Subsystems and flush locks (kernel 6.16, JP Kobryn's series): stats are
  * spread over options=subsys=K subsystems (stat s in subsystem s mod K,
