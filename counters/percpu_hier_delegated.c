@@ -2,7 +2,6 @@
 /* percpu_hier_delegated - see percpu_hier_delegated.h for the protocol and its proof. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -64,7 +63,11 @@ void __ctr_phd_answer(struct ctr_percpu_hier_delegated *p, int cpu, uint64_t s)
 		return;
 	i = atomic_load_explicit(&m->req, memory_order_relaxed);
 	atomic_store_explicit(&m->answer, phd_group_sum(p, g, i), memory_order_relaxed);
-	atomic_store_explicit(&m->state, CTR_PHD_STATE(seq, CTR_PHD_ANSWERED), memory_order_release);
+	s = CTR_PHD_STATE(seq, CTR_PHD_CLAIMED);
+	if (!atomic_compare_exchange_strong_explicit(&m->state, &s, CTR_PHD_STATE(seq, CTR_PHD_ANSWERED),
+						     memory_order_release, memory_order_relaxed))
+		/* the reader gave up on us (ABANDONED) and read the group itself: free the box */
+		atomic_store_explicit(&m->state, CTR_PHD_STATE(seq + 1, CTR_PHD_IDLE), memory_order_release);
 }
 
 /* Take an answered round's sum and free the mailbox for the next round. */
@@ -122,7 +125,12 @@ static int64_t phd_read_batch(struct ctr_percpu_hier_delegated *p, size_t i, int
 			break;
 		phd_relax();
 	}
-	/* timed out: withdraw what nobody claimed; wait for what somebody did */
+	/*
+	 * Timed out: withdraw what nobody claimed; abandon what a claimer has
+	 * not answered yet (it was preempted mid-sum: it frees the box when it
+	 * gets back); either way read the group ourselves.  Take what was
+	 * answered meanwhile.  No reader ever waits past its timeout.
+	 */
 	for (int k = 0; k < n && pending; k++) {
 		struct ctr_phd_mbox *m = &p->mbox[g0 + k];
 		uint64_t s = CTR_PHD_STATE(seq[k], CTR_PHD_REQ);
@@ -133,10 +141,15 @@ static int64_t phd_read_batch(struct ctr_percpu_hier_delegated *p, size_t i, int
 							    memory_order_relaxed, memory_order_relaxed)) {
 			sum += phd_group_sum(p, g0 + k, i);
 			withdrawn++;
+		} else if (s = CTR_PHD_STATE(seq[k], CTR_PHD_CLAIMED),
+			   atomic_compare_exchange_strong_explicit(&m->state, &s,
+								   CTR_PHD_STATE(seq[k], CTR_PHD_ABANDONED),
+								   memory_order_relaxed, memory_order_relaxed)) {
+			sum += phd_group_sum(p, g0 + k, i);
+			withdrawn++;
 		} else {
-			while (atomic_load_explicit(&m->state, memory_order_acquire) !=
-			       CTR_PHD_STATE(seq[k], CTR_PHD_ANSWERED))
-				sched_yield();	/* the claimer was preempted mid-sum */
+			/* ANSWERED(seq) is all that is left: acquire it, then take the answer */
+			(void)atomic_load_explicit(&m->state, memory_order_acquire);
 			sum += phd_take(m, seq[k]);
 			answered++;
 		}

@@ -24,14 +24,19 @@
  *               round is under way, so it reads this group directly), stores
  *               the counter index in `req`, then stores REQ(k) (release).
  *   REQ(k)      an updater CASes it to CLAIMED(k) (acquire; one wins), loads
- *               `req`, sums the group's slots, stores `answer`, then stores
- *               ANSWERED(k) (release).  Or the reader, timed out, CASes it to
- *               IDLE(k + 1) and reads the group itself; the two CASes exclude
- *               each other, so a request is answered or withdrawn, never both.
- *   CLAIMED(k)  only the claimer moves it on; a timed-out reader waits for it.
+ *               `req`, sums the group's slots, stores `answer`, then CASes it
+ *               to ANSWERED(k) (release).  Or the reader, timed out, CASes it
+ *               to IDLE(k + 1) and reads the group itself; the two CASes
+ *               exclude each other, so a request is answered or withdrawn.
+ *   CLAIMED(k)  the timed-out reader CASes it to ABANDONED(k) and reads the
+ *               group itself (the claimer was preempted mid-sum: here, not in
+ *               a kernel with preemption off), or finds it ANSWERED(k).
+ *   ABANDONED(k) the claimer's CAS to ANSWERED fails; it stores IDLE(k + 1).
  *   ANSWERED(k) the reader (acquire) takes `answer` and stores IDLE(k + 1).
  * `req` and `answer` are written only by the one thread the phase entitles,
- * and read by the other only after the release/acquire pair of that phase.
+ * and read by the other only after the release/acquire pair of that phase;
+ * an abandoned answer is never read, and the next round cannot post before
+ * its claimer, done writing, frees the box.
  *
  * Why the read cannot miss a completed update.  Let U be an update that
  * completed before the read began (happens-before, as a join or any
@@ -50,9 +55,10 @@
  * round's: a round's answer is written while its state is CLAIMED(k), read
  * while it is ANSWERED(k), and the next round cannot post before IDLE(k + 1).
  *
- * Liveness: a claimer sums at most a group's slots and answers; nothing it
- * does waits.  A timed-out reader waits for a claimed round (the claimer was
- * preempted mid-sum: here, not in a kernel with preemption off).  ctr_try_charge
+ * Liveness: nobody waits on anybody.  A claimer sums at most a group's
+ * slots and answers; a reader waits at most its timeout, then reads what was
+ * not answered itself (a first version waited for a preempted claimer, and on
+ * 7 threads pinned to 2 CPUs a read could outlast a 40 ms window).  ctr_try_charge
  * sums the slots directly (the charging thread is an updater of its own
  * group and would wait for itself); check-then-act like percpu_hier's.
  */
@@ -64,7 +70,8 @@
 #define CTR_PHD_DEFAULT_GROUP 8		/* slots per group without an L3 map: one Zen CCX of 8 cores */
 #define CTR_PHD_DEFAULT_TIMEOUT_NS 2000	/* an updater every ~50 ns answers in ~0.1-0.5 us; idle groups cost this */
 
-enum ctr_phd_phase { CTR_PHD_IDLE, CTR_PHD_BUSY, CTR_PHD_REQ, CTR_PHD_CLAIMED, CTR_PHD_ANSWERED };
+enum ctr_phd_phase { CTR_PHD_IDLE, CTR_PHD_BUSY, CTR_PHD_REQ, CTR_PHD_CLAIMED, CTR_PHD_ANSWERED,
+		     CTR_PHD_ABANDONED };
 #define CTR_PHD_PHASE(s) ((int)((s) & 7))
 #define CTR_PHD_SEQ(s) ((s) >> 3)
 #define CTR_PHD_STATE(seq, phase) (((uint64_t)(seq) << 3) | (uint64_t)(phase))
@@ -79,7 +86,7 @@ struct ctr_phd_mbox {
 /* How reads were served, for tests and notes (bumped by readers only, on a line of its own). */
 struct ctr_phd_stats {
 	_Atomic uint64_t answered;	/* groups summed by one of their updaters */
-	_Atomic uint64_t withdrawn;	/* groups that timed out: the reader summed them */
+	_Atomic uint64_t withdrawn;	/* groups that timed out, withdrawn or abandoned: the reader summed them */
 	_Atomic uint64_t busy;		/* groups another reader was using: summed directly */
 } __ctr_aligned;
 

@@ -37,9 +37,10 @@
  * looser approx_accuracy_range: under = B0 x M, over = (B0 - 1) x M with M =
  * sum over levels l < nr_levels of (B_l / B0) x items_l, counting 2^k CPUs
  * (8 CPUs, B0 = 32: under 768, where the sum of residuals cannot pass 504).
- * In flight (a carry between two levels) the error is larger: the kernel
- * bounds that by the updaters and their deltas, and so do the tests, which
- * check the bound at rest only.
+ * In flight the error is larger, by at most |delta| per update in progress:
+ * the levels an update has passed and its carry in transit telescope to
+ * their old residuals plus its delta (the kernel's "bounded by the number of
+ * updaters and their increment size").
  *
  * Which item a CPU carries into, options=order=...:
  *   strided   (default) the kernel's: the level-j item of CPU c is
