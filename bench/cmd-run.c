@@ -22,6 +22,7 @@
 #include "output.h"
 #include "run.h"
 #include "schema.h"
+#include "progress.h"
 #include "setup.h"
 #include "sweep.h"
 
@@ -262,6 +263,8 @@ int bench_cmd_run(int argc, char **argv)
 	bench_setup_threads(&a.cfg);
 	bench_output_begin(&a.out, &a.cfg, topo_nr_pus(a.cfg.topo));
 	a.cfg.reps = a.reps;
+	/* a measurement: warm-up, the window, then the latency phase (a quarter of it) */
+	bench_progress_plan(nr_algos * a.reps, (a.cfg.warmup_ms + 1.25 * a.cfg.duration_ms) / 1000.0);
 	failed = bench_run_reps(&a.cfg, &a.out, algos, nr_algos, a.reps, NULL);
 	bench_output_end(&a.out, &a.cfg);
 	bench_shape_free(&a.cfg.shape);

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <jansson.h>
 
@@ -31,6 +32,7 @@
 #include "output.h"
 #include "reps.h"
 #include "builtin.h"
+#include "progress.h"
 #include "setup.h"
 #include "subsys.h"
 
@@ -50,6 +52,8 @@ struct scn {
 
 struct scn_ctx {
 	const struct scn *s;			/* the scenario */
+	int counting;				/* the planning pass: scn_measure only counts */
+	int planned;				/* measurements it counted (configurations x reps) */
 	int quick;				/* --quick: under 30 s here, for the tests */
 	int reps;				/* --reps, or the scenario's default */
 	int duration_ms, warmup_ms;		/* per run */
@@ -169,6 +173,11 @@ static int scn_measure(struct scn_ctx *c, struct bench_config *cfg, const struct
 	char buf[256];
 	int stop;
 
+	if (c->counting) {	/* the planning pass: count, measure nothing */
+		c->planned += n * c->reps;
+		memset(c->sums, 0, sizeof(*c->sums) * (size_t)n);
+		return 0;
+	}
 	snprintf(buf, sizeof(buf), "scenario %s: %s", c->s->name, note);
 	cfg->note = buf;
 	bench_setup_threads(cfg);
@@ -894,6 +903,34 @@ static void scn_defaults(struct scn_ctx *c, char *algo_list)
 	}
 }
 
+/*
+ * The progress line's plan: the scenario run once with scn_measure counting
+ * instead of measuring and its table going to /dev/null, so the time left is
+ * known from the first row.  subsys-flush-locks runs its own threads, not
+ * scn_measure: it gets no plan (elapsed only).
+ */
+static void scn_plan(struct scn_ctx *c)
+{
+	struct scn_ctx saved = *c;
+	int keep = dup(STDOUT_FILENO), nul = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	if (c->s->run != scn_subsys && keep >= 0 && nul >= 0) {
+		fflush(stdout);
+		dup2(nul, STDOUT_FILENO);
+		c->counting = 1;
+		c->s->run(c);
+		fflush(stdout);
+		dup2(keep, STDOUT_FILENO);
+		saved.planned = c->planned;
+		*c = saved;	/* what the pass set (failed, table) is not the scenario's */
+	}
+	if (keep >= 0)
+		close(keep);
+	if (nul >= 0)
+		close(nul);
+	bench_progress_plan(c->planned, (c->warmup_ms + 1.25 * c->duration_ms) / 1000.0);
+}
+
 /* The raw results file: --out, else a dated name of its own (never overwritten); NULL: none. */
 static const char *scn_raw_out(struct scn_ctx *c, const char *out, char **path)
 {
@@ -966,6 +1003,7 @@ int bench_cmd_scenario(int argc, char **argv)
 	if (c->resume && !out)
 		die("--resume needs --out FILE (the results it continues)");
 	out = scn_raw_out(c, out, &path);
+	scn_plan(c);
 	c->s->run(c);
 	if (bench_was_interrupted())
 		fprintf(stderr, "ctrbench: scenario %s interrupted: what was measured is printed%s%s\n",

@@ -14,6 +14,7 @@
 #include "env.h"
 #include "output.h"
 #include "reps.h"
+#include "progress.h"
 #include "setup.h"
 
 /* The topology summary belongs with the environment: "2 packages, 24 L3s, ..." of this machine. */
@@ -268,7 +269,18 @@ int bench_run_reps(struct bench_config *cfg, struct bench_output *out,
 	sigaction(SIGTERM, &sa, NULL);
 	for (int rep = 0; rep < reps && !bench_interrupted && !failed; rep++) {
 		for (int i = 0; i < nr_algos && !bench_interrupted; i++) {
-			int err = bench_run_one(cfg, algos[i], &res[(size_t)i * reps + rep]);
+			char what[320];
+			int err;
+
+			snprintf(what, sizeof(what), "%s%s%s, rep %d of %d", algos[i]->name,
+				 cfg->note ? " · " : "", cfg->note ? cfg->note : "", rep + 1, reps);
+			bench_progress_start(what);
+			err = bench_run_one(cfg, algos[i], &res[(size_t)i * reps + rep]);
+			if (!err && rep == reps - 1)	/* the configuration's last rep */
+				snprintf(what, sizeof(what), "%s%s%s (%d rep%s)", algos[i]->name,
+					 cfg->note ? " · " : "", cfg->note ? cfg->note : "", reps,
+					 reps == 1 ? "" : "s");
+			bench_progress_end(err || rep < reps - 1 ? NULL : what);
 
 			if (err) {
 				/* Not bad input: the machine refused (memory, threads).  Exit 1, not 2. */
@@ -280,10 +292,13 @@ int bench_run_reps(struct bench_config *cfg, struct bench_output *out,
 			}
 			done[i]++;
 			/* With one rep, print as each result comes: nothing to summarize. */
-			if (reps == 1)
+			if (reps == 1) {
+				bench_progress_clear();
 				bench_output_summary(out, cfg, &res[i], 1);
+			}
 		}
 	}
+	bench_progress_clear();
 	for (int i = 0; i < nr_algos; i++) {
 		if (reps > 1 && done[i])
 			bench_output_summary(out, cfg, &res[(size_t)i * reps], done[i]);

@@ -28,7 +28,8 @@ DEPS_DIR="$REPO_ROOT/.deps"
 LIBPERF_PREFIX="$DEPS_DIR/libperf"
 
 APT_PACKAGES=(gcc make pkg-config libhwloc-dev libnuma-dev libpfm4-dev
-              libcmocka-dev libjansson-dev gnuplot-nox python3)
+              libcmocka-dev libjansson-dev gnuplot-nox python3
+              tmux man-db clang)  # tmux: the progress test; man-db: man -l; clang: make fuzz
 
 KSRC_PKG=linux-source-6.1
 KSRC_TARBALL=/usr/src/linux-source-6.1.tar.xz

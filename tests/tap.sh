@@ -2,6 +2,8 @@
 # folder $tmp, removed on exit.  The sourcing script sets B (the ctrbench binary).
 
 tmp=$(mktemp -d)
+# No progress lines on stderr (tests/cli_progress.sh checks them): a clean stderr is a check here.
+export CTRBENCH_PROGRESS=0
 trap 'rm -rf "$tmp"' EXIT
 
 ok() { echo "ok - $*"; }
