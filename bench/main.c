@@ -28,6 +28,7 @@
 #include "env.h"
 #include "events_cmd.h"
 #include "output.h"
+#include "project_cmd.h"
 #include "report_cmd.h"
 #include "run.h"
 #include "scenario.h"
@@ -324,6 +325,7 @@ static const struct {
 	{ "recommend", bench_cmd_recommend },
 	{ "report", bench_cmd_report },
 	{ "schema", bench_cmd_schema },
+	{ "project", bench_cmd_project },
 };
 
 int main(int argc, char **argv)
