@@ -43,7 +43,8 @@ extern const char *const proj_class_names[PROJ_NR_CLASSES];
 /* ns per access by class, and where the figures come from. */
 struct proj_calib {
 	double ns[PROJ_NR_CLASSES];
-	double hit_ns;		/* an access that hits the accessor's own cache */
+	double hit_ns;		/* a load or store that hits the accessor's own cache */
+	double hit_rmw_ns;	/* an atomic RMW that hits (a locked instruction is slow even then) */
 	char source[256];	/* printed with every projection */
 };
 /* The default: published Genoa one-way figures (see docs/projection.md). */
@@ -112,6 +113,10 @@ int proj_sim_lock(void *m, int op);
 enum { PROJ_LOCK, PROJ_TRYLOCK, PROJ_UNLOCK };
 /* Virtual time of the running virtual thread, ns. */
 uint64_t proj_sim_now(void);
+
+/* The runtime's allocator (tracked memory): the model's own patterns use it. */
+void *proj_malloc(size_t n);
+void proj_free(void *p);
 
 /* Runtime controls. */
 void proj_rt_reset(void);		/* forget allocations and the trace */
