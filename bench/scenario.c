@@ -750,6 +750,11 @@ int bench_cmd_scenario(int argc, char **argv)
 			c->s = &scn_list[i];
 	if (!c->s)
 		die("unknown scenario '%s' (want %s)", name, scn_names());
+	for (int i = 2; i < argc; i++)
+		if (!strncmp(argv[i], "--project", 9)) {	/* the projection instead of a run */
+			free(c);
+			return bench_scenario_project(argc, argv);
+		}
 	c->reps = -1;
 	c->readers = -1;
 	c->warmup_ms = -1;

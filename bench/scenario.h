@@ -9,4 +9,7 @@
 /* argv[0] is "scenario"; returns the exit status (bad input dies with 2). */
 int bench_cmd_scenario(int argc, char **argv);
 
+/* scenario NAME --project TOPOLOGY [--calibration FILE] [--ops N]: bench/scenario_project.c */
+int bench_scenario_project(int argc, char **argv);
+
 #endif /* BENCH_SCENARIO_H */
