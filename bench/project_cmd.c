@@ -88,7 +88,7 @@ int proj_calib_load(struct proj_calib *c, const char *path, char *err, size_t er
 struct pj_opts {
 	const char *algos, *workload, *shape, *placement, *topology, *calib_path, *options;
 	int threads, readers, json, flush_period_ms, read_node;
-	long ops, warmup;
+	long ops, reads, warmup;
 	int64_t work_ns, read_interval_ns;
 };
 
@@ -116,7 +116,7 @@ double pj_total(const double *x)
 void bench_project_one(const char *algo, enum proj_workload w, const char *shape, int threads, int readers,
 		       const struct topo *topo, const char *placement, const struct proj_calib *cal,
 		       const char *options, int flush_period_ms, int64_t work_ns, int64_t read_interval_ns,
-		       int read_node, long ops, long warmup, struct proj_result *res, double *secs)
+		       int read_node, long ops, long reads, long warmup, struct proj_result *res, double *secs)
 {
 	struct bench_shape s;
 	struct proj_config pc = { 0 };
@@ -149,6 +149,7 @@ void bench_project_one(const char *algo, enum proj_workload w, const char *shape
 	pc.read_interval_ns = read_interval_ns;
 	pc.read_node = read_node;
 	pc.ops = ops;
+	pc.reads = reads;
 	pc.warmup_ops = warmup;
 	pc.calib = cal;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -169,9 +170,12 @@ static void pj_print_header(const struct pj_opts *o, const struct topo *topo, co
 	       "socket %.0f, dram %.0f; hit %.1f, RMW hit %.1f\n", cal->ns[PROJ_C_SMT], cal->ns[PROJ_C_CCX],
 	       cal->ns[PROJ_C_XCCX], cal->ns[PROJ_C_XCCX_RH], cal->ns[PROJ_C_SOCKET], cal->ns[PROJ_C_DRAM], cal->hit_ns,
 	       cal->hit_rmw_ns);
-	printf("# topology: %s (%d PUs); placement %s; %d threads%s; workload %s; shape %s; %ld ops per thread after %ld\n",
-	       topo_spec(topo), topo_nr_pus(topo), o->placement, o->threads,
-	       strcmp(o->workload, "readers") ? "" : " + readers", o->workload, o->shape, o->ops, o->warmup);
+	printf("# topology: %s (%d PUs); placement %s; %d updaters", topo_spec(topo), topo_nr_pus(topo), o->placement,
+	       o->threads);
+	if (!strcmp(o->workload, "readers"))
+		printf(" + %d readers (%ld reads each)", o->readers, o->reads);
+	printf("; workload %s; shape %s; %ld ops per updater after %ld of warmup\n", o->workload, o->shape, o->ops,
+	       o->warmup);
 	printf("%-22s %8s %8s %8s %8s %8s %8s %8s %22s %12s\n", "algo (projected)", "xfer/op", "smt", "ccx", "xccx",
 	       "xccx_rh", "socket", "dram", "ns/op overlap..serial", "lock cont/s");
 }
@@ -216,6 +220,7 @@ static void pj_print_json(const struct pj_opts *o, const char *algo, const struc
 			 r->elapsed_ns > 0 ? (double)r->lock_contended / (r->elapsed_ns / 1e9) : 0.0,
 			 "lock_acquisitions", (json_int_t)r->lock_acq, "lock_wait_s_per_s",
 			 r->elapsed_ns > 0 ? r->lock_wait_ns / r->elapsed_ns : 0.0, "model_seconds", secs);
+	json_object_set_new(line, "model_accesses", json_real(r->accesses));
 	json_dumpf(line, stdout, JSON_COMPACT);
 	putchar('\n');
 	json_decref(line);
@@ -292,7 +297,7 @@ static int pj_validate_known(const struct topo *topo, const struct proj_calib *c
 		double got, want = k[i].want;
 
 		bench_project_one(k[i].algo, PROJ_W_UPDATE, k[i].shape, k[i].threads, 0, topo, "compact", cal,
-				  NULL, 0, 0, 0, 0, 2000, 200, &r, NULL);
+				  NULL, 0, 0, 0, 0, 2000, 0, 200, &r, NULL);
 		got = pj_total(r.xfer) / (double)r.ops;
 		printf("%-66s %10.3f %10.3f %s\n", k[i].what, got, want,
 		       fabs(got - want) <= 0.02 * (want > 1 ? want : 1) ? "ok" : "FAIL");
@@ -366,7 +371,7 @@ static int pj_validate_here(const struct proj_calib *given, int ms)
 		if (bench_run_one(&cfg, ba, &br))
 			die("project --validate: %s would not run here", k[i].algo);
 		bench_project_one(k[i].algo, PROJ_W_UPDATE, k[i].shape, k[i].threads, 0, cfg.topo, cfg.placement,
-				  &cal, NULL, 0, 0, 0, 0, 20000, 2000, &r, NULL);
+				  &cal, NULL, 0, 0, 0, 0, 20000, 0, 2000, &r, NULL);
 		lo = r.ns_overlap / (double)r.ops;
 		hi = r.ns_serial / (double)r.ops;
 		/* measured against the band: inside it is ratio 1, outside the distance to its nearer end */
@@ -383,6 +388,7 @@ static int pj_validate_here(const struct proj_calib *given, int ms)
 	}
 	printf("# meas/proj: measured ns/op over the nearer end of the projected band (1.00: inside it); "
 	       "%d outside 0.5-2x\n", flagged);
+	bench_setup_release(&cfg);
 	return flagged;
 }
 
@@ -422,7 +428,7 @@ static int pj_against(const char *path, const struct topo *topo, const struct pr
 			continue;
 		}
 		bench_project_one(algo, pj_workload(wl), shape, threads, 0, topo, pl ? pl : "compact", cal, NULL, 0,
-				  (int64_t)json_integer_value(json_object_get(o, "work_ns")), 0, 0, ops, ops / 10, &r,
+				  (int64_t)json_integer_value(json_object_get(o, "work_ns")), 0, 0, ops, 0, ops / 10, &r,
 				  NULL);
 		lo = r.ns_overlap / (double)r.ops;
 		hi = r.ns_serial / (double)r.ops;
@@ -456,7 +462,9 @@ static const char pj_help[] =
 	"  --placement P           compact (default), scatter, ccx, numa, smt, list:...\n"
 	"  --topology SPEC         hwloc synthetic spec or XML (default: this machine)\n"
 	"  --calibration FILE      ctrbench c2c --format json output (default: published Genoa figures)\n"
-	"  --ops N                 measured operations per thread (default 2000), after N/10 of warmup\n"
+	"  --ops N                 measured operations per updater (default 2000), after N/10 of warmup\n"
+	"  --reads N               readers: measured reads per reader (default 20); every thread runs on\n"
+	"                          until all have done theirs, so both sides see the same load\n"
 	"  --work-ns N             private work after each update (default 0)\n"
 	"  --read-interval-us N    readers: pause between reads (default 0)\n"
 	"  --read-node N           readers: node read (default 0, the root)\n"
@@ -480,6 +488,7 @@ int bench_cmd_project(int argc, char **argv)
 		{ "topology", required_argument, NULL, 'T' },
 		{ "calibration", required_argument, NULL, 'c' },
 		{ "ops", required_argument, NULL, 'n' },
+		{ "reads", required_argument, NULL, 'R' },
 		{ "work-ns", required_argument, NULL, 'X' },
 		{ "read-interval-us", required_argument, NULL, 'i' },
 		{ "read-node", required_argument, NULL, 'N' },
@@ -490,7 +499,7 @@ int bench_cmd_project(int argc, char **argv)
 		{ "against", required_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct pj_opts o = { .workload = "update", .placement = "compact", .readers = 1, .ops = 2000 };
+	struct pj_opts o = { .workload = "update", .placement = "compact", .readers = 1, .ops = 2000, .reads = 20 };
 	const char *against = NULL;
 	int validate = 0, c, bad = 0;
 	struct proj_calib cal;
@@ -509,6 +518,7 @@ int bench_cmd_project(int argc, char **argv)
 		case 'T': o.topology = optarg; break;
 		case 'c': o.calib_path = optarg; break;
 		case 'n': o.ops = bench_parse_int("ops", optarg, 1, 100000000); break;
+		case 'R': o.reads = bench_parse_int("reads", optarg, 1, 100000000); break;
 		case 'X': o.work_ns = bench_parse_int("work-ns", optarg, 0, 1000000000); break;
 		case 'i': o.read_interval_ns = (int64_t)bench_parse_int("read-interval-us", optarg, 0, 100000000) * 1000; break;
 		case 'N': o.read_node = bench_parse_int("read-node", optarg, 0, 1 << 20); break;
@@ -586,7 +596,7 @@ int bench_cmd_project(int argc, char **argv)
 				die("project: unknown --algo '%s' (ctrbench list)", a);
 			bench_project_one(a, pj_workload(o.workload), o.shape, o.threads, o.readers, topo, o.placement,
 					  &cal, o.options, o.flush_period_ms, o.work_ns, o.read_interval_ns, o.read_node,
-					  o.ops, o.warmup, &r, &secs);
+					  o.ops, o.reads, o.warmup, &r, &secs);
 			if (o.json)
 				pj_print_json(&o, a, topo, &cal, &r, secs);
 			else

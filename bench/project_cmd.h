@@ -16,6 +16,6 @@ double pj_total(const double *x);
 void bench_project_one(const char *algo, enum proj_workload w, const char *shape, int threads, int readers,
 		       const struct topo *topo, const char *placement, const struct proj_calib *cal,
 		       const char *options, int flush_period_ms, int64_t work_ns, int64_t read_interval_ns,
-		       int read_node, long ops, long warmup, struct proj_result *res, double *secs);
+		       int read_node, long ops, long reads, long warmup, struct proj_result *res, double *secs);
 
 #endif /* BENCH_PROJECT_CMD_H */

@@ -72,7 +72,8 @@ struct proj_config {
 	int64_t work_ns;		/* private work after each update, as --work-ns */
 	int64_t read_interval_ns;	/* readers: pause between reads */
 	int read_node;			/* readers: node read (-1: each reader picks a leaf in turn) */
-	long ops;			/* measured operations per updater (readers: per reader) */
+	long ops;			/* measured operations per updater */
+	long reads;			/* measured reads per reader */
 	long warmup_ops;		/* operations per thread before the counts start */
 	const struct proj_calib *calib;
 };

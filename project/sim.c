@@ -23,6 +23,7 @@
  * out-of-order cores achieve.  The serial sum drives the clocks.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,7 +68,7 @@ struct sim_line {
 	int owner;		/* PU holding it in M or E, -1 if none */
 	int nsharers;		/* PUs holding it in S */
 	int home;		/* NUMA node (logical) */
-	double busy;		/* free for the next transfer from this time */
+	double busy0, busy;	/* the last transfer held the line over [busy0, busy) */
 	uint64_t *sharers;	/* bitmap over PUs */
 };
 
@@ -132,22 +133,34 @@ static inline int sim_bit(const uint64_t *b, int i)
 
 static int sim_grow(void);
 
-static struct sim_line *sim_line_of(uintptr_t tag, int home_os)
+/*
+ * Fibonacci hashing, the product's high bits: the low bits of a line number
+ * repeat across page-aligned per-CPU areas, and would pile them into one run.
+ */
+static inline size_t sim_hash(uintptr_t tag)
 {
+	return (size_t)((tag * 0x9e3779b97f4a7c15ULL) >> (64 - __builtin_ctzll(S.cap)));
+}
+
+static struct sim_line *sim_line_of(uintptr_t addr)
+{
+	const uintptr_t tag = addr / 64;
+	int home_os;
 	size_t h;
 
 	if (S.used * 2 >= S.cap && sim_grow())
 		abort();	/* out of memory: the model cannot go on */
-	h = (tag * 0x9e3779b97f4a7c15ULL) & (S.cap - 1);
+	h = sim_hash(tag);
 	while (S.lines[h].tag && S.lines[h].tag != tag)
 		h = (h + 1) & (S.cap - 1);
 	if (!S.lines[h].tag) {
 		struct sim_line *l = &S.lines[h];
 
+		home_os = proj_rt_home_of(addr);	/* once, when the line is first seen */
 		l->tag = tag;
 		l->owner = -1;
 		l->nsharers = 0;
-		l->busy = 0;
+		l->busy0 = l->busy = 0;
 		l->sharers = &S.bits[h * S.words];
 		memset(l->sharers, 0, sizeof(uint64_t) * S.words);
 		l->home = home_os >= 0 && home_os <= S.max_numa_os && S.numa_of_os[home_os] >= 0 ?
@@ -188,7 +201,7 @@ static int sim_grow(void)
 
 		if (!o->tag)
 			continue;
-		h = (o->tag * 0x9e3779b97f4a7c15ULL) & (S.cap - 1);
+		h = sim_hash(o->tag);
 		while (S.lines[h].tag)
 			h = (h + 1) & (S.cap - 1);
 		n = &S.lines[h];
@@ -224,7 +237,7 @@ void proj_sim_access(uintptr_t addr, unsigned size, int kind)
 		return;
 	}
 	S.accesses += 1;
-	l = sim_line_of(addr / 64, proj_rt_home_of(addr));
+	l = sim_line_of(addr);
 	if (kind == PROJ_LOAD) {
 		if (l->owner == p || sim_bit(l->sharers, p)) {
 			cls = -1;
@@ -278,11 +291,26 @@ void proj_sim_access(uintptr_t addr, unsigned size, int kind)
 	if (cls < 0) {
 		c = kind == PROJ_RMW ? S.cal->hit_rmw_ns : S.cal->hit_ns;
 	} else {
-		double start = S.now > l->busy ? S.now : l->busy;
+		double start;
 
 		lat = S.cal->ns[cls];
+		/*
+		 * An operation runs whole at its start, so a long one (a read
+		 * over every CPU's slot) leaves transfers stamped ahead of the
+		 * other threads' clocks.  An access that ends before such a
+		 * transfer begins goes first rather than wait for the future;
+		 * one that overlaps it waits for its end.
+		 */
+		if (S.now >= l->busy || S.now + lat <= l->busy0) {
+			start = S.now;
+		} else {
+			start = l->busy;
+		}
 		S.op_wait += start - S.now;
-		l->busy = start + lat;
+		if (start >= l->busy) {
+			l->busy0 = start;
+			l->busy = start + lat;
+		}
 		c = start - S.now + lat;
 		if (S.counting)
 			S.xfer[cls] += 1;
@@ -466,7 +494,7 @@ int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, 
 	struct ctr_tree *t = NULL;
 	double upd_xfer[PROJ_NR_CLASSES] = { 0 }, rd_xfer[PROJ_NR_CLASSES] = { 0 };
 	double span = 0;
-	int spans = 0, fl_pu;
+	int spans = 0, fl_pu, unfinished = nthr;
 
 	memset(res, 0, sizeof(*res));
 	if (!a && (!raw || strcmp(cfg->algo, raw == 1 ? "=false-shared" : "=padded"))) {
@@ -533,13 +561,21 @@ int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, 
 	}
 	/* the periodic flusher, if any, runs on the last PU (a kworker somewhere) */
 	fl_pu = S.nr_pus - 1;
+	/*
+	 * Every thread runs until all have done their measured operations: one
+	 * done early goes on, uncounted, so that what the others measure runs
+	 * against the same load (readers and updaters of very different speeds
+	 * overlap in virtual time instead of running one after the other).
+	 */
 	n = nthr;
 	for (int i = 0; i < n; i++)
 		heap[i] = i;
-	while (n) {
+	while (unfinished) {
 		struct sim_thread *w = &th[heap[0]];
 		const int i = heap[0];
-		const long total = cfg->warmup_ops + cfg->ops;
+		/* readers warm up on a tenth of their reads (at least one), updaters on warmup_ops */
+		const long warm = w->reader ? (cfg->reads >= 10 ? cfg->reads / 10 : 1) : cfg->warmup_ops;
+		const long total = warm + (w->reader ? cfg->reads : cfg->ops);
 
 		if (proj_rt_have_flusher() && (double)proj_rt_flusher_due() <= w->now) {
 			S.pu = fl_pu;
@@ -551,8 +587,8 @@ int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, 
 		}
 		S.pu = w->pu;
 		S.now = w->now;
-		S.counting = w->done >= cfg->warmup_ops;
-		if (w->done == cfg->warmup_ops)
+		S.counting = w->done >= warm && w->done < total;
+		if (w->done == warm)
 			w->t0 = w->now;
 		S.op_serial = S.op_overlap = S.group_max = S.op_wait = 0;
 		S.xfer = w->reader ? rd_xfer : upd_xfer;
@@ -609,7 +645,7 @@ int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, 
 				span += w->now - w->t0;
 				spans++;
 			}
-			heap[0] = heap[--n];
+			unfinished--;
 		}
 		sim_heap_down(heap, n, 0, th);
 	}
