@@ -409,6 +409,7 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 	gate.events = cfg->events;
 	gate.nr_events = cfg->nr_events;
 	p.slot_node = cfg->slot_node;
+	p.slot_l3 = cfg->slot_l3;
 	err = bench_build_under(cfg, ws, &gate);
 	if (err)
 		goto out;

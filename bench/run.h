@@ -52,6 +52,7 @@ struct bench_config {
 	int wrapped;			/* more threads than PUs: the placement wrapped around */
 	long pairs[TOPO_NR_CLASSES];	/* pairs of threads per distance class */
 	int *slot_node;			/* NUMA node of each updater's PU: where its slot's memory goes */
+	int *slot_l3;			/* L3 (logical index) of each updater's PU: ctr_params.slot_l3 */
 	const char *shared_mem;		/* --shared-mem as given: local, interleave or node:K */
 	const char *events_spec;	/* --events as given, NULL if none */
 	struct pmu_event_spec *events;	/* --events, parsed */

@@ -29,11 +29,12 @@
 #include "reps.h"
 #include "scenario.h"
 #include "setup.h"
+#include "subsys.h"
 
 /* The seed's workers: 20 on an 80-CPU machine. */
 #define SCN_SEED_WORKERS 20
-/* Column width of the tables: the longest algorithm name is 17. */
-#define SCN_COL 18
+/* Column width of the tables: the longest algorithm name is 21 (percpu_hier_delegated). */
+#define SCN_COL 22
 
 struct scn_ctx;
 
@@ -99,6 +100,7 @@ static struct bench_config scn_config(const struct scn_ctx *c, enum bench_worklo
 	cfg.reps = c->reps;
 	cfg.pus = NULL;
 	cfg.slot_node = NULL;
+	cfg.slot_l3 = NULL;
 	if (bench_shape_parse(shape, &cfg.shape, &why))
 		die("scenario %s: bad shape '%s' (%s)", c->s->name, shape, why);
 	return cfg;
@@ -124,7 +126,8 @@ static int scn_measure(struct scn_ctx *c, struct bench_config *cfg, const struct
 	stop = stop && bench_was_interrupted();
 	free(cfg->pus);
 	free(cfg->slot_node);
-	cfg->pus = cfg->slot_node = NULL;
+	free(cfg->slot_l3);
+	cfg->pus = cfg->slot_node = cfg->slot_l3 = NULL;
 	cfg->note = NULL;
 	return stop;
 }
@@ -639,6 +642,18 @@ static void scn_admission(struct scn_ctx *c)
 	(void)stop;
 }
 
+/* --- subsys-flush-locks (bench/subsys.c) ------------------------------- */
+
+static void scn_subsys(struct scn_ctx *c)
+{
+	const struct bench_subsys_args a = {
+		.base = &c->base, .reps = c->reps, .duration_ms = c->duration_ms, .warmup_ms = c->warmup_ms,
+		.table = c->table, .raw = c->raw.fp ? c->raw.fp : c->table ? NULL : stdout,
+	};
+
+	c->failed |= bench_subsys_scenario(&a);
+}
+
 /* --- the list, and the command ------------------------------------------- */
 
 static const struct scn scn_list[] = {
@@ -656,6 +671,8 @@ static const struct scn scn_list[] = {
 	  "stat readers by the hundred: read latency per reader-side flush strategy", scn_read_storm },
 	{ "admission-staleness", "000_2f7e5ca340efc1f8.txt",
 	  "bursts of stores and frees against a limit: false rejections and overshoot", scn_admission },
+	{ "subsys-flush-locks", "kernel 6.16 (no seed)",
+	  "two rstat subsystems, one flush lock or one each: contention per subsystem", scn_subsys },
 };
 static const int scn_nr = (int)(sizeof(scn_list) / sizeof(scn_list[0]));
 
@@ -805,13 +822,15 @@ int bench_cmd_scenario(int argc, char **argv)
 	}
 	if (optind < argc)
 		die("unexpected argument '%s'", argv[optind]);
-	if (c->base.work_ns && (c->s->run == scn_read_storm || c->s->run == scn_shrinker))
+	if (c->base.work_ns && (c->s->run == scn_read_storm || c->s->run == scn_shrinker || c->s->run == scn_subsys))
 		die("--work-ns applies to the store, load, scaling and admission scenarios");
 	if (c->readers >= 0 && c->s->run != scn_read_storm)
 		die("--readers applies to the stat-read-storm scenario");
 	/* its workers are this machine's PUs, never capped */
-	if (c->no_cap && (c->s->run == scn_read_storm || c->s->run == scn_admission))
+	if (c->no_cap && (c->s->run == scn_read_storm || c->s->run == scn_admission || c->s->run == scn_subsys))
 		die("--no-cap applies to the store, load, scaling and shrinker scenarios");
+	if (algo_list && c->s->run == scn_subsys)
+		die("--algo does not apply to subsys-flush-locks (it runs rstat_llist, subsys=2, both lock modes)");
 	if (algo_list) {
 		c->nr_algos = bench_parse_algos(algo_list, c->algos);
 		c->user_algos = 1;

@@ -139,9 +139,11 @@ void bench_setup_threads(struct bench_config *cfg)
 
 	free(cfg->pus);
 	free(cfg->slot_node);
+	free(cfg->slot_l3);
 	cfg->pus = calloc(total, sizeof(int));
 	cfg->slot_node = calloc(cfg->threads, sizeof(int));
-	if (!cfg->pus || !cfg->slot_node)
+	cfg->slot_l3 = calloc(cfg->threads, sizeof(int));
+	if (!cfg->pus || !cfg->slot_node || !cfg->slot_l3)
 		die("out of memory");
 	if (topo_place(cfg->topo, cfg->placement, total, cfg->pus, &cfg->wrapped, err, sizeof(err)))
 		die("%s", err);
@@ -151,16 +153,23 @@ void bench_setup_threads(struct bench_config *cfg)
 		if (cfg->slot_node[i] < 0)
 			cfg->slot_node[i] = 0;	/* no NUMA information: one node */
 	}
+	/* which updaters share an L3, for the algorithms that group slots by it (ctr_params.slot_l3) */
+	for (int i = 0; i < cfg->threads; i++) {
+		struct topo_pu_info info;
+
+		cfg->slot_l3[i] = !topo_pu_info(cfg->topo, cfg->pus[i], &info) && info.l3 >= 0 ? info.l3 : 0;
+	}
 }
 
 void bench_setup_release(struct bench_config *cfg)
 {
 	free(cfg->pus);
 	free(cfg->slot_node);
+	free(cfg->slot_l3);
 	free(cfg->events);
 	json_decref(cfg->env);
 	topo_free(cfg->topo);
-	cfg->pus = cfg->slot_node = NULL;
+	cfg->pus = cfg->slot_node = cfg->slot_l3 = NULL;
 	cfg->events = NULL;
 	cfg->env = NULL;
 	cfg->topo = NULL;

@@ -171,6 +171,16 @@ static int ctr_init_shape(struct ctr_tree *t, const struct ctr_params *p)
 			t->slot_node[i] = p->slot_node[i];
 		}
 	}
+	if (p->slot_l3) {
+		t->slot_l3 = malloc(sizeof(int) * t->nr_cpus);
+		if (!t->slot_l3)
+			return -ENOMEM;
+		for (int i = 0; i < t->nr_cpus; i++) {
+			if (p->slot_l3[i] < 0)
+				return -EINVAL;
+			t->slot_l3[i] = p->slot_l3[i];
+		}
+	}
 	return 0;
 }
 
@@ -197,6 +207,7 @@ static void ctr_free_base(struct ctr_tree *t)
 	free(t->depth);
 	free(t->limit);
 	free(t->slot_node);
+	free(t->slot_l3);
 	free(t);
 }
 

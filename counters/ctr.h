@@ -54,6 +54,9 @@ struct ctr_params {		/* zero = default for every field but nr_nodes */
 	const char *options;	/* "key=value,..." algorithm-specific; unknown key -> EINVAL */
 	const int *slot_node;	/* NUMA node of each slot's owner, [nr_cpus]; NULL: memory goes where it
 				 * is first touched.  Given, every per-slot region is bound to its node. */
+	const int *slot_l3;	/* L3 (CCX) group of each slot's owner, [nr_cpus], >= 0: which slots share a
+				 * last-level cache (percpu_tree order=topology, percpu_hier_delegated's
+				 * mailboxes); NULL: unknown, each algorithm says what it assumes */
 };
 
 /* The registry of algorithms, in the order of counters/list.h. */

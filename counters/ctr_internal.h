@@ -55,6 +55,7 @@ struct ctr_tree {
 	int64_t batch;			/* params.batch as given (0 = the algorithm's default) */
 	int flush_period_ms;		/* params.flush_period_ms as given */
 	int *slot_node;			/* NUMA node per slot, or NULL (params.slot_node, copied) */
+	int *slot_l3;			/* L3 group per slot, or NULL (params.slot_l3, copied) */
 };
 
 /* Walk node and its ancestors up to the root. */

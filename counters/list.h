@@ -34,6 +34,9 @@
 #include "percpu_counter.h"
 #include "atomic_tree_stock.h"
 #include "striped.h"
+#include "percpu_tree.h"
+#include "percpu_hier_delegated.h"
+#include "rstat_llist.h"
 
 #define CTR_ALGO_LIST(CTR_ALGO)	\
 	CTR_ALGO(atomic_tree)	\
@@ -46,6 +49,9 @@
 	CTR_ALGO(batched_percpu)	\
 	CTR_ALGO(percpu_counter)	\
 	CTR_ALGO(atomic_tree_stock)	\
-	CTR_ALGO(striped)
+	CTR_ALGO(striped)	\
+	CTR_ALGO(percpu_tree)	\
+	CTR_ALGO(percpu_hier_delegated)	\
+	CTR_ALGO(rstat_llist)
 
 #endif /* CTR_LIST_H */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cli_scenario.sh - `ctrbench scenario`: the list names all seven; every
+# cli_scenario.sh - `ctrbench scenario`: the list names all eight; every
 # scenario's --quick form runs, exits 0 and prints the seed's rows and columns
 # (the seed's four designs first, then the rest of the suite), and its raw
 # results file holds one whole JSON line per algorithm and row, every one
@@ -80,10 +80,10 @@ N=$(echo $ALL | wc -w)
 
 "$B" scenario list >"$tmp/list" 2>&1
 for s in zswap-store-limit zswap-store-nolimit zswap-load-latency worker-scaling shrinker-count \
-	 stat-read-storm admission-staleness; do
+	 stat-read-storm admission-staleness subsys-flush-locks; do
 	grep -q "^$s " "$tmp/list" || nok "scenario list names $s"
 done
-check "scenario list names all seven" test "$(wc -l <"$tmp/list")" -eq 7
+check "scenario list names all eight" test "$(wc -l <"$tmp/list")" -eq 8
 
 scn zswap-store-limit
 check_scn zswap-store-limit "$(wc -l <"$tmp/zswap-store-limit.jsonl") results"
@@ -167,6 +167,28 @@ check "admission-staleness: rows of false rejects and overshoot" table_ok admiss
 	"refused % (audited)" "audited attempts" "false rejects" "false rejects % of refusals" "worst overshoot (pages)"
 check "admission-staleness: one raw line per algorithm, bursts recorded" raw_ok admission-staleness $N
 check "admission-staleness: charge bursts of 64" grep -q '"charge_burst":64' "$tmp/admission-staleness.jsonl"
+
+scn subsys-flush-locks
+check_scn subsys-flush-locks "two subsystems, both lock modes"
+check "subsys-flush-locks: seed 001's lock rows per subsystem, both lock modes, verified" python3 - \
+	"$tmp/subsys-flush-locks.out" "$tmp/subsys-flush-locks.jsonl" <<'PY'
+import json, sys
+lines = [l for l in open(sys.argv[1]) if not l.startswith("#")]
+assert lines[0].split()[-2:] == ["lock=global", "lock=per-tree"], lines[0]
+for sub in ("memory", "io"):
+    for row in ("contended acq/s", "lock wait s/s", "reads/s"):
+        hit = [l for l in lines if l.startswith("%s %s " % (sub, row))]
+        assert len(hit) == 1, (sub, row)
+        cells = hit[0][len(sub) + len(row) + 2:].split()
+        assert len(cells) == 2 and all(float(c) >= 0 for c in cells), hit[0]
+assert [l.split()[1:] for l in lines if l.startswith("verify ")] == [["ok", "ok"]], lines[-1]
+objs = [json.loads(l) for l in open(sys.argv[2])]
+assert [o["options"] for o in objs] == ["subsys=2,lock=global", "subsys=2,lock=per-tree"], objs
+for o in objs:
+    assert o["verify"] is True and [s["name"] for s in o["subsys"]] == ["memory", "io"], o
+    assert all(s["reads"] > 0 and s["lock_acquisitions"] >= s["reads"] for s in o["subsys"]), o
+PY
+BADVAL="--algo" bad subsys-flush-locks --quick --algo rstat_llist
 
 # --format json: the raw lines on stdout, nothing else.
 "$B" scenario admission-staleness --quick --algo atomic_tree,rstat_ratelimit --format json >"$tmp/j" 2>"$tmp/je"
