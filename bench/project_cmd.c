@@ -259,21 +259,30 @@ static void *pj_ping_main(void *arg)
 	return NULL;
 }
 
+/* The least of 5 batches: preemption of a vCPU only ever adds to a batch. */
 static double pj_one_way_ns(const struct topo *t, int a, int b)
 {
 	static _Atomic long word __attribute__((aligned(64)));
-	struct pj_ping p[2] = { { &word, t, a, 0, 20000 }, { &word, t, b, 1, 20000 } };
-	pthread_t th;
-	struct timespec t0, t1;
+	double best = -1;
 
-	atomic_store(&word, 0);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (pthread_create(&th, NULL, pj_ping_main, &p[1]))
-		return -1;
-	pj_ping_main(&p[0]);
-	pthread_join(th, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (2.0 * 20000) / 2;
+	for (int k = 0; k < 5; k++) {
+		struct pj_ping p[2] = { { &word, t, a, 0, 4000 }, { &word, t, b, 1, 4000 } };
+		pthread_t th;
+		struct timespec t0, t1;
+		double ns;
+
+		atomic_store(&word, 0);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (pthread_create(&th, NULL, pj_ping_main, &p[1]))
+			return best;
+		pj_ping_main(&p[0]);
+		pthread_join(th, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (2.0 * 4000) / 2;
+		if (best < 0 || ns < best)
+			best = ns;
+	}
+	return best;
 }
 
 /* Known answers: transfers per op the model must give exactly (within 2%). */
@@ -344,7 +353,7 @@ static int pj_validate_here(const struct proj_calib *given, int ms)
 				if (pc == PROJ_C_XCCX)
 					cal.ns[PROJ_C_XCCX_RH] = ow;
 				snprintf(cal.source, sizeof(cal.source),
-					 "this machine: CAS ping-pong PU %d <-> PU %d (class %s) %.1f ns one way, "
+					 "this machine: store ping-pong PU %d <-> PU %d (class %s) %.1f ns one way (least of 5), "
 					 "measured now; hits %.1f / RMW %.1f ns (the model's defaults)", pus[0],
 					 pus[1], topo_class_name(c), ow, cal.hit_ns, cal.hit_rmw_ns);
 			}
