@@ -41,7 +41,7 @@ ALL_LDFLAGS = -pthread $(if $(SAN),-fsanitize=$(SAN)) $(LDFLAGS)
 LIBCTR_LIBS := -pthread -lm
 
 LIB_SRC := $(wildcard counters/*.c)
-BENCH_SRC := $(wildcard bench/*.c topology/*.c pmu/*.c)
+BENCH_SRC := $(wildcard bench/*.c topology/*.c pmu/*.c project/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 # Concurrency tests (tests/test_mt_*.c) run under ThreadSanitizer, the rest under ASan+UBSan.
 MT_TEST_SRC := $(filter tests/test_mt_%.c,$(TEST_SRC))
@@ -102,6 +102,17 @@ $(BUILD)/obj/bench/env.o: EXTRA_DEFS = -DCTRBENCH_COMMIT='"$(CTRBENCH_COMMIT)"' 
 $(BUILD)/obj/bench/cmd-report.o: $(BUILD)/build-id
 $(BUILD)/obj/bench/cmd-report.o: EXTRA_DEFS = -DCTRBENCH_SCRIPTS_DIR='"$(abspath scripts)"'
 
+# The projection's copy of libctr (docs/projection.md): the same sources compiled again with
+# GCC's TSan instrumentation, every symbol renamed proj_*, linked against project/rt.c instead of
+# libtsan.  Its own flags: -O2 as the benchmark's, whatever SAN this build is.
+PROJ_OBJ := $(patsubst counters/%.c,$(BUILD)/proj/%.o,$(LIB_SRC))
+PROJ_LIB := $(BUILD)/proj/libctr_proj.o
+$(BUILD)/proj/%.o: counters/%.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) -g -std=gnu11 -Wall -Wextra -Werror -pthread -O2 -fsanitize=thread -MMD -MP -c -o $@ $<
+$(PROJ_LIB): $(PROJ_OBJ) scripts/proj-rename.sh
+	$(call say,GEN,$@)scripts/proj-rename.sh $@ $(PROJ_OBJ)
+
 $(BUILD)/libctr.a: $(LIB_OBJ)
 	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
@@ -123,11 +134,11 @@ $(BUILD)/include/ctr.h: counters/ctr.h
 	$(Q)cp $< $@
 
 $(BENCH_OBJ) $(call obj,$(TEST_SRC)): | $(BUILD)/deps-ok
-$(BUILD)/ctrbench: $(BENCH_OBJ) $(BUILD)/libctr.a
-	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $(BENCH_OBJ) $(BUILD)/libctr.a $(BENCH_LIBS)
+$(BUILD)/ctrbench: $(BENCH_OBJ) $(PROJ_LIB) $(BUILD)/libctr.a
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $(BENCH_OBJ) $(PROJ_LIB) $(BUILD)/libctr.a $(BENCH_LIBS)
 
 # Tests link the library and the harness objects they exercise (not main.c).
-TEST_LINK_OBJ := $(filter-out $(BUILD)/obj/bench/main.o,$(BENCH_OBJ))
+TEST_LINK_OBJ := $(filter-out $(BUILD)/obj/bench/main.o,$(BENCH_OBJ)) $(PROJ_LIB)
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TEST_LINK_OBJ) $(BUILD)/libctr.a
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_LINK_OBJ) $(BUILD)/libctr.a $(TEST_LIBS) $(BENCH_LIBS)
@@ -253,4 +264,4 @@ clean:
 # Keep objects of test binaries (make would delete them as intermediates and rebuild each time).
 .SECONDARY:
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/pic $(BUILD)/proj -name "*.d" 2>/dev/null)

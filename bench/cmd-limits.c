@@ -274,6 +274,7 @@ static double lim_harness(struct lim_ctx *c, const char *name, const char *shape
 	cfg.options = options;
 	cfg.pus = NULL;
 	cfg.slot_node = NULL;
+	cfg.slot_l3 = NULL;
 	if (!ba || bench_shape_parse(shape, &cfg.shape, &why))
 		die("limits: %s on %s cannot run", name, shape);
 	bench_setup_threads(&cfg);
@@ -292,6 +293,7 @@ static double lim_harness(struct lim_ctx *c, const char *name, const char *shape
 	}
 	free(cfg.pus);
 	free(cfg.slot_node);
+	free(cfg.slot_l3);
 	bench_shape_free(&cfg.shape);
 	return ns;
 }

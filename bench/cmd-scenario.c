@@ -988,6 +988,11 @@ int bench_cmd_scenario(int argc, char **argv)
 			c->s = &scn_list[i];
 	if (!c->s)
 		die("unknown scenario '%s' (want %s)", argv[1], scn_names());
+	for (int i = 2; i < argc; i++)
+		if (!strncmp(argv[i], "--project", 9)) {	/* the projection instead of a run */
+			free(c);
+			return bench_scenario_project(argc, argv);
+		}
 	scn_parse(argc, argv, c, &algo_list, &out);
 	scn_defaults(c, algo_list);
 	c->base.flush_period_ms = c->flush_period_ms;

@@ -12,6 +12,7 @@
 #include "builtin.h"
 #include "cli.h"
 #include "env.h"
+#include "project_cmd.h"
 #include "schema.h"
 
 static const char *bench_usage =
@@ -63,6 +64,7 @@ static const struct {
 	{ "schema", bench_cmd_schema },
 	{ "c2c", bench_cmd_c2c },
 	{ "limits", bench_cmd_limits },
+	{ "project", bench_cmd_project },
 };
 
 int main(int argc, char **argv)

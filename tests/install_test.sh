@@ -64,8 +64,8 @@ check "bash completion: commands and run's flags" bash -c '
 	[ "${COMPREPLY[*]}" = sweep ] || { echo "commands: ${COMPREPLY[*]}" >&2; exit 1; }
 	COMP_WORDS=(build/ctrbench run --thr); COMP_CWORD=2; _ctrbench
 	[ "${COMPREPLY[*]}" = --threads ] || { echo "flags: ${COMPREPLY[*]}" >&2; exit 1; }
-	COMP_WORDS=(build/ctrbench run --algo atomic_tree,percpu_h); COMP_CWORD=3; _ctrbench
-	[ "${COMPREPLY[*]}" = atomic_tree,percpu_hier ] || { echo "algos: ${COMPREPLY[*]}" >&2; exit 1; }'
+	COMP_WORDS=(build/ctrbench run --algo atomic_tree,stri); COMP_CWORD=3; _ctrbench
+	[ "${COMPREPLY[*]}" = atomic_tree,striped ] || { echo "algos: ${COMPREPLY[*]}" >&2; exit 1; }'
 
 # A user's CFLAGS win over the default -O2, and a changed flag rebuilds.
 make -n V=1 BUILD="$tmp/o3" CFLAGS=-O3 "$tmp/o3/obj/counters/ctr.o" >"$tmp/out" 2>"$tmp/err"

@@ -1,0 +1,620 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * project_cmd.c - `ctrbench project`: the coherence projection of
+ * project/ (docs/projection.md) on a topology, its validation against known
+ * answers and against what this machine (or a results file) measured.
+ * Every figure it prints is projected and says so, with its calibration.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../project/proj.h"
+#include "../topology/topo.h"
+#include "cli.h"
+#include "project_cmd.h"
+#include "run.h"
+#include "setup.h"
+
+/* ---- calibration from a c2c file ---- */
+
+int proj_calib_load(struct proj_calib *c, const char *path, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *root = json_load_file(path, JSON_DISABLE_EOF_CHECK, &je), *cal, *ns;
+	static const struct { const char *key; int cls[2]; } map[] = {
+		{ "smt", { PROJ_C_SMT, -1 } },
+		{ "ccx", { PROJ_C_CCX, -1 } },
+		/* c2c pools the homes: one figure for both home cases of another L3 */
+		{ "numa", { PROJ_C_XCCX, PROJ_C_XCCX_RH } },
+		{ "package", { PROJ_C_XCCX, PROJ_C_XCCX_RH } },
+		{ "remote", { PROJ_C_SOCKET, -1 } },
+	};
+	int got = 0;
+
+	proj_calib_default(c);
+	if (!root) {
+		snprintf(err, errlen, "--calibration '%s': %s", path, je.text);
+		return -EINVAL;
+	}
+	cal = json_object_get(root, "calibration");
+	if (!cal && json_is_string(json_object_get(root, "kind")) &&
+	    !strcmp(json_string_value(json_object_get(root, "kind")), "c2c-calibration"))
+		cal = root;
+	ns = cal ? json_object_get(cal, "one_way_ns") : NULL;
+	if (!json_is_object(ns)) {
+		snprintf(err, errlen, "--calibration '%s': no calibration.one_way_ns (a ctrbench c2c --format json line)",
+			 path);
+		json_decref(root);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		json_t *v = json_object_get(ns, map[i].key);
+
+		if (!json_is_number(v))
+			continue;
+		if (json_number_value(v) <= 0) {
+			snprintf(err, errlen, "--calibration '%s': one_way_ns.%s = %g", path, map[i].key,
+				 json_number_value(v));
+			json_decref(root);
+			return -EINVAL;
+		}
+		for (int k = 0; k < 2; k++)
+			if (map[i].cls[k] >= 0)
+				c->ns[map[i].cls[k]] = json_number_value(v);
+		got++;
+	}
+	if (!got) {
+		snprintf(err, errlen, "--calibration '%s': one_way_ns names no class (smt, ccx, numa, package, remote)",
+			 path);
+		json_decref(root);
+		return -EINVAL;
+	}
+	snprintf(c->source, sizeof(c->source), "%s (ctrbench c2c, %d classes measured; the rest the Genoa defaults)",
+		 path, got);
+	json_decref(root);
+	return 0;
+}
+
+/* ---- one projection, printed ---- */
+
+struct pj_opts {
+	const char *algos, *workload, *shape, *placement, *topology, *calib_path, *options;
+	int threads, readers, json, flush_period_ms, read_node;
+	long ops, reads, warmup;
+	int64_t work_ns, read_interval_ns;
+};
+
+static enum proj_workload pj_workload(const char *w)
+{
+	if (!strcmp(w, "update"))
+		return PROJ_W_UPDATE;
+	if (!strcmp(w, "charge"))
+		return PROJ_W_CHARGE;
+	if (!strcmp(w, "readers"))
+		return PROJ_W_READERS;
+	die("project: unknown --workload '%s' (update, charge or readers)", w);
+}
+
+double pj_total(const double *x)
+{
+	double s = 0;
+
+	for (int k = 0; k < PROJ_NR_CLASSES; k++)
+		s += x[k];
+	return s;
+}
+
+/* Run one algorithm on a loaded topology; dies on bad input. */
+void bench_project_one(const char *algo, enum proj_workload w, const char *shape, int threads, int readers,
+		       const struct topo *topo, const char *placement, const struct proj_calib *cal,
+		       const char *options, int flush_period_ms, int64_t work_ns, int64_t read_interval_ns,
+		       int read_node, long ops, long reads, long warmup, struct proj_result *res, double *secs)
+{
+	struct bench_shape s;
+	struct proj_config pc = { 0 };
+	const char *why;
+	char err[256];
+	int *pus;
+	struct timespec t0, t1;
+
+	if (bench_shape_parse(shape, &s, &why))
+		die("project: bad --shape '%s' (%s)", shape, why);
+	pus = calloc(threads + readers, sizeof(int));
+	if (!pus)
+		die("project: out of memory");
+	if (topo_place(topo, placement, threads + readers, pus, NULL, err, sizeof(err)))
+		die("project: %s", err);
+	pc.algo = algo;
+	pc.workload = w;
+	pc.nr_nodes = s.nr_nodes;
+	pc.parent = s.parent;
+	pc.nr_leaves = s.nr_leaves;
+	pc.leaves = s.leaves;
+	pc.depth = s.depth;
+	pc.threads = threads;
+	pc.readers = w == PROJ_W_READERS ? readers : 0;
+	pc.topo = topo;
+	pc.pus = pus;
+	pc.options = options;
+	pc.flush_period_ms = flush_period_ms;
+	pc.work_ns = work_ns;
+	pc.read_interval_ns = read_interval_ns;
+	pc.read_node = read_node;
+	pc.ops = ops;
+	pc.reads = reads;
+	pc.warmup_ops = warmup;
+	pc.calib = cal;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (proj_run(&pc, res, err, sizeof(err)))
+		die("%s", err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (secs)
+		*secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	free(pus);
+	bench_shape_free(&s);
+}
+
+static void pj_print_header(const struct pj_opts *o, const struct topo *topo, const struct proj_calib *cal)
+{
+	printf("# PROJECTED (model, not measured): coherence projection of libctr's own code, docs/projection.md\n");
+	printf("# calibration: %s\n", cal->source);
+	printf("#   one-way ns: smt %.0f, ccx %.0f, xccx %.0f (home on socket) / xccx_rh %.0f (home on the other), "
+	       "socket %.0f, dram %.0f; hit %.1f, RMW hit %.1f\n", cal->ns[PROJ_C_SMT], cal->ns[PROJ_C_CCX],
+	       cal->ns[PROJ_C_XCCX], cal->ns[PROJ_C_XCCX_RH], cal->ns[PROJ_C_SOCKET], cal->ns[PROJ_C_DRAM], cal->hit_ns,
+	       cal->hit_rmw_ns);
+	printf("# topology: %s (%d PUs); placement %s; %d updaters", topo_spec(topo), topo_nr_pus(topo), o->placement,
+	       o->threads);
+	if (!strcmp(o->workload, "readers"))
+		printf(" + %d readers (%ld reads each)", o->readers, o->reads);
+	printf("; workload %s; shape %s; %ld ops per updater after %ld of warmup\n", o->workload, o->shape, o->ops,
+	       o->warmup);
+	printf("%-22s %8s %8s %8s %8s %8s %8s %8s %22s %12s\n", "algo (projected)", "xfer/op", "smt", "ccx", "xccx",
+	       "xccx_rh", "socket", "dram", "ns/op overlap..serial", "lock cont/s");
+}
+
+static void pj_print_row(const char *algo, const struct proj_result *r)
+{
+	const double ops = r->ops ? (double)r->ops : 1;
+
+	printf("%-22s %8.3f", algo, pj_total(r->xfer) / ops);
+	for (int k = 0; k < PROJ_NR_CLASSES; k++)
+		printf(" %8.3f", r->xfer[k] / ops);
+	printf(" %10.1f..%-11.1f %12.1f\n", r->ns_overlap / ops, r->ns_serial / ops,
+	       r->elapsed_ns > 0 ? (double)r->lock_contended / (r->elapsed_ns / 1e9) : 0.0);
+	if (r->reads) {
+		const double n = (double)r->reads;
+
+		printf("%-22s %8.3f", "  reads", pj_total(r->rxfer) / n);
+		for (int k = 0; k < PROJ_NR_CLASSES; k++)
+			printf(" %8.3f", r->rxfer[k] / n);
+		printf(" %10.1f..%-11.1f %12s\n", r->rns_overlap / n, r->rns_serial / n, "(per read)");
+	}
+}
+
+static void pj_print_json(const struct pj_opts *o, const char *algo, const struct topo *topo,
+			  const struct proj_calib *cal, const struct proj_result *r, double secs)
+{
+	json_t *x = json_object(), *rx = json_object();
+	const double ops = r->ops ? (double)r->ops : 1, n = r->reads ? (double)r->reads : 1;
+	json_t *line;
+
+	for (int k = 0; k < PROJ_NR_CLASSES; k++) {
+		json_object_set_new(x, proj_class_names[k], json_real(r->xfer[k] / ops));
+		json_object_set_new(rx, proj_class_names[k], json_real(r->rxfer[k] / n));
+	}
+	line = json_pack("{s:s,s:i,s:s,s:s,s:s,s:i,s:i,s:s,s:s,s:s,s:I,s:o,s:{s:f,s:f},s:o,s:{s:f,s:f},s:f,s:f,s:I,s:f,s:f}",
+			 "kind", "projected", "schema", 1, "algo", algo, "workload", o->workload, "shape", o->shape,
+			 "threads", o->threads, "readers", o->readers, "placement", o->placement,
+			 "topology", topo_spec(topo), "calibration", cal->source, "ops", (json_int_t)r->ops,
+			 "transfers_per_op", x, "ns_per_op", "overlap", r->ns_overlap / ops, "serial",
+			 r->ns_serial / ops, "read_transfers", rx, "ns_per_read", "overlap", r->rns_overlap / n,
+			 "serial", r->rns_serial / n, "virtual_s", r->elapsed_ns / 1e9, "lock_contended_per_s",
+			 r->elapsed_ns > 0 ? (double)r->lock_contended / (r->elapsed_ns / 1e9) : 0.0,
+			 "lock_acquisitions", (json_int_t)r->lock_acq, "lock_wait_s_per_s",
+			 r->elapsed_ns > 0 ? r->lock_wait_ns / r->elapsed_ns : 0.0, "model_seconds", secs);
+	json_object_set_new(line, "model_accesses", json_real(r->accesses));
+	json_dumpf(line, stdout, JSON_COMPACT);
+	putchar('\n');
+	json_decref(line);
+}
+
+/* ---- validation ---- */
+
+static int pj_flag(double ratio)
+{
+	return !(ratio >= 0.5 && ratio <= 2.0);
+}
+
+/*
+ * One-way transfer between PUs a and b of this machine: a CAS ping-pong on
+ * one line, round trip / 2 (the figure ctrbench c2c gives, done briefly).
+ */
+struct pj_ping {
+	_Atomic long *word;
+	const struct topo *t;
+	int pu, me;
+	long rounds;
+};
+
+static void *pj_ping_main(void *arg)
+{
+	struct pj_ping *p = arg;
+
+	topo_bind_self(p->t, p->pu);
+	for (long i = 0; i < p->rounds; i++) {
+		long want = 2 * i + p->me;
+
+		while (atomic_load_explicit(p->word, memory_order_acquire) != want)
+			;
+		atomic_store_explicit(p->word, want + 1, memory_order_release);
+	}
+	return NULL;
+}
+
+/* The least of 5 batches: preemption of a vCPU only ever adds to a batch. */
+static double pj_one_way_ns(const struct topo *t, int a, int b)
+{
+	static _Atomic long word __attribute__((aligned(64)));
+	double best = -1;
+
+	for (int k = 0; k < 5; k++) {
+		struct pj_ping p[2] = { { &word, t, a, 0, 4000 }, { &word, t, b, 1, 4000 } };
+		pthread_t th;
+		struct timespec t0, t1;
+		double ns;
+
+		atomic_store(&word, 0);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (pthread_create(&th, NULL, pj_ping_main, &p[1]))
+			return best;
+		pj_ping_main(&p[0]);
+		pthread_join(th, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (2.0 * 4000) / 2;
+		if (best < 0 || ns < best)
+			best = ns;
+	}
+	return best;
+}
+
+/* Known answers: transfers per op the model must give exactly (within 2%). */
+static int pj_validate_known(const struct topo *topo, const struct proj_calib *cal)
+{
+	static const struct { const char *what, *algo, *shape; int threads; double want; } k[] = {
+		{ "private counter (percpu_hier, own slot)", "percpu_hier", "chain:1", 2, 0 },
+		{ "one shared atomic, 2 threads alternating", "atomic_tree", "chain:1", 2, 1 },
+		{ "false-shared pair: 2 threads storing to their own word of one line", "=false-shared", "chain:1", 2, 1 },
+		{ "the same pair padded to a line each", "=padded", "chain:1", 2, 0 },
+		{ "atomic_tree depth 4, 2 threads", "atomic_tree", "chain:4", 2, 4 },
+		{ "atomic_tree depth 8, 2 threads", "atomic_tree", "chain:8", 2, 8 },
+		{ "percpu_hier depth 8, 2 threads", "percpu_hier", "chain:8", 2, 0 },
+	};
+	int bad = 0;
+
+	printf("# validation 1: patterns with known answers (transfers per update, projected)\n");
+	printf("%-66s %10s %10s %s\n", "pattern", "projected", "expected", "");
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		struct proj_result r;
+		double got, want = k[i].want;
+
+		bench_project_one(k[i].algo, PROJ_W_UPDATE, k[i].shape, k[i].threads, 0, topo, "compact", cal,
+				  NULL, 0, 0, 0, 0, 2000, 0, 200, &r, NULL);
+		got = pj_total(r.xfer) / (double)r.ops;
+		printf("%-66s %10.3f %10.3f %s\n", k[i].what, got, want,
+		       fabs(got - want) <= 0.02 * (want > 1 ? want : 1) ? "ok" : "FAIL");
+		bad += fabs(got - want) > 0.02 * (want > 1 ? want : 1);
+	}
+	return bad;
+}
+
+/* This machine: measure 1- and 2-thread runs, project them on this machine's topology. */
+static int pj_validate_here(const struct proj_calib *given, int ms)
+{
+	static const struct { const char *algo, *shape; int threads; } k[] = {
+		{ "atomic_tree", "chain:1", 1 }, { "atomic_tree", "chain:8", 1 },
+		{ "percpu_hier", "chain:8", 1 }, { "atomic_tree", "chain:1", 2 },
+		{ "atomic_tree", "chain:8", 2 }, { "percpu_hier", "chain:8", 2 },
+		{ "striped", "chain:4", 2 },
+	};
+	struct bench_config cfg;
+	struct proj_calib cal = *given;
+	/* counted before any run: the runs bind this thread, which narrows its affinity */
+	const int cpus = topo_nr_cpus();
+	int flagged = 0, two = cpus >= 2;
+	char buf[64];
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.workload = BENCH_UPDATE;
+	cfg.duration_ms = ms;
+	cfg.warmup_ms = ms / 4;
+	cfg.reps = 1;
+	cfg.read_node = BENCH_READ_RANDOM;
+	bench_setup_machine(&cfg, NULL, NULL);
+	if (two && !strncmp(given->source, "default", 7)) {
+		int pus[2];
+		char err[128];
+
+		if (!topo_place(cfg.topo, "compact", 2, pus, NULL, err, sizeof(err))) {
+			double ow = pj_one_way_ns(cfg.topo, pus[0], pus[1]);
+			int c = topo_class_of(cfg.topo, pus[0], pus[1]);
+			int pc = c == TOPO_CLASS_SMT ? PROJ_C_SMT : c == TOPO_CLASS_CCX ? PROJ_C_CCX :
+				 c == TOPO_CLASS_REMOTE ? PROJ_C_SOCKET : PROJ_C_XCCX;
+
+			if (ow > 0) {
+				cal.ns[pc] = ow;
+				if (pc == PROJ_C_XCCX)
+					cal.ns[PROJ_C_XCCX_RH] = ow;
+				snprintf(cal.source, sizeof(cal.source),
+					 "this machine: store ping-pong PU %d <-> PU %d (class %s) %.1f ns one way (least of 5), "
+					 "measured now; hits %.1f / RMW %.1f ns (the model's defaults)", pus[0],
+					 pus[1], topo_class_name(c), ow, cal.hit_ns, cal.hit_rmw_ns);
+			}
+		}
+	}
+	printf("# validation 2: this machine, measured (%d ms, 1 rep) vs projected on its own topology\n", ms);
+	printf("# calibration: %s\n", cal.source);
+	printf("%-12s %-8s %3s %12s %24s %10s\n", "algo", "shape", "thr", "measured ns", "projected ns overlap..serial",
+	       "meas/proj");
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		const struct bench_algo *ba = bench_algo_find(k[i].algo);
+		struct bench_result br;
+		struct proj_result r;
+		const char *why;
+		double lo, hi, ratio;
+
+		if (k[i].threads > cpus)
+			continue;
+		cfg.threads = k[i].threads;
+		if (bench_shape_parse(k[i].shape, &cfg.shape, &why))
+			die("project: %s", why);
+		bench_setup_threads(&cfg);
+		memset(&br, 0, sizeof(br));
+		if (bench_run_one(&cfg, ba, &br))
+			die("project --validate: %s would not run here", k[i].algo);
+		bench_project_one(k[i].algo, PROJ_W_UPDATE, k[i].shape, k[i].threads, 0, cfg.topo, cfg.placement,
+				  &cal, NULL, 0, 0, 0, 0, 20000, 0, 2000, &r, NULL);
+		lo = r.ns_overlap / (double)r.ops;
+		hi = r.ns_serial / (double)r.ops;
+		/* measured against the band: inside it is ratio 1, outside the distance to its nearer end */
+		ratio = br.ns_per_op < lo ? br.ns_per_op / lo : br.ns_per_op > hi ? br.ns_per_op / hi : 1.0;
+		snprintf(buf, sizeof(buf), "%.1f..%.1f", lo, hi);
+		printf("%-12s %-8s %3d %12.1f %24s %10.2f %s\n", k[i].algo, k[i].shape, k[i].threads, br.ns_per_op, buf,
+		       ratio, pj_flag(ratio) ? "OUTSIDE 0.5-2x" : "");
+		flagged += pj_flag(ratio);
+		bench_result_free(&br);
+		free(cfg.pus);
+		free(cfg.slot_node);
+		free(cfg.slot_l3);
+		cfg.pus = cfg.slot_node = cfg.slot_l3 = NULL;
+		bench_shape_free(&cfg.shape);
+	}
+	printf("# meas/proj: measured ns/op over the nearer end of the projected band (1.00: inside it); "
+	       "%d outside 0.5-2x\n", flagged);
+	bench_setup_release(&cfg);
+	return flagged;
+}
+
+/* --against FILE: each measured update line of FILE beside its projection on --topology. */
+static int pj_against(const char *path, const struct topo *topo, const struct proj_calib *cal, long ops)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	int flagged = 0, n = 0;
+
+	if (!f)
+		die("project: --against '%s': %s", path, strerror(errno));
+	printf("# --against %s: measured ns/op of each result line vs projected on %s\n", path, topo_spec(topo));
+	printf("# calibration: %s\n", cal->source);
+	printf("%-18s %-8s %-10s %3s %-10s %12s %24s %10s\n", "algo", "workload", "shape", "thr", "placement",
+	       "measured ns", "projected overlap..serial", "meas/proj");
+	while (getline(&line, &cap, f) > 0) {
+		json_t *o = json_loads(line, 0, NULL);
+		const char *algo, *wl, *shape, *pl;
+		int threads;
+		double meas, lo, hi, ratio;
+		struct proj_result r;
+		char buf[64];
+
+		if (!o)
+			continue;
+		algo = json_string_value(json_object_get(o, "algo"));
+		wl = json_string_value(json_object_get(o, "workload"));
+		shape = json_string_value(json_object_get(o, "shape"));
+		pl = json_string_value(json_object_get(o, "placement"));
+		threads = (int)json_integer_value(json_object_get(o, "threads"));
+		meas = json_number_value(json_object_get(o, "ns_per_op"));
+		if (!algo || !wl || !shape || threads < 1 || meas <= 0 || !proj_ctr_algo_find(algo) ||
+		    !strcmp(wl, "readers")) {
+			json_decref(o);
+			continue;
+		}
+		bench_project_one(algo, pj_workload(wl), shape, threads, 0, topo, pl ? pl : "compact", cal, NULL, 0,
+				  (int64_t)json_integer_value(json_object_get(o, "work_ns")), 0, 0, ops, 0, ops / 10, &r,
+				  NULL);
+		lo = r.ns_overlap / (double)r.ops;
+		hi = r.ns_serial / (double)r.ops;
+		ratio = meas < lo ? meas / lo : meas > hi ? meas / hi : 1.0;
+		snprintf(buf, sizeof(buf), "%.1f..%.1f", lo, hi);
+		printf("%-18s %-8s %-10s %3d %-10s %12.1f %24s %10.2f %s\n", algo, wl, shape, threads,
+		       pl ? pl : "compact", meas, buf, ratio, pj_flag(ratio) ? "OUTSIDE 0.5-2x" : "");
+		flagged += pj_flag(ratio);
+		n++;
+		json_decref(o);
+	}
+	free(line);
+	fclose(f);
+	if (!n)
+		die("project: --against '%s' holds no result line the projection can take (update or charge)", path);
+	printf("# %d lines, %d outside 0.5-2x\n", n, flagged);
+	return flagged;
+}
+
+static const char pj_help[] =
+	"usage: ctrbench project --algo A[,B...] --shape S --threads N --topology SPEC [options]\n"
+	"       ctrbench project --validate [--calibration FILE]\n"
+	"       ctrbench project --against RESULTS.jsonl --topology SPEC [--calibration FILE]\n"
+	"Projects libctr's real code (its loads, stores and RMWs, recorded by an instrumented copy) onto a\n"
+	"MESI model of the topology.  Every figure is PROJECTED, not measured (docs/projection.md).\n"
+	"  --algo LIST             algorithms (ctrbench list); no default\n"
+	"  --workload W            update (default), charge or readers\n"
+	"  --shape S               chain:D or tree:AxB...; no default\n"
+	"  --threads N             updaters; no default\n"
+	"  --readers R             readers workload: reader threads (default 1)\n"
+	"  --placement P           compact (default), scatter, ccx, numa, smt, list:...\n"
+	"  --topology SPEC         hwloc synthetic spec or XML (default: this machine)\n"
+	"  --calibration FILE      ctrbench c2c --format json output (default: published Genoa figures)\n"
+	"  --ops N                 measured operations per updater (default 2000), after N/10 of warmup\n"
+	"  --reads N               readers: measured reads per reader (default 20); every thread runs on\n"
+	"                          until all have done theirs, so both sides see the same load\n"
+	"  --work-ns N             private work after each update (default 0)\n"
+	"  --read-interval-us N    readers: pause between reads (default 0)\n"
+	"  --read-node N           readers: node read (default 0, the root)\n"
+	"  --options K=V,...       the algorithm's options\n"
+	"  --flush-period-ms N     periodic flusher period (default: the algorithm's)\n"
+	"  --format table|json     (default table); json lines carry \"kind\": \"projected\"\n"
+	"  --validate              known-answer patterns, then this machine's 1- and 2-thread runs\n"
+	"  --against FILE          measured lines of FILE vs their projection\n"
+	"example: ctrbench project --algo atomic_tree,percpu_hier --shape chain:8 --threads 96 \\\n"
+	"             --placement scatter --topology \"pack:2 [numa] l3:12 core:8 pu:2\"\n";
+
+int bench_cmd_project(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "algo", required_argument, NULL, 'a' },
+		{ "workload", required_argument, NULL, 'w' },
+		{ "shape", required_argument, NULL, 's' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "readers", required_argument, NULL, 'r' },
+		{ "placement", required_argument, NULL, 'p' },
+		{ "topology", required_argument, NULL, 'T' },
+		{ "calibration", required_argument, NULL, 'c' },
+		{ "ops", required_argument, NULL, 'n' },
+		{ "reads", required_argument, NULL, 'R' },
+		{ "work-ns", required_argument, NULL, 'X' },
+		{ "read-interval-us", required_argument, NULL, 'i' },
+		{ "read-node", required_argument, NULL, 'N' },
+		{ "options", required_argument, NULL, 'o' },
+		{ "flush-period-ms", required_argument, NULL, 'P' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "validate", no_argument, NULL, 'V' },
+		{ "against", required_argument, NULL, 'A' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pj_opts o = { .workload = "update", .placement = "compact", .readers = 1, .ops = 2000, .reads = 20 };
+	const char *against = NULL;
+	int validate = 0, c, bad = 0;
+	struct proj_calib cal;
+	struct topo *topo;
+	char err[256];
+
+	bench_help(argc, argv, pj_help);
+	while ((c = bench_getopt(argc, argv, opts)) != -1) {
+		switch (c) {
+		case 'a': o.algos = optarg; break;
+		case 'w': o.workload = optarg; break;
+		case 's': o.shape = optarg; break;
+		case 't': o.threads = bench_parse_int("threads", optarg, 1, 4096); break;
+		case 'r': o.readers = bench_parse_int("readers", optarg, 0, 100000); break;
+		case 'p': o.placement = optarg; break;
+		case 'T': o.topology = optarg; break;
+		case 'c': o.calib_path = optarg; break;
+		case 'n': o.ops = bench_parse_int("ops", optarg, 1, 100000000); break;
+		case 'R': o.reads = bench_parse_int("reads", optarg, 1, 100000000); break;
+		case 'X': o.work_ns = bench_parse_int("work-ns", optarg, 0, 1000000000); break;
+		case 'i': o.read_interval_ns = (int64_t)bench_parse_int("read-interval-us", optarg, 0, 100000000) * 1000; break;
+		case 'N': o.read_node = bench_parse_int("read-node", optarg, 0, 1 << 20); break;
+		case 'o': o.options = optarg; break;
+		case 'P': o.flush_period_ms = bench_parse_int("flush-period-ms", optarg, 1, 1000000); break;
+		case 'f': o.json = bench_parse_table_json("project", optarg); break;
+		case 'V': validate = 1; break;
+		case 'A': against = optarg; break;
+		default: bench_die_getopt(c, argv);
+		}
+	}
+	if (optind < argc)
+		die("project: unexpected argument '%s'", argv[optind]);
+	o.warmup = o.ops / 10;
+	if (o.calib_path) {
+		if (proj_calib_load(&cal, o.calib_path, err, sizeof(err)))
+			die("project: %s", err);
+	} else {
+		proj_calib_default(&cal);
+	}
+	topo = topo_load(o.topology, err, sizeof(err));
+	if (!topo)
+		die("project: %s", err);
+	if (validate) {
+		bad = pj_validate_known(topo, &cal);
+		printf("\n");
+		pj_validate_here(&cal, 200);
+		topo_free(topo);
+		return bad ? 1 : 0;
+	}
+	if (against) {
+		pj_against(against, topo, &cal, o.ops);
+		topo_free(topo);
+		return 0;
+	}
+	{
+		static const char *const names[] = { "--algo", "--shape", "--threads" };
+		const int missing[] = { !o.algos, !o.shape, !o.threads };
+
+		bench_need("project", names, missing, 3, "(or --validate, or --against FILE)");
+	}
+	if (o.read_node >= 0 && o.shape) {
+		struct bench_shape s;
+		const char *why;
+
+		if (bench_shape_parse(o.shape, &s, &why))
+			die("project: bad --shape '%s' (%s)", o.shape, why);
+		if (o.read_node >= s.nr_nodes)
+			die("project: --read-node %d: the shape has %d nodes", o.read_node, s.nr_nodes);
+		bench_shape_free(&s);
+	}
+	(void)pj_workload(o.workload);
+	{
+		char *list = strdup(o.algos), *save = NULL;
+
+		if (!list)
+			die("project: out of memory");
+		for (char *a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save))
+			if (!proj_ctr_algo_find(a))
+				die("project: unknown --algo '%s' (ctrbench list)", a);
+		free(list);
+	}
+	if (!o.json)
+		pj_print_header(&o, topo, &cal);
+	{
+		char *list = strdup(o.algos), *save = NULL;
+
+		if (!list)
+			die("project: out of memory");
+		for (char *a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
+			struct proj_result r;
+			double secs;
+
+			if (!proj_ctr_algo_find(a))
+				die("project: unknown --algo '%s' (ctrbench list)", a);
+			bench_project_one(a, pj_workload(o.workload), o.shape, o.threads, o.readers, topo, o.placement,
+					  &cal, o.options, o.flush_period_ms, o.work_ns, o.read_interval_ns, o.read_node,
+					  o.ops, o.reads, o.warmup, &r, &secs);
+			if (o.json)
+				pj_print_json(&o, a, topo, &cal, &r, secs);
+			else
+				pj_print_row(a, &r);
+			fflush(stdout);
+		}
+		free(list);
+	}
+	topo_free(topo);
+	return 0;
+}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * proj.h - the coherence projection: libctr's own code, compiled a second
+ * time with GCC's -fsanitize=thread instrumentation (build/proj/), run one
+ * virtual thread at a time on a modelled many-core machine.
+ *
+ * The instrumented copy never links libtsan: every symbol it defines is
+ * renamed proj_<name> (so it sits beside the benchmark's libctr in one
+ * binary) and every call it makes to the TSan entry points, the allocator,
+ * pthread locks, clocks and yields is renamed proj_<name> too and lands in
+ * project/rt.c, which reports each load, store and RMW on the tree's own
+ * allocations to the model (project/sim.c) and gives the code virtual time
+ * and virtual locks.  The benchmark build is not touched: its objects are
+ * byte-identical with or without project/ (tests/cli_project.sh).
+ */
+#ifndef PROJ_H
+#define PROJ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../topology/topo.h"
+
+/* Kinds of access the runtime reports. */
+enum proj_kind { PROJ_LOAD, PROJ_STORE, PROJ_RMW, PROJ_FENCE };
+
+/*
+ * Cost classes of one access that is not a hit in the accessor's own
+ * cache, in the calibration's terms.
+ */
+enum proj_class {
+	PROJ_C_SMT,		/* from the SMT sibling (same core) */
+	PROJ_C_CCX,		/* from another core of the same L3 */
+	PROJ_C_XCCX,		/* from another L3 of the same socket, line's home on this socket */
+	PROJ_C_XCCX_RH,		/* ... line's home on the other socket */
+	PROJ_C_SOCKET,		/* from the other socket */
+	PROJ_C_DRAM,		/* from memory: no cache held it (first touch) */
+	PROJ_NR_CLASSES,
+};
+extern const char *const proj_class_names[PROJ_NR_CLASSES];
+
+/* ns per access by class, and where the figures come from. */
+struct proj_calib {
+	double ns[PROJ_NR_CLASSES];
+	double hit_ns;		/* a load or store that hits the accessor's own cache */
+	double hit_rmw_ns;	/* an atomic RMW that hits (a locked instruction is slow even then) */
+	char source[256];	/* printed with every projection */
+};
+/* The default: published Genoa one-way figures (see docs/projection.md). */
+void proj_calib_default(struct proj_calib *c);
+/* A `ctrbench c2c --format json` file; 0, or -EINVAL with a one-line message in err. */
+int proj_calib_load(struct proj_calib *c, const char *path, char *err, size_t errlen);
+
+enum proj_workload { PROJ_W_UPDATE, PROJ_W_CHARGE, PROJ_W_READERS };
+
+/* One projected configuration: as `ctrbench run` would run it. */
+struct proj_config {
+	const char *algo;		/* a libctr algorithm name */
+	enum proj_workload workload;
+	int nr_nodes;			/* the shape */
+	const int *parent;
+	int nr_leaves;
+	const int *leaves;		/* worker i updates leaves[i % nr_leaves] */
+	int depth;
+	int threads;			/* updaters (worker i owns slot i) */
+	int readers;			/* readers workload: reader threads (slots after the updaters) */
+	const struct topo *topo;
+	const int *pus;			/* [threads + readers]: where each runs */
+	const char *options;		/* ctr_params.options */
+	int flush_period_ms;		/* ctr_params.flush_period_ms (0: the algorithm's) */
+	int64_t work_ns;		/* private work after each update, as --work-ns */
+	int64_t read_interval_ns;	/* readers: pause between reads */
+	int read_node;			/* readers: node read (-1: each reader picks a leaf in turn) */
+	long ops;			/* measured operations per updater */
+	long reads;			/* measured reads per reader */
+	long warmup_ops;		/* operations per thread before the counts start */
+	const struct proj_calib *calib;
+};
+
+/* What the model counted over the measured operations. */
+struct proj_result {
+	long ops;			/* updater operations */
+	long reads;			/* reader operations */
+	double xfer[PROJ_NR_CLASSES];	/* transfers, updaters' operations */
+	double rxfer[PROJ_NR_CLASSES];	/* transfers, readers' operations */
+	double ns_serial, ns_overlap;	/* updaters: summed op cost, every miss in turn / independent ones overlapped */
+	double rns_serial, rns_overlap;	/* readers, the same */
+	double rns_max;			/* slowest read (serial) */
+	double wait_ns;			/* of ns_serial: waiting for a busy line or a lock */
+	double elapsed_ns;		/* virtual time from the first measured op to the last */
+	long lock_acq, lock_contended;	/* the most-taken lock of the tree (a flush lock) */
+	double lock_wait_ns;
+	long charges_refused;
+	double accesses;		/* reported accesses on the tree's lines, all operations */
+};
+
+/* Run the projection; 0 or -errno (with a message in err). */
+int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, size_t errlen);
+
+/* ---- the footprint recorder (project/rt.c), also used by the tests ---- */
+
+/* One recorded access, when a trace is being kept. */
+struct proj_access {
+	uintptr_t line;		/* address / 64 */
+	int kind;		/* enum proj_kind */
+	int region;		/* which allocation of the tree, in allocation order */
+};
+
+/* Called by rt.c for each access to a tracked allocation (sim.c). */
+void proj_sim_access(uintptr_t addr, unsigned size, int kind);
+/* Called by rt.c for a lock taken or released: returns 0, or 1 when a trylock must fail. */
+int proj_sim_lock(void *m, int op);
+enum { PROJ_LOCK, PROJ_TRYLOCK, PROJ_UNLOCK };
+/* Virtual time of the running virtual thread, ns. */
+uint64_t proj_sim_now(void);
+
+/* The runtime's allocator (tracked memory): the model's own patterns use it. */
+void *proj_malloc(size_t n);
+void proj_free(void *p);
+
+/* Runtime controls. */
+void proj_rt_reset(void);		/* forget allocations and the trace */
+void proj_rt_record(int on);		/* report accesses (1) or not (0) */
+void proj_rt_trace(struct proj_access *buf, int cap);	/* keep a trace in buf (NULL: stop) */
+int proj_rt_trace_len(void);
+int proj_rt_region_of(uintptr_t addr);	/* allocation index, -1 if not the tree's */
+int proj_rt_home_of(uintptr_t addr);	/* bound NUMA node (OS index) of addr, -1 if first touch */
+/* The flusher thread the code asked for, if any: run it until its next wait (sim.c calls this). */
+int proj_rt_have_flusher(void);
+uint64_t proj_rt_flusher_due(void);	/* when it wakes, virtual ns */
+void proj_rt_flusher_step(void);
+
+/* The instrumented libctr, renamed (build/proj/libctr_proj.o). */
+struct ctr_tree;
+struct ctr_params;
+struct ctr_algo;
+const struct ctr_algo *proj_ctr_algo_find(const char *name);
+struct ctr_tree *proj_ctr_tree_new(const struct ctr_algo *a, const struct ctr_params *p);
+void proj_ctr_tree_free(struct ctr_tree *t);
+void proj_ctr_add(struct ctr_tree *t, int cpu, int node, int stat, int64_t delta);
+int64_t proj_ctr_read(struct ctr_tree *t, int node, int stat);
+int64_t proj_ctr_read_exact(struct ctr_tree *t, int node, int stat);
+int proj_ctr_try_charge(struct ctr_tree *t, int cpu, int node, int64_t delta);
+
+#endif /* PROJ_H */

@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rt.c - the footprint recorder: the runtime the instrumented copy of libctr
+ * (build/proj/libctr_proj.o) links against instead of libtsan.
+ *
+ * GCC's -fsanitize=thread puts a call before every load and store of the
+ * code (__tsan_readN/__tsan_writeN) and turns every atomic into a call
+ * (__tsan_atomicN_op) that must do the operation itself.  The build renames
+ * those calls, and the code's calls to the allocator, pthread locks and
+ * condition variables, semaphores, clocks, yields and syscall(), to
+ * proj_<name>, all defined here.  So this file is the "ACCESS(addr, kind)"
+ * hook of the issue, with no edit to counters/: each access the real code
+ * makes is reported to the model (proj_sim_access) when it falls in an
+ * allocation the instrumented code made (the tree's own memory), and is
+ * ignored otherwise (the stack, the algorithm tables).
+ *
+ * Everything here runs on one real thread at a time: the model runs the
+ * virtual threads' operations one after another, and the one real thread
+ * the code may start (rstat's periodic flusher) runs only while the model
+ * waits for it (a handoff through two semaphores), so no access needs a
+ * lock.  Locks are virtual (proj_sim_lock): never blocking for real, they
+ * cost virtual time.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proj.h"
+
+/* ---- the tree's allocations ---- */
+
+struct proj_region {
+	uintptr_t lo, hi;	/* [lo, hi) */
+	int index;		/* allocation order since proj_rt_reset */
+	int home;		/* NUMA node (OS index) it was bound to, -1: first touch */
+};
+
+static struct proj_region *rt_regions;	/* sorted by lo */
+static int rt_nr, rt_cap, rt_next_index;
+static int rt_recording;
+static struct proj_access *rt_trace;
+static int rt_trace_cap, rt_trace_len;
+
+static int rt_find(uintptr_t a)
+{
+	int lo = 0, hi = rt_nr - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (a < rt_regions[mid].lo)
+			hi = mid - 1;
+		else if (a >= rt_regions[mid].hi)
+			lo = mid + 1;
+		else
+			return mid;
+	}
+	return -1;
+}
+
+static void rt_add(void *p, size_t size)
+{
+	uintptr_t lo = (uintptr_t)p;
+	int i;
+
+	if (!p || !size)
+		return;
+	if (rt_nr == rt_cap) {
+		int cap = rt_cap ? 2 * rt_cap : 256;
+		struct proj_region *n = realloc(rt_regions, sizeof(*n) * cap);
+
+		if (!n)
+			abort();	/* the model cannot go on without knowing the tree's memory */
+		rt_regions = n;
+		rt_cap = cap;
+	}
+	for (i = rt_nr; i > 0 && rt_regions[i - 1].lo > lo; i--)
+		rt_regions[i] = rt_regions[i - 1];
+	rt_regions[i] = (struct proj_region){ lo, lo + size, rt_next_index++, -1 };
+	rt_nr++;
+}
+
+static void rt_remove(void *p)
+{
+	int i = p ? rt_find((uintptr_t)p) : -1;
+
+	if (i < 0)
+		return;
+	memmove(&rt_regions[i], &rt_regions[i + 1], sizeof(*rt_regions) * (rt_nr - i - 1));
+	rt_nr--;
+}
+
+void proj_rt_reset(void)
+{
+	rt_nr = 0;
+	rt_next_index = 0;
+	rt_trace_len = 0;
+}
+
+void proj_rt_record(int on)
+{
+	rt_recording = on;
+}
+
+void proj_rt_trace(struct proj_access *buf, int cap)
+{
+	rt_trace = buf;
+	rt_trace_cap = buf ? cap : 0;
+	rt_trace_len = 0;
+}
+
+int proj_rt_trace_len(void)
+{
+	return rt_trace_len;
+}
+
+int proj_rt_region_of(uintptr_t addr)
+{
+	int i = rt_find(addr);
+
+	return i < 0 ? -1 : rt_regions[i].index;
+}
+
+int proj_rt_home_of(uintptr_t addr)
+{
+	int i = rt_find(addr);
+
+	return i < 0 ? -1 : rt_regions[i].home;
+}
+
+static inline void rt_access(const volatile void *p, unsigned size, int kind)
+{
+	uintptr_t a = (uintptr_t)p;
+	int i;
+
+	if (!rt_recording)
+		return;
+	i = rt_find(a);
+	if (i < 0)
+		return;
+	if (rt_trace && rt_trace_len < rt_trace_cap)
+		rt_trace[rt_trace_len++] = (struct proj_access){ a / 64, kind, rt_regions[i].index };
+	proj_sim_access(a, size, kind);
+}
+
+/* ---- the TSan entry points, renamed ---- */
+
+#define RT_RW(n)								\
+	void proj___tsan_read##n(void *p);					\
+	void proj___tsan_write##n(void *p);					\
+	void proj___tsan_unaligned_read##n(void *p);				\
+	void proj___tsan_unaligned_write##n(void *p);				\
+	void proj___tsan_volatile_read##n(void *p);				\
+	void proj___tsan_volatile_write##n(void *p);				\
+	void proj___tsan_read##n(void *p) { rt_access(p, n, PROJ_LOAD); }	\
+	void proj___tsan_write##n(void *p) { rt_access(p, n, PROJ_STORE); }	\
+	void proj___tsan_unaligned_read##n(void *p) { rt_access(p, n, PROJ_LOAD); } \
+	void proj___tsan_unaligned_write##n(void *p) { rt_access(p, n, PROJ_STORE); } \
+	void proj___tsan_volatile_read##n(void *p) { rt_access(p, n, PROJ_LOAD); } \
+	void proj___tsan_volatile_write##n(void *p) { rt_access(p, n, PROJ_STORE); }
+RT_RW(1) RT_RW(2) RT_RW(4) RT_RW(8) RT_RW(16)
+
+void proj___tsan_read_range(void *p, unsigned long size);
+void proj___tsan_write_range(void *p, unsigned long size);
+void proj___tsan_read_range(void *p, unsigned long size)
+{
+	for (unsigned long o = 0; o < size; o += 64)
+		rt_access((char *)p + o, 1, PROJ_LOAD);
+}
+void proj___tsan_write_range(void *p, unsigned long size)
+{
+	for (unsigned long o = 0; o < size; o += 64)
+		rt_access((char *)p + o, 1, PROJ_STORE);
+}
+
+void proj___tsan_init(void);
+void proj___tsan_func_entry(void *pc);
+void proj___tsan_func_exit(void);
+void proj___tsan_vptr_update(void **p, void *v);
+void proj___tsan_init(void) { }
+void proj___tsan_func_entry(void *pc) { (void)pc; }
+void proj___tsan_func_exit(void) { }
+void proj___tsan_vptr_update(void **p, void *v) { *p = v; }
+
+/*
+ * Atomics: do the operation (one real thread runs at a time, so a plain
+ * __atomic builtin, relaxed, is enough) and report it.
+ */
+#define RT_ATOMIC(n, T)								\
+	T proj___tsan_atomic##n##_load(const volatile T *a, int mo);		\
+	void proj___tsan_atomic##n##_store(volatile T *a, T v, int mo);	\
+	T proj___tsan_atomic##n##_exchange(volatile T *a, T v, int mo);	\
+	T proj___tsan_atomic##n##_fetch_add(volatile T *a, T v, int mo);	\
+	T proj___tsan_atomic##n##_fetch_sub(volatile T *a, T v, int mo);	\
+	T proj___tsan_atomic##n##_fetch_and(volatile T *a, T v, int mo);	\
+	T proj___tsan_atomic##n##_fetch_or(volatile T *a, T v, int mo);	\
+	T proj___tsan_atomic##n##_fetch_xor(volatile T *a, T v, int mo);	\
+	T proj___tsan_atomic##n##_fetch_nand(volatile T *a, T v, int mo);	\
+	int proj___tsan_atomic##n##_compare_exchange_strong(volatile T *a, T *c, T v, int mo, int fmo); \
+	int proj___tsan_atomic##n##_compare_exchange_weak(volatile T *a, T *c, T v, int mo, int fmo); \
+	T proj___tsan_atomic##n##_compare_exchange_val(volatile T *a, T c, T v, int mo, int fmo); \
+	T proj___tsan_atomic##n##_load(const volatile T *a, int mo)		\
+	{ (void)mo; rt_access(a, n / 8, PROJ_LOAD); return __atomic_load_n(a, __ATOMIC_RELAXED); } \
+	void proj___tsan_atomic##n##_store(volatile T *a, T v, int mo)		\
+	{ rt_access(a, n / 8, PROJ_STORE); __atomic_store_n(a, v, __ATOMIC_RELAXED); \
+	  if (mo == __ATOMIC_SEQ_CST) rt_access(a, 0, PROJ_FENCE); }		\
+	T proj___tsan_atomic##n##_exchange(volatile T *a, T v, int mo)	\
+	{ (void)mo; rt_access(a, n / 8, PROJ_RMW); return __atomic_exchange_n(a, v, __ATOMIC_RELAXED); } \
+	T proj___tsan_atomic##n##_fetch_add(volatile T *a, T v, int mo)	\
+	{ (void)mo; rt_access(a, n / 8, PROJ_RMW); return __atomic_fetch_add(a, v, __ATOMIC_RELAXED); } \
+	T proj___tsan_atomic##n##_fetch_sub(volatile T *a, T v, int mo)	\
+	{ (void)mo; rt_access(a, n / 8, PROJ_RMW); return __atomic_fetch_sub(a, v, __ATOMIC_RELAXED); } \
+	T proj___tsan_atomic##n##_fetch_and(volatile T *a, T v, int mo)	\
+	{ (void)mo; rt_access(a, n / 8, PROJ_RMW); return __atomic_fetch_and(a, v, __ATOMIC_RELAXED); } \
+	T proj___tsan_atomic##n##_fetch_or(volatile T *a, T v, int mo)	\
+	{ (void)mo; rt_access(a, n / 8, PROJ_RMW); return __atomic_fetch_or(a, v, __ATOMIC_RELAXED); } \
+	T proj___tsan_atomic##n##_fetch_xor(volatile T *a, T v, int mo)	\
+	{ (void)mo; rt_access(a, n / 8, PROJ_RMW); return __atomic_fetch_xor(a, v, __ATOMIC_RELAXED); } \
+	T proj___tsan_atomic##n##_fetch_nand(volatile T *a, T v, int mo)	\
+	{ (void)mo; rt_access(a, n / 8, PROJ_RMW); return __atomic_fetch_nand(a, v, __ATOMIC_RELAXED); } \
+	int proj___tsan_atomic##n##_compare_exchange_strong(volatile T *a, T *c, T v, int mo, int fmo) \
+	{ (void)mo; (void)fmo; rt_access(a, n / 8, PROJ_RMW);		\
+	  return __atomic_compare_exchange_n(a, c, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED); } \
+	int proj___tsan_atomic##n##_compare_exchange_weak(volatile T *a, T *c, T v, int mo, int fmo) \
+	{ (void)mo; (void)fmo; rt_access(a, n / 8, PROJ_RMW);		\
+	  return __atomic_compare_exchange_n(a, c, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED); } \
+	T proj___tsan_atomic##n##_compare_exchange_val(volatile T *a, T c, T v, int mo, int fmo) \
+	{ (void)mo; (void)fmo; rt_access(a, n / 8, PROJ_RMW);		\
+	  __atomic_compare_exchange_n(a, &c, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED); return c; }
+RT_ATOMIC(8, char) RT_ATOMIC(16, short) RT_ATOMIC(32, int) RT_ATOMIC(64, long long)
+
+void proj___tsan_atomic_thread_fence(int mo);
+void proj___tsan_atomic_signal_fence(int mo);
+void proj___tsan_atomic_thread_fence(int mo)
+{
+	if (mo == __ATOMIC_SEQ_CST && rt_recording)
+		proj_sim_access(0, 0, PROJ_FENCE);
+}
+void proj___tsan_atomic_signal_fence(int mo) { (void)mo; }
+
+/* ---- the allocator: what the tree allocates is what the model tracks ---- */
+
+void *proj_malloc(size_t n);
+void *proj_calloc(size_t k, size_t n);
+void *proj_realloc(void *p, size_t n);
+void proj_free(void *p);
+void *proj_aligned_alloc(size_t al, size_t n);
+int proj_posix_memalign(void **pp, size_t al, size_t n);
+void *proj_mmap(void *a, size_t n, int prot, int fl, int fd, off_t off);
+int proj_munmap(void *a, size_t n);
+
+void *proj_malloc(size_t n) { void *p = malloc(n); rt_add(p, n); return p; }
+void *proj_calloc(size_t k, size_t n) { void *p = calloc(k, n); rt_add(p, k * n); return p; }
+void *proj_realloc(void *p, size_t n)
+{
+	void *q;
+
+	rt_remove(p);
+	q = realloc(p, n);
+	rt_add(q, n);
+	return q;
+}
+void proj_free(void *p) { rt_remove(p); free(p); }
+void *proj_aligned_alloc(size_t al, size_t n) { void *p = aligned_alloc(al, n); rt_add(p, n); return p; }
+int proj_posix_memalign(void **pp, size_t al, size_t n)
+{
+	int err = posix_memalign(pp, al, n);
+
+	if (!err)
+		rt_add(*pp, n);
+	return err;
+}
+void *proj_mmap(void *a, size_t n, int prot, int fl, int fd, off_t off)
+{
+	void *p = mmap(a, n, prot, fl, fd, off);
+
+	if (p != MAP_FAILED)
+		rt_add(p, n);
+	return p;
+}
+int proj_munmap(void *a, size_t n) { rt_remove(a); return munmap(a, n); }
+
+/*
+ * syscall(): mbind() binds a slot area to its slot's node, which is the
+ * line's home in the model (nothing is bound for real: the modelled
+ * machine's nodes are not this one's); anything else goes through.
+ */
+long proj_syscall(long nr, ...);
+long proj_syscall(long nr, ...)
+{
+	va_list ap;
+	long a[6];
+
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (nr == SYS_mbind) {
+		int r = rt_find((uintptr_t)a[0]);
+		const unsigned long *mask = (const unsigned long *)a[3];
+		int node = -1;
+
+		for (long b = 0; mask && b < a[4] && node < 0; b++)
+			if (mask[b / (8 * sizeof(long))] & (1UL << (b % (8 * sizeof(long)))))
+				node = (int)b;
+		if (r >= 0)
+			rt_regions[r].home = node;
+		return 0;
+	}
+	return syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+/* ---- time: the virtual clock of the thread running ---- */
+
+int proj_clock_gettime(clockid_t id, struct timespec *ts);
+int proj_clock_gettime(clockid_t id, struct timespec *ts)
+{
+	/* 1 s in, so that no clock reads 0 (some code takes 0 as "never") */
+	uint64_t ns = proj_sim_now() + 1000000000ull;
+
+	(void)id;
+	ts->tv_sec = (time_t)(ns / 1000000000ull);
+	ts->tv_nsec = (long)(ns % 1000000000ull);
+	return 0;
+}
+int proj_sched_yield(void);
+int proj_sched_yield(void) { return 0; }
+int proj_nanosleep(const struct timespec *a, struct timespec *b);
+int proj_nanosleep(const struct timespec *a, struct timespec *b) { (void)a; (void)b; return 0; }
+int proj_usleep(useconds_t us);
+int proj_usleep(useconds_t us) { (void)us; return 0; }
+
+/* ---- locks: virtual ---- */
+
+int proj_pthread_mutex_lock(pthread_mutex_t *m);
+int proj_pthread_mutex_trylock(pthread_mutex_t *m);
+int proj_pthread_mutex_unlock(pthread_mutex_t *m);
+int proj_pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a);
+int proj_pthread_mutex_destroy(pthread_mutex_t *m);
+int proj_pthread_mutexattr_init(pthread_mutexattr_t *a);
+int proj_pthread_mutexattr_settype(pthread_mutexattr_t *a, int t);
+int proj_pthread_mutexattr_destroy(pthread_mutexattr_t *a);
+int proj_pthread_spin_lock(pthread_spinlock_t *m);
+int proj_pthread_spin_trylock(pthread_spinlock_t *m);
+int proj_pthread_spin_unlock(pthread_spinlock_t *m);
+int proj_pthread_spin_init(pthread_spinlock_t *m, int s);
+int proj_pthread_spin_destroy(pthread_spinlock_t *m);
+
+/* pthread_once (rstat's one TSC calibration per process): no shared line, runs for real. */
+int proj_pthread_once(pthread_once_t *o, void (*fn)(void));
+int proj_pthread_once(pthread_once_t *o, void (*fn)(void)) { return pthread_once(o, fn); }
+int proj_pthread_mutex_lock(pthread_mutex_t *m) { proj_sim_lock(m, PROJ_LOCK); return 0; }
+int proj_pthread_mutex_trylock(pthread_mutex_t *m) { return proj_sim_lock(m, PROJ_TRYLOCK) ? EBUSY : 0; }
+int proj_pthread_mutex_unlock(pthread_mutex_t *m) { proj_sim_lock(m, PROJ_UNLOCK); return 0; }
+int proj_pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a) { return pthread_mutex_init(m, a); }
+int proj_pthread_mutex_destroy(pthread_mutex_t *m) { return pthread_mutex_destroy(m); }
+int proj_pthread_mutexattr_init(pthread_mutexattr_t *a) { return pthread_mutexattr_init(a); }
+int proj_pthread_mutexattr_settype(pthread_mutexattr_t *a, int t) { return pthread_mutexattr_settype(a, t); }
+int proj_pthread_mutexattr_destroy(pthread_mutexattr_t *a) { return pthread_mutexattr_destroy(a); }
+int proj_pthread_spin_lock(pthread_spinlock_t *m) { proj_sim_lock((void *)m, PROJ_LOCK); return 0; }
+int proj_pthread_spin_trylock(pthread_spinlock_t *m) { return proj_sim_lock((void *)m, PROJ_TRYLOCK) ? EBUSY : 0; }
+int proj_pthread_spin_unlock(pthread_spinlock_t *m) { proj_sim_lock((void *)m, PROJ_UNLOCK); return 0; }
+int proj_pthread_spin_init(pthread_spinlock_t *m, int s) { return pthread_spin_init(m, s); }
+int proj_pthread_spin_destroy(pthread_spinlock_t *m) { return pthread_spin_destroy(m); }
+
+/* Semaphores: single-threaded, so the real ones never block; a wait that would is a timeout. */
+int proj_sem_init(sem_t *s, int sh, unsigned v);
+int proj_sem_destroy(sem_t *s);
+int proj_sem_post(sem_t *s);
+int proj_sem_trywait(sem_t *s);
+int proj_sem_wait(sem_t *s);
+int proj_sem_clockwait(sem_t *s, clockid_t c, const struct timespec *t);
+int proj_sem_timedwait(sem_t *s, const struct timespec *t);
+int proj_sem_init(sem_t *s, int sh, unsigned v) { return sem_init(s, sh, v); }
+int proj_sem_destroy(sem_t *s) { return sem_destroy(s); }
+int proj_sem_post(sem_t *s) { return sem_post(s); }
+int proj_sem_trywait(sem_t *s) { return sem_trywait(s); }
+int proj_sem_wait(sem_t *s) { return sem_trywait(s); }
+int proj_sem_clockwait(sem_t *s, clockid_t c, const struct timespec *t)
+{
+	(void)c; (void)t;
+	if (!sem_trywait(s))
+		return 0;
+	errno = ETIMEDOUT;
+	return -1;
+}
+int proj_sem_timedwait(sem_t *s, const struct timespec *t) { return proj_sem_clockwait(s, CLOCK_MONOTONIC, t); }
+
+/* ---- the one thread the code may start: a periodic flusher, run in lockstep ---- */
+
+static struct {
+	pthread_t thread;		/* the real thread */
+	int started, waiting, stop;	/* created; parked in its timed wait; asked to stop */
+	const void *cond;		/* the condition it waits on */
+	uint64_t due;			/* virtual ns it wakes at */
+	void *(*fn)(void *);
+	void *arg;
+	sem_t go, back;			/* model -> flusher, flusher -> model */
+} rt_fl;
+
+static void *rt_flusher_main(void *unused)
+{
+	(void)unused;
+	sem_wait(&rt_fl.go);
+	rt_fl.fn(rt_fl.arg);
+	rt_fl.waiting = 0;
+	sem_post(&rt_fl.back);
+	return NULL;
+}
+
+int proj_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
+int proj_pthread_join(pthread_t t, void **ret);
+int proj_pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a);
+int proj_pthread_cond_destroy(pthread_cond_t *c);
+int proj_pthread_cond_signal(pthread_cond_t *c);
+int proj_pthread_cond_broadcast(pthread_cond_t *c);
+int proj_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m);
+int proj_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *ts);
+int proj_pthread_condattr_init(pthread_condattr_t *a);
+int proj_pthread_condattr_setclock(pthread_condattr_t *a, clockid_t c);
+int proj_pthread_condattr_destroy(pthread_condattr_t *a);
+
+int proj_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
+{
+	int err;
+
+	(void)a;
+	if (rt_fl.started)
+		return EAGAIN;	/* one flusher per tree, one tree at a time in the model */
+	sem_init(&rt_fl.go, 0, 0);
+	sem_init(&rt_fl.back, 0, 0);
+	rt_fl.fn = fn;
+	rt_fl.arg = arg;
+	rt_fl.stop = 0;
+	rt_fl.waiting = 0;
+	rt_fl.due = UINT64_MAX;
+	err = pthread_create(&rt_fl.thread, NULL, rt_flusher_main, NULL);
+	if (err)
+		return err;
+	rt_fl.started = 1;
+	/* run it to its first wait */
+	sem_post(&rt_fl.go);
+	sem_wait(&rt_fl.back);
+	*t = rt_fl.thread;
+	return 0;
+}
+
+int proj_pthread_join(pthread_t t, void **ret)
+{
+	if (!rt_fl.started || !pthread_equal(t, rt_fl.thread))
+		return pthread_join(t, ret);
+	if (rt_fl.waiting) {
+		rt_fl.stop = 1;
+		sem_post(&rt_fl.go);
+		sem_wait(&rt_fl.back);
+	}
+	pthread_join(rt_fl.thread, ret);
+	sem_destroy(&rt_fl.go);
+	sem_destroy(&rt_fl.back);
+	rt_fl.started = 0;
+	return 0;
+}
+
+int proj_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *ts)
+{
+	(void)m;
+	if (!rt_fl.started && !rt_fl.fn)
+		return ETIMEDOUT;
+	if (!pthread_equal(pthread_self(), rt_fl.thread))
+		return ETIMEDOUT;
+	rt_fl.cond = c;
+	rt_fl.due = (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec - 1000000000ull;
+	rt_fl.waiting = 1;
+	sem_post(&rt_fl.back);
+	sem_wait(&rt_fl.go);
+	rt_fl.waiting = 0;
+	return rt_fl.stop ? 0 : ETIMEDOUT;
+}
+
+int proj_rt_have_flusher(void)
+{
+	return rt_fl.started && rt_fl.waiting;
+}
+
+uint64_t proj_rt_flusher_due(void)
+{
+	return rt_fl.due;
+}
+
+void proj_rt_flusher_step(void)
+{
+	if (!proj_rt_have_flusher())
+		return;
+	sem_post(&rt_fl.go);
+	sem_wait(&rt_fl.back);
+}
+
+int proj_pthread_cond_signal(pthread_cond_t *c) { (void)c; return 0; }
+int proj_pthread_cond_broadcast(pthread_cond_t *c) { (void)c; return 0; }
+/* Only another virtual thread could wake it, and none runs during an operation: a spurious wakeup. */
+int proj_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m) { (void)c; (void)m; return 0; }
+int proj_pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a) { return pthread_cond_init(c, a); }
+int proj_pthread_cond_destroy(pthread_cond_t *c) { return pthread_cond_destroy(c); }
+int proj_pthread_condattr_init(pthread_condattr_t *a) { return pthread_condattr_init(a); }
+int proj_pthread_condattr_setclock(pthread_condattr_t *a, clockid_t c) { return pthread_condattr_setclock(a, c); }
+int proj_pthread_condattr_destroy(pthread_condattr_t *a) { return pthread_condattr_destroy(a); }

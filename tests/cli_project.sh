@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# cli_project.sh - `ctrbench project` (docs/projection.md): bad input, labelled output, JSON
+# "kind": "projected", the known-answer validation, and that the benchmark build is untouched by
+# the projection: counters/*.o and bench/loops.o built byte-identical with project/ present and
+# absent, with no TSan call in them, while the projection's copy has them.
+# Usage: cli_project.sh [CTRBENCH_BINARY]
+set -u
+cd "$(dirname "$0")/.."
+B=${1:-build/ctrbench}
+
+. tests/tap.sh
+
+GENOA="pack:2 [numa] l3:12 core:8 pu:2"
+
+BADVAL="nope" bad project --algo nope --shape chain:2 --threads 2 --topology "$GENOA"
+BADVAL="chain:0" bad project --algo atomic_tree --shape chain:0 --threads 2 --topology "$GENOA"
+BADVAL="pack:x" bad project --algo atomic_tree --shape chain:2 --threads 2 --topology pack:x
+BADVAL="--shape" bad project --algo atomic_tree --threads 2
+BADVAL="/no/such.json" bad project --algo atomic_tree --shape chain:2 --threads 2 --calibration /no/such.json
+BADVAL="sideways" bad project --algo atomic_tree --shape chain:2 --threads 2 --workload sideways
+BADVAL="--read-node 9" bad project --algo atomic_tree --shape chain:2 --threads 2 --read-node 9
+
+"$B" project --algo atomic_tree,percpu_hier --shape chain:4 --threads 16 --placement scatter \
+	--topology "$GENOA" --ops 200 >"$tmp/out" 2>"$tmp/err"
+check "table: labelled projected, with its calibration" grep -q "^# PROJECTED" "$tmp/out"
+check "table: calibration source printed" grep -q "^# calibration: default: published Genoa" "$tmp/out"
+check "table: atomic_tree 4 transfers per update" awk '$1 == "atomic_tree" && $2 == "4.000" { f = 1 } END { exit !f }' "$tmp/out"
+check "table: percpu_hier none" awk '$1 == "percpu_hier" && $2 == "0.000" { f = 1 } END { exit !f }' "$tmp/out"
+
+"$B" project --algo percpu_hier --workload readers --readers 2 --shape chain:2 --threads 8 \
+	--topology "$GENOA" --ops 100 --format json >"$tmp/out" 2>"$tmp/err"
+check "json: kind projected" python3 -c '
+import json, sys
+l = [json.loads(x) for x in open(sys.argv[1])]
+assert len(l) == 1 and l[0]["kind"] == "projected" and l[0]["calibration"].startswith("default")
+assert l[0]["ns_per_read"]["serial"] >= l[0]["ns_per_read"]["overlap"] > 0
+' "$tmp/out"
+
+printf '{"calibration":{"one_way_ns":{"ccx":50.0,"remote":300.0}}}\n' >"$tmp/c2c.json"
+"$B" project --algo atomic_tree --shape chain:1 --threads 2 --placement list:0,8 --topology "$GENOA" \
+	--calibration "$tmp/c2c.json" --ops 100 >"$tmp/out" 2>"$tmp/err"
+check "calibration file: named and used" grep -q "ccx 50, .*socket 300" "$tmp/out"
+
+"$B" project --validate >"$tmp/out" 2>"$tmp/err"
+check "validate: known answers all ok" sh -c "[ \$(grep -c ' ok\$' $tmp/out) -eq 7 ] && ! grep -q FAIL $tmp/out"
+check "validate: measured/projected ratios printed" grep -q "^# meas/proj" "$tmp/out"
+
+# The benchmark build does not depend on the projection: once is enough (the plain build).
+case $B in
+*asan*|*tsan*) ok "benchmark objects unchanged by project/ # SKIP checked with the plain build" ;;
+*)
+	mkdir -p "$tmp/tree"
+	git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$tmp/tree" 2>/dev/null
+	ln -s "$(readlink -f .deps)" "$tmp/tree/.deps"
+	objs="build/obj/bench/loops.o $(ls counters/*.c | sed 's|^|build/obj/|; s|\.c$|.o|')"
+	( cd "$tmp/tree" && make -s -j2 $objs build/proj/libctr_proj.o >/dev/null ) &&
+		mkdir -p "$tmp/with" && (cd "$tmp/tree" && cp --parents $objs "$tmp/with") &&
+		nm "$tmp/tree/build/proj/libctr_proj.o" | grep -q "U proj___tsan_write8"
+	check "projection's copy is instrumented" test -s "$tmp/with/build/obj/bench/loops.o"
+	rm -rf "$tmp/tree/build" "$tmp/tree/project" "$tmp/tree/bench/project_cmd.c" "$tmp/tree/bench/project_cmd.h"
+	( cd "$tmp/tree" && make -s -j2 $objs >/dev/null )
+	same=1
+	for o in $objs; do
+		cmp -s "$tmp/with/$o" "$tmp/tree/$o" || { same=0; echo "#   differs: $o"; }
+		nm "$tmp/tree/$o" | grep -q __tsan && { same=0; echo "#   TSan calls in $o"; }
+	done
+	check "benchmark objects byte-identical with and without project/" test $same = 1
+	;;
+esac

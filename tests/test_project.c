@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The projection's footprint recorder (project/rt.c) on libctr's own code:
+ * what an update reports is what the algorithm's design says it touches.
+ */
+#include "testutil.h"
+#include "../project/proj.h"
+
+#define CAP 4096
+
+static struct proj_access trace[CAP];
+
+/* Record one ctr_add of the instrumented copy on a fresh chain:depth tree of nr_cpus slots. */
+static int record_add(const char *algo, int depth, int nr_cpus, int cpu)
+{
+	const struct ctr_algo *a = proj_ctr_algo_find(algo);
+	struct ctr_params p = { .nr_nodes = depth, .nr_cpus = nr_cpus };
+	struct ctr_tree *t;
+	int n;
+
+	assert_non_null(a);
+	proj_rt_reset();
+	proj_rt_record(1);
+	t = proj_ctr_tree_new(a, &p);
+	assert_non_null(t);
+	proj_ctr_add(t, cpu, depth - 1, 0, 1);	/* warm: first-time paths out of the way */
+	proj_rt_trace(trace, CAP);
+	proj_ctr_add(t, cpu, depth - 1, 0, 1);
+	n = proj_rt_trace_len();
+	proj_rt_trace(NULL, 0);
+	proj_rt_record(0);
+	assert_int_equal(proj_ctr_read_exact(t, 0, 0), 2);
+	proj_ctr_tree_free(t);
+	return n;
+}
+
+/* Distinct lines of the trace with the given kind, and the one region they are all in (-1 if several). */
+static int lines_of(int n, int kind, int *region)
+{
+	uintptr_t seen[CAP];
+	int nseen = 0;
+
+	*region = -2;
+	for (int i = 0; i < n; i++) {
+		int dup = 0;
+
+		if (trace[i].kind != kind)
+			continue;
+		*region = *region == -2 || *region == trace[i].region ? trace[i].region : -1;
+		for (int j = 0; j < nseen; j++)
+			dup |= seen[j] == trace[i].line;
+		if (!dup)
+			seen[nseen++] = trace[i].line;
+	}
+	return nseen;
+}
+
+/*
+ * percpu_hier: a store to the caller's own slot at every level (D stores),
+ * all in its own area, no RMW.  A CPU's area holds its slots of every node
+ * side by side (8 bytes each), so the D stores fill ceil(D / 8) lines of it.
+ */
+static void test_percpu_hier_footprint(void **state)
+{
+	(void)state;
+	for (int depth = 1; depth <= 32; depth *= 2) {
+		int r1, r2, n, stores = 0;
+
+		n = record_add("percpu_hier", depth, 4, 1);
+		for (int i = 0; i < n; i++)
+			stores += trace[i].kind == PROJ_STORE;
+		assert_int_equal(stores, depth);
+		assert_int_equal(lines_of(n, PROJ_STORE, &r1), (depth + 7) / 8);
+		assert_true(r1 >= 0);
+		assert_int_equal(lines_of(n, PROJ_RMW, &r2), 0);
+		n = record_add("percpu_hier", depth, 4, 2);
+		assert_int_equal(lines_of(n, PROJ_STORE, &r2), (depth + 7) / 8);
+		assert_true(r2 >= 0);
+		assert_int_not_equal(r1, r2);	/* slot 1's area is not slot 2's */
+	}
+}
+
+/* atomic_tree: one RMW per level, on D distinct lines of the one shared array, no plain store. */
+static void test_atomic_tree_footprint(void **state)
+{
+	(void)state;
+	for (int depth = 1; depth <= 32; depth *= 2) {
+		int n = record_add("atomic_tree", depth, 4, 3), r, rmws = 0, r0;
+
+		assert_int_equal(lines_of(n, PROJ_RMW, &r), depth);
+		assert_true(r >= 0);
+		for (int i = 0; i < n; i++)
+			rmws += trace[i].kind == PROJ_RMW;
+		assert_int_equal(rmws, depth);
+		assert_int_equal(lines_of(n, PROJ_STORE, &r0), 0);
+		/* the same lines whatever the slot: shared */
+		n = record_add("atomic_tree", depth, 4, 0);
+		assert_int_equal(lines_of(n, PROJ_RMW, &r0), depth);
+		assert_int_equal(r0, r);
+	}
+}
+
+/* Nothing outside the tree's allocations is reported: with recording off, nothing at all. */
+static void test_filtered(void **state)
+{
+	const struct ctr_algo *a = proj_ctr_algo_find("atomic_tree");
+	struct ctr_params p = { .nr_nodes = 4, .nr_cpus = 2 };
+	struct ctr_tree *t;
+	int64_t local = 0;
+
+	(void)state;
+	proj_rt_reset();
+	t = proj_ctr_tree_new(a, &p);
+	assert_non_null(t);
+	proj_rt_trace(trace, CAP);
+	proj_ctr_add(t, 0, 3, 0, 1);
+	assert_int_equal(proj_rt_trace_len(), 0);
+	proj_rt_trace(NULL, 0);
+	assert_int_equal(proj_rt_region_of((uintptr_t)&local), -1);
+	proj_ctr_tree_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_percpu_hier_footprint),
+		cmocka_unit_test(test_atomic_tree_footprint),
+		cmocka_unit_test(test_filtered),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
