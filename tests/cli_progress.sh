@@ -27,7 +27,7 @@ if ! command -v tmux >/dev/null; then
 	echo "ok - # SKIP no tmux (scripts/install-deps.sh installs it)"
 	exit 0
 fi
-screen "$B" scenario worker-scaling --quick
+screen "$B" scenario worker-scaling --quick --out "$tmp/scn.jsonl"
 check "scenario --quick on a terminal: [done/total], elapsed, time left, what runs now" eval \
 	'grep -Eq "^\[[0-9]+/[0-9]+\] [0-9]+:[0-9]{2} elapsed, ~[0-9]+:[0-9]{2} left: [a-z_]+ · scenario worker-scaling" "$tmp/screen" &&
 	 grep -q "^EXIT=0" "$tmp/screen"'
