@@ -926,18 +926,18 @@ static char *rec_again_cmd(const struct rec_query *q, const char *file)
 /*
  * What would separate the tie at o[0..n) (in cost order): the workloads
  * whose part of the cost overlaps between neighbours (both if neither alone
- * does), and how many reps: an interval of a median narrows about as
+ * does: *sum_only), and how many reps: an interval of a median narrows about as
  * 1 / sqrt(reps), so neighbours a gap d apart with half-widths summing to w
  * at k reps part at about k (w / d)^2.  *reps: that estimate, clamped to
  * 6..100 (6: the fewest with a 95% interval); *hopeless: more than 100.
  */
 static void rec_tie_plan(struct rec_variant *const *o, int n, const struct rec_query *q, int *upd, int *rd,
-			 int *reps, int *hopeless)
+			 int *sum_only, int *reps, int *hopeless)
 {
 	double need = 0;
 	int k = 0;
 
-	*upd = *rd = 0;
+	*upd = *rd = *sum_only = 0;
 	for (int i = 0; i < n; i++) {
 		int r = o[i]->upd.reps < o[i]->rd.reps ? o[i]->upd.reps : o[i]->rd.reps;
 
@@ -957,7 +957,7 @@ static void rec_tie_plan(struct rec_variant *const *o, int n, const struct rec_q
 		need = fmax(need, d > 0 ? k * (w / d) * (w / d) : INFINITY);
 	}
 	if (!*upd && !*rd)
-		*upd = *rd = 1;
+		*sum_only = *upd = *rd = 1;
 	*hopeless = need > 100;
 	*reps = need > 100 ? 100 : need < 6 ? 6 : (int)ceil(need);
 	if (*reps <= k)
@@ -1251,7 +1251,7 @@ static void rec_findings(struct rec_state *st)
 	st->ties = json_array();
 	for (int i = 0; i < st->ranked; i = i + n) {
 		struct rec_variant **g = st->order + i;
-		int upd, rd, reps, hopeless;
+		int upd, rd, sum_only, reps, hopeless;
 		char out[32], *again;
 		json_t *algos = json_array(), *t;
 
@@ -1261,14 +1261,14 @@ static void rec_findings(struct rec_state *st)
 			json_decref(algos);
 			continue;
 		}
-		rec_tie_plan(g, n, &st->q, &upd, &rd, &reps, &hopeless);
+		rec_tie_plan(g, n, &st->q, &upd, &rd, &sum_only, &reps, &hopeless);
 		for (int k = 0; k < n; k++)
 			json_array_append_new(algos, json_string(g[k]->label));
 		snprintf(out, sizeof(out), "tie-rank%d.jsonl", g[0]->rank);
 		again = rec_again_cmd(&st->q, out);
 		t = json_pack("{s:i,s:o,s:f,s:f,s:s,s:i,s:b,s:o,s:s}", "rank", g[0]->rank, "algos", algos,
 			      "gap", g[n - 1]->cost - g[0]->cost, "cheapest", g[0]->cost,
-			      "workloads", upd && rd ? "update,readers" : upd ? "update" : "readers",
+			      "overlap_in", sum_only ? "sum" : upd && rd ? "both" : upd ? "update" : "read",
 			      "reps", reps, "hopeless", hopeless,
 			      /* both workloads: the recommend on out needs both */
 			      "sweep", rec_sweep_cmds(g, n, 1, 1, reps, out, 0), "recommend", again);
@@ -1348,10 +1348,11 @@ static void rec_print_findings(const struct rec_state *st)
 
 		printf("# tie at rank %lld: ", (long long)json_integer_value(json_object_get(t, "rank")));
 		rec_print_names(json_object_get(t, "algos"));
-		w = json_string_value(json_object_get(t, "workloads"));
-		printf(": their intervals overlap (%.3g%% apart at most; in their %s figures); ",
-		       cheapest > 0 ? 100 * gap / cheapest : 0.0, !strcmp(w, "update") ? "update" :
-		       !strcmp(w, "readers") ? "read" : "update and read");
+		w = json_string_value(json_object_get(t, "overlap_in"));
+		printf(": their intervals overlap (%.3g%% apart at most; %s); ",
+		       cheapest > 0 ? 100 * gap / cheapest : 0.0, !strcmp(w, "update") ? "in their update figures" :
+		       !strcmp(w, "read") ? "in their read figures" : !strcmp(w, "sum") ?
+		       "in the sum only: neither figure's intervals overlap alone" : "in their update and read figures");
 		if (json_is_true(json_object_get(t, "hopeless")))
 			printf("the gap is within their run-to-run spread: even 100 reps may not separate"
 			       " them, so take them as equal here:\n");

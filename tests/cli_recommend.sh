@@ -81,6 +81,12 @@ for t in j["ties"]:
             % (t["reps"], t["rank"])) in t["sweep"][0], t
     assert "# tie at rank %d: " % t["rank"] in open(sys.argv[3]).read()
     assert "--max-staleness 10%,2s --results tie-rank" in t["recommend"], t
+    # which figures overlap between cost-order neighbours of the group: "sum" when neither alone does
+    g = [r for r in rows if r["tie"] and r["rank"] == t["rank"]]
+    ov = lambda a, b, k: a[k]["hi_ns"] >= b[k]["lo_ns"] and b[k]["hi_ns"] >= a[k]["lo_ns"]
+    u = any(ov(a, b, "update") for a, b in zip(g, g[1:]))
+    r_ = any(ov(a, b, "read") for a, b in zip(g, g[1:]))
+    assert t["overlap_in"] == ("both" if u and r_ else "update" if u else "read" if r_ else "sum"), t
 assert j["no_interval"] is None and j["missing"] is None
 EOF
 fi
@@ -151,6 +157,8 @@ check "1-rep results: each row says 'none (1 rep)', no tie claimed, and the reps
 
 # --- staleness as a fraction, and combined ---
 rec --results $F --depth 4 --max-staleness 1%
+check "a tie whose figures do not overlap alone, only their sum, says so" eval \
+	'grep "^# tie at rank 1: rstat_force and percpu_hier" "$tmp/out" | grep -q "in the sum only: neither figure"'
 check "1% (of 1024, the mean value read at chain:4 with 2 updaters): only the exact ones, the rest say why" eval \
 	'clean && [ "$(ranked | tr " " "\n" | sort | tr "\n" " ")" = "atomic_tree locked_tree percpu_hier rstat_force striped " ] &&
 	 ruled_out percpu_counter "stated bound 62 > 10.24 (1% of the mean value read, 1024)" &&
