@@ -7,6 +7,7 @@
  * for users; each is also printed with every answer.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -22,20 +23,25 @@
 #include "results.h"
 #include "schema.h"
 #include "builtin.h"
+#include "run.h"
 #include "sweep.h"
 
 /* The quick sweep recommend runs without --results: short, one repetition. */
 #define REC_QUICK_DURATION_MS 100
 #define REC_QUICK_WARMUP_MS 20
 
-enum rec_staleness { REC_EXACT, REC_COUNT, REC_TIME };
-
+/*
+ * --max-staleness: EXACT, or up to one each of a count N, a fraction P% and
+ * a time T (MSms or Ss), comma-separated, all of which must hold.
+ */
 struct rec_query {
 	double updates, reads;		/* per second, the target workload */
 	int depth;			/* tree depth the target updates and reads at */
 	int threads;			/* CPUs the target updates from; 0: not given */
-	enum rec_staleness kind;	/* --max-staleness */
-	long long limit;		/* ... N counts (REC_COUNT) or MS milliseconds (REC_TIME) */
+	int exact;			/* --max-staleness EXACT */
+	long long count;		/* ... N: off by at most N counts; -1 if not given */
+	double fraction;		/* ... P%: off by at most P/100 of the mean value read; 0 if not given */
+	long long ms;			/* ... T: at most T ms old; 0 if not given */
 	const char *spec;		/* ... as typed */
 };
 
@@ -43,6 +49,13 @@ struct rec_query {
 struct rec_pick {
 	int found;			/* some line had the figure */
 	double value;			/* ns */
+	int has_iv;			/* every line used has an interval of its median (stats) */
+	double lo, hi;			/* ... and the value's interval, ns, from those */
+	double level;			/* its coverage: the product of theirs (independent runs) */
+	int reps;			/* fewest repetitions of a line used */
+	int duration_ms, warmup_ms;	/* longest of the lines used */
+	json_t *shapes, *placements;	/* of the lines used, each once */
+	double value_read;		/* readers: mean exact value of the nodes read, fewest of the lines */
 	int threads;			/* thread count of the lines used */
 	int depth_lo, depth_hi;		/* depths used: equal unless interpolated */
 	const char *method;		/* "measured", "interpolated", "nearest" */
@@ -70,6 +83,11 @@ struct rec_variant {
 	struct rec_pick upd, rd;	/* update and read cost */
 	int has_cost;			/* both figures found */
 	double cost;			/* CPU seconds per second for the query */
+	int has_iv;			/* both figures have an interval */
+	double cost_lo, cost_hi;	/* ... and the cost's, from theirs (U, R >= 0) */
+	double level;			/* its coverage: the product of theirs */
+	int rank;			/* 1 + how many rank ahead of it; shared in a tie */
+	int tie;			/* its interval overlaps a neighbour's: same rank */
 	int admitted;			/* meets --max-staleness and verified */
 	char staleness[200];		/* its read error, in words */
 	char reason[300];		/* why ruled out, or why not ranked */
@@ -114,26 +132,79 @@ static double rec_parse_rate(const char *opt, const char *s)
 	return v;
 }
 
-/* EXACT, a count N, or a time MSms. */
+#define REC_STALENESS_WANT "want EXACT, or one or more of a count like 100, a fraction like 1%%," \
+	" a time like 2000ms or 2s (1 ms to 24 h), comma-separated, each kind once"
+
+/* One item of --max-staleness (not EXACT) into q: 1, 0 if it is not one, -1 if its kind came before. */
+static int rec_parse_staleness_item(const char *it, size_t len, struct rec_query *q)
+{
+	char buf[32], *end;
+	size_t digits;
+
+	if (!len || len >= sizeof(buf))
+		return 0;
+	memcpy(buf, it, len);
+	buf[len] = 0;
+	digits = strspn(buf, "0123456789");
+	errno = 0;
+	if (buf[len - 1] == '%') {
+		double f;
+
+		buf[len - 1] = 0;
+		f = strtod(buf, &end);
+		if (!digits || strspn(buf, "0123456789.") != len - 1 || end != buf + len - 1 || errno ||
+		    !(f > 0 && f <= 100))
+			return 0;
+		if (q->fraction)
+			return -1;
+		q->fraction = f / 100;
+		return 1;
+	}
+	if (!digits || digits > 12)
+		return 0;
+	if (!buf[digits]) {
+		if (q->count >= 0)
+			return -1;
+		q->count = strtoll(buf, &end, 10);
+		return 1;
+	}
+	if (strcmp(buf + digits, "ms") && strcmp(buf + digits, "s"))
+		return 0;
+	if (q->ms)
+		return -1;
+	q->ms = strtoll(buf, &end, 10) * (buf[digits + 1] ? 1 : 1000);
+	return q->ms >= 1 && q->ms <= 24LL * 3600 * 1000;
+}
+
+/* EXACT, or N, P%, T (MSms or Ss) combined with commas: all must hold. */
 static void rec_parse_staleness(const char *s, struct rec_query *q)
 {
-	size_t digits = strspn(s, "0123456789");
-	char *end;
+	const char *it = s;
 
 	q->spec = s;
-	if (!strcasecmp(s, "exact")) {
-		q->kind = REC_EXACT;
+	q->count = -1;
+	q->fraction = 0;
+	q->ms = 0;
+	q->exact = !strcasecmp(s, "exact");
+	if (q->exact)
 		return;
-	}
-	errno = 0;
-	if (digits && digits <= 15 && (!s[digits] || !strcmp(s + digits, "ms"))) {
-		q->limit = strtoll(s, &end, 10);
-		q->kind = s[digits] ? REC_TIME : REC_COUNT;
-		if (q->kind == REC_COUNT || (q->limit >= 1 && q->limit <= 24LL * 3600 * 1000))
+	for (;;) {
+		size_t len = strcspn(it, ",");
+		int r = rec_parse_staleness_item(it, len, q);
+
+		if (r < 0)
+			die("bad value '%s' for --max-staleness: '%.*s' is a second %s (each kind once)", s,
+			    (int)len, it, it[len - 1] == '%' ? "fraction" : isdigit((unsigned char)it[len - 1]) ?
+			    "count" : "time");
+		if (!r && len == 5 && !strncasecmp(it, "exact", 5))
+			die("bad value '%s' for --max-staleness: EXACT stands alone", s);
+		if (!r)
+			die("bad value '%s' for --max-staleness: '%.*s' is not an item (" REC_STALENESS_WANT ")",
+			    s, (int)len, it);
+		if (!it[len])
 			return;
+		it += len + 1;
 	}
-	die("bad value '%s' for --max-staleness (want EXACT, a count like 100, or a time from 1ms to"
-	    " 86400000ms like 2000ms)", s);
 }
 
 /* ---- reading and grouping ---- */
@@ -237,22 +308,85 @@ static int rec_lines_of(const struct rec_line *all, int n, const struct rec_vari
 	return k;
 }
 
-/* Mean of the figure over the lines at (threads, depth); adds them to p->lines. */
-static double rec_mean_at(const struct rec_line **l, int n, int threads, int depth, const char *path,
-			  struct rec_pick *p)
+/*
+ * The mean exact value of the nodes a readers line read: its readers pick
+ * nodes at random (the plain cost), its updaters swing their leaf from 0 to
+ * BENCH_SWING and back (bench/loops.c), so a node's value averages
+ * BENCH_SWING / 2 per updater under it.  The line does not record the values
+ * read; this derives their mean from its shape and threads, as run places
+ * them (updater i on leaf i mod leaves).  -1 for a shape this build cannot parse.
+ */
+static double rec_value_read(json_t *o, int threads)
 {
+	const char *spec = json_string_value(json_object_get(o, "shape")), *why;
+	struct bench_shape sh = { 0 };
 	double sum = 0;
+
+	if (!spec || bench_shape_parse(spec, &sh, &why))
+		return -1;
+	for (int i = 0; i < threads; i++)
+		for (int n = sh.leaves[i % sh.nr_leaves]; n >= 0; n = sh.parent[n])
+			sum += BENCH_SWING / 2.0;
+	sum /= sh.nr_nodes;
+	bench_shape_free(&sh);
+	return sum;
+}
+
+static void rec_add_once(json_t *set, const char *s)
+{
+	size_t i;
+	json_t *x;
+
+	json_array_foreach(set, i, x)
+		if (!strcmp(json_string_value(x), s))
+			return;
+	json_array_append_new(set, json_string(s));
+}
+
+/*
+ * Mean of the figure over the lines at (threads, depth); adds them to
+ * p->lines.  *lo and *hi: the mean of their intervals (stats.PATH.lo/hi,
+ * the order-statistic interval of each line's median over its reps), NAN
+ * when a line has none (one rep).
+ */
+static double rec_mean_at(const struct rec_line **l, int n, int threads, int depth, const char *path,
+			  struct rec_pick *p, double *lo, double *hi)
+{
+	double sum = 0, slo = 0, shi = 0;
 	int k = 0;
 
 	for (int i = 0; i < n; i++) {
-		double x = 0;
-		long long b, e, cpus;
+		json_t *st;
+		double x = 0, vr;
+		long long b, e, cpus, reps = 1, ms = 0;
 
 		if (l[i]->threads != threads || l[i]->depth != depth)
 			continue;
 		rec_num(l[i]->o, path, &x);
 		sum += x;
 		k++;
+		st = json_object_get(json_object_get(l[i]->o, "stats"), path);
+		if (json_is_number(json_object_get(st, "lo")) && json_is_number(json_object_get(st, "hi")) &&
+		    json_is_number(json_object_get(st, "level"))) {
+			slo += json_number_value(json_object_get(st, "lo"));
+			shi += json_number_value(json_object_get(st, "hi"));
+			p->level *= json_number_value(json_object_get(st, "level"));
+		} else {
+			p->has_iv = 0;
+		}
+		rec_int(l[i]->o, "reps_done", &reps);
+		if (!p->reps || reps < p->reps)
+			p->reps = (int)reps;
+		if (rec_int(l[i]->o, "duration_ms", &ms) && ms > p->duration_ms)
+			p->duration_ms = (int)ms;
+		if (rec_int(l[i]->o, "warmup_ms", &ms) && ms > p->warmup_ms)
+			p->warmup_ms = (int)ms;
+		rec_add_once(p->shapes, json_string_value(json_object_get(l[i]->o, "shape")));
+		rec_add_once(p->placements, json_string_value(json_object_get(l[i]->o, "placement")) ?
+			     json_string_value(json_object_get(l[i]->o, "placement")) : "compact");
+		if (!strcmp(l[i]->workload, "readers") && (vr = rec_value_read(l[i]->o, threads)) >= 0 &&
+		    (p->value_read < 0 || vr < p->value_read))
+			p->value_read = vr;
 		json_array_append_new(p->lines, json_pack("{s:i,s:s,s:s,s:i,s:i,s:f}",
 				      "line", l[i]->lineno,
 				      "shape", json_string_value(json_object_get(l[i]->o, "shape")),
@@ -279,6 +413,8 @@ static double rec_mean_at(const struct rec_line **l, int n, int threads, int dep
 				p->oversubscribed = 1;
 		}
 	}
+	*lo = k ? slo / k : NAN;
+	*hi = k ? shi / k : NAN;
 	return k ? sum / k : NAN;
 }
 
@@ -296,7 +432,12 @@ static void rec_pick(const struct rec_line **l, int n, const struct rec_query *q
 
 	memset(p, 0, sizeof(*p));
 	p->flush_max_ns = -1;
+	p->value_read = -1;
+	p->has_iv = 1;
+	p->level = 1;
 	p->lines = json_array();
+	p->shapes = json_array();
+	p->placements = json_array();
 	for (int i = 0; i < n; i++) {
 		int d = abs(l[i]->threads - threads), bd = abs(best_t - threads);
 
@@ -318,19 +459,26 @@ static void rec_pick(const struct rec_line **l, int n, const struct rec_query *q
 	if (lo == q->depth) {
 		p->method = "measured";
 		p->depth_lo = p->depth_hi = lo;
-		p->value = rec_mean_at(l, n, best_t, lo, path, p);
+		p->value = rec_mean_at(l, n, best_t, lo, path, p, &p->lo, &p->hi);
 	} else if (lo >= 0 && hi >= 0) {
-		double a = rec_mean_at(l, n, best_t, lo, path, p), b = rec_mean_at(l, n, best_t, hi, path, p);
+		double alo, ahi, blo, bhi, f = (q->depth - lo) / (double)(hi - lo);
+		double a = rec_mean_at(l, n, best_t, lo, path, p, &alo, &ahi);
+		double b = rec_mean_at(l, n, best_t, hi, path, p, &blo, &bhi);
 
+		/* weights 1 - f and f are >= 0: the ends' intervals give the interpolated one's */
 		p->method = "interpolated";
 		p->depth_lo = lo;
 		p->depth_hi = hi;
-		p->value = a + (b - a) * (q->depth - lo) / (double)(hi - lo);
+		p->value = a + (b - a) * f;
+		p->lo = alo + (blo - alo) * f;
+		p->hi = ahi + (bhi - ahi) * f;
 	} else {
 		p->method = "nearest";
 		p->depth_lo = p->depth_hi = lo >= 0 ? lo : hi;
-		p->value = rec_mean_at(l, n, best_t, p->depth_lo, path, p);
+		p->value = rec_mean_at(l, n, best_t, p->depth_lo, path, p, &p->lo, &p->hi);
 	}
+	if (!p->has_iv)
+		p->lo = p->hi = NAN;
 }
 
 /* ---- the staleness rule ---- */
@@ -402,8 +550,7 @@ static void rec_judge(struct rec_variant *v, const struct rec_query *q)
 		snprintf(v->reason, sizeof(v->reason), "verification failed in the results (line %d)", mismatch);
 		return;
 	}
-	switch (q->kind) {
-	case REC_EXACT:
+	if (q->exact) {
 		if (bound != 0)
 			snprintf(v->reason, sizeof(v->reason), "not exact: %s", kind);
 		else if (seen)
@@ -412,31 +559,55 @@ static void rec_judge(struct rec_variant *v, const struct rec_query *q)
 				 (long long)seen);
 		else
 			v->admitted = 1;
-		break;
-	case REC_COUNT:
-		if (bound < 0)
-			snprintf(v->reason, sizeof(v->reason), "not bounded by a count: %s", kind);
-		else if (bound > q->limit)
-			snprintf(v->reason, sizeof(v->reason), "stated bound %lld > %lld", (long long)bound,
-				 q->limit);
-		else if (seen > q->limit)
-			snprintf(v->reason, sizeof(v->reason), "observed off by %lld > %lld", (long long)seen,
-				 q->limit);
-		else
-			v->admitted = 1;
-		break;
-	case REC_TIME:
-		/* exact and count-bounded ones are admitted: their error has a bound, whatever the time */
-		if (bound >= 0)
-			v->admitted = 1;
-		else if (stale_ms < 0)
-			snprintf(v->reason, sizeof(v->reason), "%s", kind);
-		else if (stale_ms > (double)q->limit)
-			snprintf(v->reason, sizeof(v->reason), "%s: more than %lld ms", kind, q->limit);
-		else
-			v->admitted = 1;
-		break;
+		return;
 	}
+	/* the count the error must stay within: N, P% of the mean value read, the smaller */
+	if (q->count >= 0 || q->fraction > 0) {
+		double lim = q->count >= 0 ? (double)q->count : INFINITY;
+		char what[120];
+
+		if (q->fraction > 0) {
+			if (v->rd.value_read <= 0) {
+				snprintf(v->reason, sizeof(v->reason), "%g%% of what: the mean value of its readers"
+					 " lines (shape %s) is not known to this build", 100 * q->fraction,
+					 json_string_value(json_array_get(v->rd.shapes, 0)) ?
+					 json_string_value(json_array_get(v->rd.shapes, 0)) : "?");
+				return;
+			}
+			if (q->fraction * v->rd.value_read < lim)
+				lim = q->fraction * v->rd.value_read;
+		}
+		if (q->fraction > 0 && lim == q->fraction * v->rd.value_read)
+			snprintf(what, sizeof(what), "%.4g (%g%% of the mean value read, %.6g)", lim,
+				 100 * q->fraction, v->rd.value_read);
+		else
+			snprintf(what, sizeof(what), "%.4g", lim);
+		if (bound < 0 && !q->ms) {
+			snprintf(v->reason, sizeof(v->reason), "not bounded by a count: %s%s", kind,
+				 q->fraction > 0 ? " (a time too, like 1%,2s, admits it on its observed error)" : "");
+			return;
+		}
+		if (bound > 0 && (double)bound > lim) {
+			snprintf(v->reason, sizeof(v->reason), "stated bound %lld > %s", (long long)bound, what);
+			return;
+		}
+		if ((double)seen > lim) {
+			snprintf(v->reason, sizeof(v->reason), "observed off by %lld > %s", (long long)seen, what);
+			return;
+		}
+	}
+	/* exact and count-bounded ones meet any time: their error has a bound, whatever the time */
+	if (q->ms && bound < 0) {
+		if (stale_ms < 0) {
+			snprintf(v->reason, sizeof(v->reason), "%s", kind);
+			return;
+		}
+		if (stale_ms > (double)q->ms) {
+			snprintf(v->reason, sizeof(v->reason), "%s: more than %lld ms", kind, q->ms);
+			return;
+		}
+	}
+	v->admitted = 1;
 }
 
 static int rec_cmp_cost(const void *a, const void *b)
@@ -444,6 +615,36 @@ static int rec_cmp_cost(const void *a, const void *b)
 	const struct rec_variant *x = *(struct rec_variant *const *)a, *y = *(struct rec_variant *const *)b;
 
 	return (x->cost > y->cost) - (x->cost < y->cost);
+}
+
+/*
+ * Ranks, in cost order: a variant whose interval overlaps the union of the
+ * intervals of the group before it (directly or through a chain of
+ * overlapping ones) shares that group's rank, and all of the group are
+ * ties.  One without an interval (one rep) joins a group its point falls
+ * in; otherwise it ranks alone, untested.
+ */
+static void rec_ties(struct rec_variant **o, int n)
+{
+	double top = -INFINITY;		/* the group's highest hi */
+	int start = 0;			/* its first */
+
+	for (int i = 0; i < n; i++) {
+		double lo = o[i]->has_iv ? o[i]->cost_lo : o[i]->cost;
+		double hi = o[i]->has_iv ? o[i]->cost_hi : o[i]->cost;
+
+		if (i && lo <= top && (o[i]->has_iv || o[start]->has_iv)) {
+			o[i]->rank = o[start]->rank;
+			o[i]->tie = o[start]->tie = 1;
+			for (int k = start + 1; k < i; k++)
+				o[k]->tie = 1;
+			top = fmax(top, hi);
+		} else {
+			start = i;
+			o[i]->rank = i + 1;
+			top = hi;
+		}
+	}
 }
 
 /* ---- what the figures were measured on ---- */
@@ -512,7 +713,10 @@ static json_t *rec_pick_json(const struct rec_pick *p, const char *metric)
 {
 	if (!p->found)
 		return json_null();
-	return json_pack("{s:s,s:f,s:i,s:s,s:i,s:i,s:O}", "metric", metric, "ns", p->value,
+	return json_pack("{s:s,s:f,s:o,s:o,s:o,s:i,s:i,s:s,s:i,s:i,s:O}", "metric", metric, "ns", p->value,
+			 "lo_ns", p->has_iv ? json_real(p->lo) : json_null(),
+			 "hi_ns", p->has_iv ? json_real(p->hi) : json_null(),
+			 "level", p->has_iv ? json_real(p->level) : json_null(), "reps", p->reps,
 			 "threads", p->threads, "method", p->method, "depth_lo", p->depth_lo,
 			 "depth_hi", p->depth_hi, "lines", p->lines);
 }
@@ -523,9 +727,14 @@ static json_t *rec_variant_json(const struct rec_variant *v, int rank)
 			      "options", v->options ? json_string(v->options) : json_null(),
 			      "flush_period_ms", v->flush_period_ms);
 
-	if (rank)
-		json_object_set_new(j, "rank", json_integer(rank));
+	if (rank) {
+		json_object_set_new(j, "rank", json_integer(v->rank));
+		json_object_set_new(j, "tie", json_boolean(v->tie));
+	}
 	json_object_set_new(j, "cpu_s_per_s", v->has_cost ? json_real(v->cost) : json_null());
+	json_object_set_new(j, "cpu_s_per_s_lo", v->has_iv ? json_real(v->cost_lo) : json_null());
+	json_object_set_new(j, "cpu_s_per_s_hi", v->has_iv ? json_real(v->cost_hi) : json_null());
+	json_object_set_new(j, "coverage", v->has_iv ? json_real(v->level) : json_null());
 	json_object_set_new(j, "update", rec_pick_json(&v->upd, "cpu_ns_per_op"));
 	json_object_set_new(j, "read", rec_pick_json(&v->rd, "read_ns.mean"));
 	json_object_set_new(j, "staleness", json_string(v->staleness));
@@ -559,31 +768,263 @@ static void rec_print_evidence(const char *what, const struct rec_pick *p, const
 	putchar('\n');
 }
 
-static void rec_print_row(const struct rec_variant *v, int rank, int w)
-{
-	char r[16];
+/* ---- what to measure next ---- */
 
-	snprintf(r, sizeof(r), "%d", rank);
-	printf("%-4s  %-*s  %10.4g  %9.1f  %9.1f  %s\n", rank ? r : "-", w, v->label, v->cost,
-	       v->upd.value, v->rd.value, v->staleness);
+/* s for a shell: as is when it has nothing the shell reads, else in single quotes. */
+static void rec_sh(FILE *f, const char *s)
+{
+	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:=/+%-") == strlen(s)) {
+		fputs(s, f);
+		return;
+	}
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	}
+	fputc('\'', f);
 }
+
+/* The members of set, comma-separated (sep ';' where one has a comma: list: placements). */
+static void rec_sh_list(FILE *f, json_t *set)
+{
+	char sep = ',', *t;
+	size_t i, len = 0;
+	json_t *x;
+
+	json_array_foreach(set, i, x)
+		if (strchr(json_string_value(x), ','))
+			sep = ';';
+	json_array_foreach(set, i, x)
+		len += strlen(json_string_value(x)) + 1;
+	t = bench_xcalloc(1, len + 1);
+	json_array_foreach(set, i, x) {
+		if (i)
+			t[strlen(t)] = sep;
+		strcat(t, json_string_value(x));
+	}
+	rec_sh(f, t);
+	free(t);
+}
+
+static void rec_add_all(json_t *set, json_t *from)
+{
+	size_t i;
+	json_t *x;
+
+	json_array_foreach(from, i, x)
+		rec_add_once(set, json_string_value(x));
+}
+
+/*
+ * The sweep that measures the variants of vs (those with vs[0]'s knobs) in
+ * the workloads asked for, at the configurations their figures came from
+ * (shapes, threads and placements of the lines used, their longest duration
+ * and warm-up), with reps repetitions, into out: one command, malloc'd.
+ */
+static char *rec_sweep_cmd(struct rec_variant *const *vs, int n, int upd, int rd, int reps, const char *out,
+			   int resume)
+{
+	json_t *algos = json_array(), *shapes = json_array(), *placements = json_array(), *threads = json_array();
+	int dur = 0, warm = 0;
+	char *cmd = NULL, num[16];
+	size_t len = 0;
+	FILE *f = open_memstream(&cmd, &len);
+
+	if (!f)
+		die("out of memory");
+	for (int i = 0; i < n; i++) {
+		const struct rec_pick *ps[2] = { &vs[i]->upd, &vs[i]->rd };
+
+		if (!rec_str_eq(vs[i]->options, vs[0]->options) || vs[i]->flush_period_ms != vs[0]->flush_period_ms)
+			continue;
+		rec_add_once(algos, vs[i]->algo);
+		for (int k = 0; k < 2; k++) {
+			if (!ps[k]->found)
+				continue;
+			rec_add_all(shapes, ps[k]->shapes);
+			rec_add_all(placements, ps[k]->placements);
+			snprintf(num, sizeof(num), "%d", ps[k]->threads);
+			rec_add_once(threads, num);
+			dur = ps[k]->duration_ms > dur ? ps[k]->duration_ms : dur;
+			warm = ps[k]->warmup_ms > warm ? ps[k]->warmup_ms : warm;
+		}
+	}
+	fputs("ctrbench sweep --algo ", f);
+	rec_sh_list(f, algos);
+	fprintf(f, " --workload %s --shape ", upd && rd ? "update,readers" : upd ? "update" : "readers");
+	rec_sh_list(f, shapes);
+	fputs(" --threads ", f);
+	rec_sh_list(f, threads);
+	fputs(" --placement ", f);
+	rec_sh_list(f, placements);
+	fprintf(f, " --reps %d", reps);
+	if (dur)
+		fprintf(f, " --duration-ms %d", dur);
+	if (warm)
+		fprintf(f, " --warmup-ms %d", warm);
+	if (vs[0]->options) {
+		fputs(" --options ", f);
+		rec_sh(f, vs[0]->options);
+	}
+	if (vs[0]->flush_period_ms)
+		fprintf(f, " --flush-period-ms %d", vs[0]->flush_period_ms);
+	fputs(" --out ", f);
+	rec_sh(f, out);
+	if (resume)
+		fputs(" --resume", f);
+	fclose(f);
+	json_decref(algos);
+	json_decref(shapes);
+	json_decref(placements);
+	json_decref(threads);
+	return cmd;
+}
+
+/* One sweep command per set of knobs (options, flush period) among vs[0..n), as a JSON array. */
+static json_t *rec_sweep_cmds(struct rec_variant *const *vs, int n, int upd, int rd, int reps, const char *out,
+			      int resume)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < n; i++) {
+		int first = 1;
+		char *c;
+
+		for (int k = 0; k < i; k++)
+			first &= !(rec_str_eq(vs[k]->options, vs[i]->options) &&
+				   vs[k]->flush_period_ms == vs[i]->flush_period_ms);
+		if (!first)
+			continue;
+		c = rec_sweep_cmd(vs + i, n - i, upd, rd, reps, out, resume);
+		json_array_append_new(a, json_string(c));
+		free(c);
+	}
+	return a;
+}
+
+/* The recommend that asks the same question of results in file: malloc'd. */
+static char *rec_again_cmd(const struct rec_query *q, const char *file)
+{
+	char *cmd = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&cmd, &len);
+
+	if (!f)
+		die("out of memory");
+	fprintf(f, "ctrbench recommend --updates-per-sec %.6g --reads-per-sec %.6g --depth %d --threads %d"
+		" --max-staleness ", q->updates, q->reads, q->depth, q->threads);
+	rec_sh(f, q->spec);
+	fputs(" --results ", f);
+	rec_sh(f, file);
+	fclose(f);
+	return cmd;
+}
+
+/*
+ * What would separate the tie at o[0..n) (in cost order): the workloads
+ * whose part of the cost overlaps between neighbours (both if neither alone
+ * does: *sum_only), and how many reps: an interval of a median narrows about as
+ * 1 / sqrt(reps), so neighbours a gap d apart with half-widths summing to w
+ * at k reps part at about k (w / d)^2.  *reps: that estimate, clamped to
+ * 6..100 (6: the fewest with a 95% interval); *hopeless: more than 100.
+ */
+static void rec_tie_plan(struct rec_variant *const *o, int n, const struct rec_query *q, int *upd, int *rd,
+			 int *sum_only, int *reps, int *hopeless)
+{
+	double need = 0;
+	int k = 0;
+
+	*upd = *rd = *sum_only = 0;
+	for (int i = 0; i < n; i++) {
+		int r = o[i]->upd.reps < o[i]->rd.reps ? o[i]->upd.reps : o[i]->rd.reps;
+
+		k = !k || r < k ? r : k;
+	}
+	for (int i = 1; i < n; i++) {
+		const struct rec_variant *a = o[i - 1], *b = o[i];
+		double d = b->cost - a->cost, w;
+
+		if (!a->has_iv || !b->has_iv) {
+			*upd = *rd = 1;
+			continue;
+		}
+		*upd |= q->updates * a->upd.hi >= q->updates * b->upd.lo && q->updates * b->upd.hi >= q->updates * a->upd.lo;
+		*rd |= q->reads * a->rd.hi >= q->reads * b->rd.lo && q->reads * b->rd.hi >= q->reads * a->rd.lo;
+		w = (a->cost_hi - a->cost) + (b->cost - b->cost_lo);
+		need = fmax(need, d > 0 ? k * (w / d) * (w / d) : INFINITY);
+	}
+	if (!*upd && !*rd)
+		*sum_only = *upd = *rd = 1;
+	*hopeless = need > 100;
+	*reps = need > 100 ? 100 : need < 6 ? 6 : (int)ceil(need);
+	if (*reps <= k)
+		*reps = k + 1 > 100 ? 100 : k + 1;
+}
+
+/* "[0.0551, 0.0602] 77%", or why there is none */
+static void rec_interval(const struct rec_variant *v, char *buf, size_t len)
+{
+	if (v->has_iv)
+		snprintf(buf, len, "[%.4g, %.4g] %.0f%%", v->cost_lo, v->cost_hi, 100 * v->level);
+	else
+		snprintf(buf, len, "none (1 rep)");
+}
+
+static void rec_print_row(const struct rec_variant *v, int w)
+{
+	char iv[64];
+
+	rec_interval(v, iv, sizeof(iv));
+	printf("%-4d  %-*s  %10.4g  %-28s  %-3s  %9.1f  %9.1f  %s\n", v->rank, w, v->label, v->cost, iv,
+	       v->tie ? "tie" : "", v->upd.value, v->rd.value, v->staleness);
+}
+
+static void rec_print_strings(const char *indent, json_t *a)
+{
+	size_t i;
+	json_t *x;
+
+	json_array_foreach(a, i, x)
+		printf("%s%s\n", indent, json_string_value(x));
+}
+
+/* The algos of a finding, "a, b and c". */
+static void rec_print_names(json_t *a)
+{
+	size_t i, n = json_array_size(a);
+	json_t *x;
+
+	json_array_foreach(a, i, x)
+		printf("%s%s", i ? i + 1 == n ? " and " : ", " : "", json_string_value(x));
+}
+
+/* the help text says 512 per updater: the swing's mean */
+_Static_assert(BENCH_SWING == 1024, "recommend --help states BENCH_SWING / 2 as 512");
 
 static const char *const rec_help =
 	"usage: ctrbench recommend --updates-per-sec U --reads-per-sec R --depth D\n"
-	"                          --max-staleness EXACT|N|MSms [options]\n"
+	"                          --max-staleness EXACT|N|P%|T[,...] [options]\n"
 	"\n"
-	"Ranks the algorithms for a workload by the CPU time they would spend on it (docs/sweeps.md).\n"
+	"Ranks the algorithms for a workload by the CPU time they would spend on it (docs/sweeps.md),\n"
+	"each with an interval from the reps of its results; overlapping ones share a rank as a tie,\n"
+	"with the sweep that would separate them.\n"
 	"\n"
 	"  --updates-per-sec U      updates per second of the target (required)\n"
 	"  --reads-per-sec R        reads per second (required)\n"
 	"  --depth D                tree depth, root included (required)\n"
-	"  --max-staleness S        EXACT, a count N, or a time MSms (required)\n"
+	"  --max-staleness S        how far off a read may be (required): EXACT, or any of a count N,\n"
+	"                           a fraction P% of the mean value the readers workload read (512 per\n"
+	"                           updater under the node read: its swing's mean), a time MSms or Ss;\n"
+	"                           comma-separated, all must hold: 1%,2s\n"
 	"  --results FILE           sweep results to rank from (default: a quick sweep now, 100 ms runs)\n"
 	"  --threads T              CPUs the target updates from (default: the most the results have)\n"
 	"  --format F               table or json (default table)\n"
 	"\n"
 	"example: ctrbench recommend --updates-per-sec 2e6 --reads-per-sec 1e4 --depth 5 \\\n"
-	"             --max-staleness 2000ms --results results.jsonl\n";
+	"             --max-staleness 1%,2s --results results.jsonl\n";
 
 /* One recommend: the query, the lines it reads and the variants it ranks. */
 struct rec_state {
@@ -603,6 +1044,10 @@ struct rec_state {
 	struct rec_variant **order;	/* the admitted ones by cost */
 	int ranked;			/* their number */
 	json_t *machines, *caveats;	/* the environment of the lines, in words */
+	int nr_update, nr_readers;	/* usable lines of each workload */
+	json_t *ties;			/* [{rank, algos, ..., sweep, recommend}]: what would separate each tie */
+	json_t *untested;		/* {algos, sweep, recommend} for the ranked without an interval, or null */
+	json_t *missing;		/* {workload, file, sweep}: a workload the file has no line of, or null */
 };
 
 static const char rec_cost_model[] =
@@ -663,7 +1108,7 @@ static void rec_parse_args(int argc, char **argv, struct rec_state *st)
 		die("unexpected argument '%s'", argv[optind]);
 	{
 		static const char *const need[] = { "--updates-per-sec U", "--reads-per-sec R",
-						    "--depth D", "--max-staleness EXACT|N|MSms" };
+						    "--depth D", "--max-staleness EXACT|N|P%|T" };
 		const int missing[] = { st->q.updates < 0, st->q.reads < 0, !st->q.depth, !st->q.spec };
 
 		bench_need("recommend", need, missing, 4, "(ctrbench recommend --help)");
@@ -751,6 +1196,8 @@ static void rec_load(struct rec_state *st)
 			st->unplain++;
 			continue;
 		}
+		st->nr_readers += !strcmp(w, "readers");
+		st->nr_update += !strcmp(w, "update");
 		st->lines[st->nr_lines++] = (struct rec_line){ .o = o, .lineno = st->r.line[i].lineno, .workload = w,
 						       .depth = (int)d, .threads = (int)t };
 		if (t > st->max_threads)
@@ -779,14 +1226,89 @@ static void rec_rank(struct rec_state *st)
 		n = rec_lines_of(st->lines, st->nr_lines, v, "readers", "read_ns.mean", st->tmp);
 		rec_pick(st->tmp, n, &st->q, st->q.threads, "read_ns.mean", &v->rd);
 		v->has_cost = v->upd.found && v->rd.found;
-		if (v->has_cost)
+		if (v->has_cost) {
 			v->cost = st->q.updates * v->upd.value * 1e-9 + st->q.reads * v->rd.value * 1e-9;
+			v->has_iv = v->upd.has_iv && v->rd.has_iv;
+			v->cost_lo = st->q.updates * v->upd.lo * 1e-9 + st->q.reads * v->rd.lo * 1e-9;
+			v->cost_hi = st->q.updates * v->upd.hi * 1e-9 + st->q.reads * v->rd.hi * 1e-9;
+			v->level = v->upd.level * v->rd.level;
+		}
 		rec_judge(v, &st->q);
 		if (v->admitted)
 			st->order[st->ranked++] = v;
 	}
 	qsort(st->order, (size_t)st->ranked, sizeof(*st->order), rec_cmp_cost);
+	rec_ties(st->order, st->ranked);
 	rec_environment(st->lines, st->nr_lines, &st->q, st->max_threads, st->machines, st->caveats);
+}
+
+/* What the answer cannot tell, and the measurement that would: ties, ranks with no interval, a workload missing. */
+static void rec_findings(struct rec_state *st)
+{
+	struct rec_variant **vs = bench_xcalloc((size_t)st->nr_var + 1, sizeof(*vs));
+	int n = 0;
+
+	st->ties = json_array();
+	for (int i = 0; i < st->ranked; i = i + n) {
+		struct rec_variant **g = st->order + i;
+		int upd, rd, sum_only, reps, hopeless;
+		char out[32], *again;
+		json_t *algos = json_array(), *t;
+
+		for (n = 1; i + n < st->ranked && g[n]->rank == g[0]->rank; n++)
+			;
+		if (n < 2) {
+			json_decref(algos);
+			continue;
+		}
+		rec_tie_plan(g, n, &st->q, &upd, &rd, &sum_only, &reps, &hopeless);
+		for (int k = 0; k < n; k++)
+			json_array_append_new(algos, json_string(g[k]->label));
+		snprintf(out, sizeof(out), "tie-rank%d.jsonl", g[0]->rank);
+		again = rec_again_cmd(&st->q, out);
+		t = json_pack("{s:i,s:o,s:f,s:f,s:s,s:i,s:b,s:o,s:s}", "rank", g[0]->rank, "algos", algos,
+			      "gap", g[n - 1]->cost - g[0]->cost, "cheapest", g[0]->cost,
+			      "overlap_in", sum_only ? "sum" : upd && rd ? "both" : upd ? "update" : "read",
+			      "reps", reps, "hopeless", hopeless,
+			      /* both workloads: the recommend on out needs both */
+			      "sweep", rec_sweep_cmds(g, n, 1, 1, reps, out, 0), "recommend", again);
+		free(again);
+		json_array_append_new(st->ties, t);
+	}
+	n = 0;
+	for (int i = 0; i < st->ranked; i++)
+		if (!st->order[i]->has_iv)
+			vs[n++] = st->order[i];
+	st->untested = json_null();
+	if (n) {
+		json_t *algos = json_array();
+		char *again = rec_again_cmd(&st->q, "reps.jsonl");
+
+		for (int k = 0; k < n; k++)
+			json_array_append_new(algos, json_string(vs[k]->label));
+		json_decref(st->untested);
+		st->untested = json_pack("{s:o,s:o,s:s}", "algos", algos,
+					 "sweep", rec_sweep_cmds(vs, n, 1, 1, 5, "reps.jsonl", 0), "recommend", again);
+		free(again);
+	}
+	st->missing = json_null();
+	if (!st->nr_readers || !st->nr_update) {
+		int reps = 0;
+
+		n = 0;
+		for (int i = 0; i < st->nr_var; i++) {
+			const struct rec_pick *p = st->var[i].upd.found ? &st->var[i].upd : &st->var[i].rd;
+
+			vs[n++] = &st->var[i];
+			reps = !reps || p->reps < reps ? p->reps : reps;
+		}
+		json_decref(st->missing);
+		st->missing = json_pack("{s:s,s:s,s:o}", "workload", st->nr_readers ? "update" : "readers",
+					"file", st->results, "sweep",
+					rec_sweep_cmds(vs, n, !st->nr_update, !st->nr_readers, reps ? reps : 1,
+						       st->results, 1));
+	}
+	free(vs);
 }
 
 static void rec_print_json(const struct rec_state *st)
@@ -806,9 +1328,48 @@ static void rec_print_json(const struct rec_state *st)
 	json_object_set_new(j, "ranked", a);
 	json_object_set_new(j, "ruled_out", out);
 	json_object_set_new(j, "not_ranked", base);
+	json_object_set_new(j, "ties", json_incref(st->ties));
+	json_object_set_new(j, "no_interval", json_incref(st->untested));
+	json_object_set_new(j, "missing", json_incref(st->missing));
 	json_dumpf(j, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	putchar('\n');
 	json_decref(j);
+}
+
+static void rec_print_findings(const struct rec_state *st)
+{
+	size_t i;
+	json_t *t;
+
+	json_array_foreach(st->ties, i, t) {
+		double gap = json_real_value(json_object_get(t, "gap")),
+		       cheapest = json_real_value(json_object_get(t, "cheapest"));
+		const char *w;
+
+		printf("# tie at rank %lld: ", (long long)json_integer_value(json_object_get(t, "rank")));
+		rec_print_names(json_object_get(t, "algos"));
+		w = json_string_value(json_object_get(t, "overlap_in"));
+		printf(": their intervals overlap (%.3g%% apart at most; %s); ",
+		       cheapest > 0 ? 100 * gap / cheapest : 0.0, !strcmp(w, "update") ? "in their update figures" :
+		       !strcmp(w, "read") ? "in their read figures" : !strcmp(w, "sum") ?
+		       "in the sum only: neither figure's intervals overlap alone" : "in their update and read figures");
+		if (json_is_true(json_object_get(t, "hopeless")))
+			printf("the gap is within their run-to-run spread: even 100 reps may not separate"
+			       " them, so take them as equal here:\n");
+		else
+			printf("about %lld reps each should separate them (an estimate: an interval narrows"
+			       " about as 1/sqrt(reps)):\n", (long long)json_integer_value(json_object_get(t, "reps")));
+		rec_print_strings("#   ", json_object_get(t, "sweep"));
+		printf("#   %s\n", json_string_value(json_object_get(t, "recommend")));
+	}
+	if (!json_is_null(st->untested)) {
+		printf("# no interval for ");
+		rec_print_names(json_object_get(st->untested, "algos"));
+		printf(": one repetition per line, so their order is not tested; for intervals (5 reps: 94%%"
+		       " each):\n");
+		rec_print_strings("#   ", json_object_get(st->untested, "sweep"));
+		printf("#   %s\n", json_string_value(json_object_get(st->untested, "recommend")));
+	}
 }
 
 static void rec_print_table(const struct rec_state *st)
@@ -846,15 +1407,26 @@ static void rec_print_table(const struct rec_state *st)
 	}
 	json_array_foreach(st->caveats, k, m)
 		printf("# caveat: %s\n", json_string_value(m));
-	printf("%-4s  %-*s  %10s  %9s  %9s  %s\n", "rank", w, "algorithm", "CPU s/s", "update ns",
-	       "read ns", "read error");
+	printf("%-4s  %-*s  %10s  %-28s  %-3s  %9s  %9s  %s\n", "rank", w, "algorithm", "CPU s/s",
+	       "interval (coverage)", "", "update ns", "read ns", "read error");
 	for (int i = 0; i < st->ranked; i++) {
-		rec_print_row(st->order[i], i + 1, w);
+		rec_print_row(st->order[i], w);
 		rec_print_evidence("update:", &st->order[i]->upd, &st->q);
 		rec_print_evidence("read:", &st->order[i]->rd, &st->q);
 	}
-	if (!st->ranked)
+	rec_print_findings(st);
+	if (!json_is_null(st->missing)) {
+		size_t k2;
+		json_t *c;
+
+		printf("(no %s measurements in %s: run", !strcmp(json_string_value(json_object_get(st->missing,
+		       "workload")), "readers") ? "read" : "update", st->results);
+		json_array_foreach(json_object_get(st->missing, "sweep"), k2, c)
+			printf("%s `%s`", k2 ? " and" : "", json_string_value(c));
+		printf(" to get them)\n");
+	} else if (!st->ranked) {
 		printf("(none meets max staleness %s)\n", st->q.spec);
+	}
 	for (int b = 0; b < 2; b++) {
 		int first = 1;
 
@@ -887,6 +1459,7 @@ int bench_cmd_recommend(int argc, char **argv)
 		return 1;
 	rec_load(st);
 	rec_rank(st);
+	rec_findings(st);
 	if (st->json)
 		rec_print_json(st);
 	else
@@ -894,10 +1467,17 @@ int bench_cmd_recommend(int argc, char **argv)
 	for (int i = 0; i < st->nr_var; i++) {
 		json_decref(st->var[i].upd.lines);
 		json_decref(st->var[i].rd.lines);
+		json_decref(st->var[i].upd.shapes);
+		json_decref(st->var[i].rd.shapes);
+		json_decref(st->var[i].upd.placements);
+		json_decref(st->var[i].rd.placements);
 		free(st->var[i].key);
 	}
 	json_decref(st->machines);
 	json_decref(st->caveats);
+	json_decref(st->ties);
+	json_decref(st->untested);
+	json_decref(st->missing);
 	free(st->var);
 	free(st->order);
 	free(st->lines);

@@ -288,7 +288,7 @@ check "no --results: measures now into \$TMPDIR, says so, ranks only exact algor
 
 BAD_PREFIX=recommend
 Q=(--updates-per-sec 1e6 --reads-per-sec 10 --results $D/recommend.jsonl)
-BADVAL="'5s'" bad "${Q[@]}" --depth 4 --max-staleness 5s
+BADVAL="'5sec'" bad "${Q[@]}" --depth 4 --max-staleness 5sec
 BADVAL="'0ms'" bad "${Q[@]}" --depth 4 --max-staleness 0ms
 BADVAL="'-3'" bad "${Q[@]}" --depth 4 --max-staleness -3
 BADVAL="--max-staleness" bad "${Q[@]}" --depth 4
