@@ -86,8 +86,7 @@ static void test_run_everything(void **state)
 				 * percpu_tree's read once exceeded it by 4 (415 vs 411,
 				 * 5 updaters on 2 loaded CPUs) with carries in flight, and
 				 * its in-flight bound is not stated yet: it is held to its
-				 * bound at rest here, and under updates to the in-window
-				 * check of the readers workload's own figures.
+				 * bound at rest (read_error) only.
 				 */
 				if (r.error_bound > 0 && strcmp(ba->name, "percpu_tree"))
 					assert_true(r.read_err_max <= r.error_bound);
