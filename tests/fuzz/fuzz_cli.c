@@ -10,8 +10,6 @@
  * another file lands in __wrap_die here (-Wl,--wrap=die) and must say one
  * line.  Built and run by `make fuzz` (tests/fuzz/run.sh).
  */
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,21 +20,8 @@
 #include "../../counters/ctr.h"
 #include "../../pmu/pmu.h"
 #include "../../topology/topo.h"
+#include "fuzz_die.h"
 
-static jmp_buf fz_back;
-
-void __wrap_die(const char *fmt, ...)
-{
-	va_list ap;
-	char msg[512];
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (strchr(msg, '\n'))	/* the one-line promise */
-		abort();
-	longjmp(fz_back, 1);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -8,8 +8,6 @@
  * longjmp back: linked with -Wl,--wrap=die), never in a crash, a leak the
  * sanitizer sees, or a hang.  Built and run by `make fuzz` (tests/fuzz/run.sh).
  */
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,23 +18,9 @@
 #include "../../bench/reps.h"
 #include "../../bench/results.h"
 #include "../../bench/schema.h"
+#include "fuzz_die.h"
 
-static jmp_buf fz_back;
-static char fz_path[64];
-
-/* die() of the code under test: bad input was found and said; go back for the next one. */
-void __wrap_die(const char *fmt, ...)
-{
-	va_list ap;
-	char msg[512];
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (strchr(msg, '\n'))	/* the one-line promise */
-		abort();
-	longjmp(fz_back, 1);
-}
+static char fz_path[64];	/* the results file the input becomes */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
