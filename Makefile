@@ -16,6 +16,8 @@ Q := $(if $(filter 1,$(V)),,@)
 say = $(if $(filter 1,$(V)),,@printf '  %-6s %s\n' $(1) $(2);)
 
 BUILD ?= build
+# make test and make run build with one job per CPU.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 CC ?= gcc
 # SAN=thread or SAN=address,undefined builds a sanitizer variant into BUILD (see `test`).
 SAN ?=
@@ -217,9 +219,9 @@ RUN_TESTS = scripts/run-tests.sh
 CLI_TESTS := $(wildcard tests/cli*.sh)
 
 test: deps
-	$(Q)$(MAKE) --no-print-directory all tests
-	$(Q)$(MAKE) --no-print-directory BUILD=build/tsan SAN=thread $(MT_TESTS:build/%=build/tsan/%)
-	$(Q)$(MAKE) --no-print-directory BUILD=build/asan SAN=address,undefined $(ST_TESTS:build/%=build/asan/%) \
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) all tests
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) BUILD=build/tsan SAN=thread $(MT_TESTS:build/%=build/tsan/%)
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) BUILD=build/asan SAN=address,undefined $(ST_TESTS:build/%=build/asan/%) \
 		build/asan/api_demo build/asan/ctrbench
 	$(Q)$(RUN_TESTS) $(TESTS) $(BUILD)/api_demo $(CLI_TESTS:%=%@$(BUILD)/ctrbench) \
 		$(MT_TESTS:build/%=build/tsan/%) \
@@ -250,7 +252,6 @@ RUN_OUT = $(BUILD)/run
 # 200 ms they were; the default 200 ms warm-up made a fresh clone's make run 72 s, over its 60.
 RUN_SWEEP = --algo all --workload update --shape chain:8 --threads 1..2 --placement compact \
 	--reps 3 --duration-ms 200 --warmup-ms 50
-NPROC := $(shell nproc 2>/dev/null || echo 2)
 run: deps
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) all
 	$(Q)mkdir -p $(RUN_OUT) && out=$(RUN_OUT)/results-$$(date +%Y%m%d-%H%M%S).jsonl && \
