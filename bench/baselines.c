@@ -12,6 +12,13 @@ static void bench_nothing_fini(struct ctr_tree *t)
 	(void)t;
 }
 
+/* Nothing beyond the instance (counted by ctr_footprint). */
+static size_t bench_nothing_footprint(struct ctr_tree *t)
+{
+	(void)t;
+	return 0;
+}
+
 /* Nothing is counted: its reads say nothing, so its bound is "unbounded" (-1). */
 static int64_t bench_empty_error_bound(const struct ctr_tree *t)
 {
@@ -25,6 +32,7 @@ const struct ctr_algo bench_algo_empty = {
 	.size = sizeof(struct ctr_tree),
 	.init = bench_nothing_init,
 	.fini = bench_nothing_fini,
+	.footprint = bench_nothing_footprint,
 	.add = bench_empty_add,
 	.read = bench_empty_read,
 	.read_exact = bench_empty_read,
@@ -38,6 +46,7 @@ const struct ctr_algo bench_algo_shared_atomic = {
 	.size = sizeof(struct bench_shared_atomic),
 	.init = bench_nothing_init,
 	.fini = bench_nothing_fini,
+	.footprint = bench_nothing_footprint,
 	.add = bench_shared_atomic_add,
 	.read = bench_shared_atomic_read,
 	.read_exact = bench_shared_atomic_read,

@@ -53,6 +53,7 @@ static const char *const bench_run_help =
 	"  --duration-ms MS         measured window per rep (default 1000)\n"
 	"  --warmup-ms MS           untimed run before it (default 200)\n"
 	"  --format F               table, csv or json (default table)\n"
+	"  --force                  run even where the tree and buffers need more than MemAvailable\n"
 	"\n"
 	"example: ctrbench run --algo atomic_tree,percpu_hier --shape chain:8 --threads 2 --format json\n";
 
@@ -180,6 +181,9 @@ static void run_option(int opt, char **argv, struct run_args *a)
 	case 'P':
 		a->cfg.flush_period_ms = bench_parse_int("flush-period-ms", optarg, 1, 3600 * 1000);
 		break;
+	case 'F':
+		a->cfg.force = 1;
+		break;
 	case 'f':
 		if (bench_output_parse_format(optarg, &a->out.format))
 			die("unknown format '%s' (want table, csv or json)", optarg);
@@ -238,6 +242,7 @@ int bench_cmd_run(int argc, char **argv)
 		{ "options", required_argument, NULL, 'O' },
 		{ "flush-period-ms", required_argument, NULL, 'P' },
 		{ "charge-burst", required_argument, NULL, 'B' },
+		{ "force", no_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_args a = {
@@ -261,6 +266,7 @@ int bench_cmd_run(int argc, char **argv)
 	bench_check_options(&a.cfg, algos, nr_algos);
 	bench_setup_machine(&a.cfg, a.topology, a.events);
 	bench_setup_threads(&a.cfg);
+	bench_check_memory(&a.cfg, algos, nr_algos);
 	bench_output_begin(&a.out, &a.cfg, topo_nr_pus(a.cfg.topo));
 	a.cfg.reps = a.reps;
 	/* a measurement: warm-up, the window, then the latency phase (a quarter of it) */

@@ -27,7 +27,7 @@
 enum {
 	SO_ALGO, SO_WORKLOAD, SO_SHAPE, SO_THREADS, SO_PLACEMENT, SO_REPS, SO_DURATION, SO_WARMUP,
 	SO_READERS, SO_OPTIONS, SO_FLUSH, SO_WORK_NS, SO_NOTE, SO_OUT, SO_EVENTS, SO_NR,
-	SO_PLAN = SO_NR, SO_RESUME,
+	SO_PLAN = SO_NR, SO_RESUME, SO_FORCE,
 };
 
 static const char *const sweep_opt_names[SO_NR] = {
@@ -197,6 +197,25 @@ static int sweep_has_workload(const struct bench_sweep *s, const char *w)
 	return 0;
 }
 
+/* Every configuration on this shape fits in memory (as run checks it), before anything runs. */
+static void sweep_check_memory(const struct bench_sweep *s, const struct bench_shape *shape)
+{
+	/* run always maps each slot to a node: the slot areas are whole pages, as counted here */
+	int *slot_node = bench_xcalloc(SWEEP_MAX_THREADS, sizeof(int));
+	struct bench_config cfg = { .shape = *shape, .options = s->options, .force = s->force,
+				    .flush_period_ms = s->flush_period_ms, .slot_node = slot_node };
+
+	for (int w = 0; w < s->nr_workloads; w++) {
+		cfg.workload = bench_parse_workload(s->workload[w]);
+		cfg.readers = cfg.workload != BENCH_READERS ? 0 : s->readers < 0 ? 1 : s->readers;
+		for (int t = 0; t < s->nr_threads; t++) {
+			cfg.threads = s->threads[t];
+			bench_check_memory(&cfg, s->algo, s->nr_algos);
+		}
+	}
+	free(slot_node);
+}
+
 void bench_sweep_check(const struct bench_sweep *s)
 {
 	long configs = 1;
@@ -209,6 +228,7 @@ void bench_sweep_check(const struct bench_sweep *s)
 
 		if (bench_shape_parse(s->shape[i], &shape, &why))
 			die("bad shape '%s' (%s)", s->shape[i], why);
+		sweep_check_memory(s, &shape);
 		bench_shape_free(&shape);
 	}
 	if (s->readers >= 0 && !sweep_has_workload(s, "readers"))
@@ -279,7 +299,7 @@ static char *sweep_read_plan(const char *path, const char *val[SO_NR], const int
 		if (*value)
 			*value++ = 0;
 		value += strspn(value, " \t");
-		if (!strcmp(key, "plan") || !strcmp(key, "resume"))
+		if (!strcmp(key, "plan") || !strcmp(key, "resume") || !strcmp(key, "force"))
 			die("%s:%d: '%s' belongs on the command line, not in a plan", path, lineno, key);
 		for (k = 0; k < SO_NR && strcmp(key, sweep_opt_names[k]); k++)
 			;
@@ -356,6 +376,7 @@ static const char *const sweep_help =
 	"  --threads LIST           N, A..B or nodes, comma-separated (required)\n"
 	"  --out FILE               the results file (required)\n"
 	"  --resume                 skip what --out already holds (default: refuse a non-empty --out)\n"
+	"  --force                  run configurations that need more than MemAvailable\n"
 	"  --workload LIST          update, charge, readers (default update)\n"
 	"  --placement LIST         as run --placement, ';' between them with a list: (default compact)\n"
 	"  --plan FILE              options one per line; the command line wins (default none)\n"
@@ -373,7 +394,7 @@ static const char *const sweep_help =
 
 int bench_cmd_sweep(int argc, char **argv)
 {
-	struct option opts[SO_NR + 3] = { { 0 } };
+	struct option opts[SO_NR + 4] = { { 0 } };
 	const char *val[SO_NR] = { 0 };
 	int from_cli[SO_NR] = { 0 }, opt;
 	struct bench_sweep s = { .reps = 5, .duration_ms = 1000, .warmup_ms = 200, .readers = -1 };
@@ -384,6 +405,7 @@ int bench_cmd_sweep(int argc, char **argv)
 		opts[k] = (struct option){ sweep_opt_names[k], required_argument, NULL, k };
 	opts[SO_NR] = (struct option){ "plan", required_argument, NULL, SO_PLAN };
 	opts[SO_NR + 1] = (struct option){ "resume", no_argument, NULL, SO_RESUME };
+	opts[SO_NR + 2] = (struct option){ "force", no_argument, NULL, SO_FORCE };
 	opterr = 0;
 	optind = 1;
 	while ((opt = bench_getopt(argc, argv, opts)) != -1) {
@@ -394,6 +416,8 @@ int bench_cmd_sweep(int argc, char **argv)
 			s.plan_file = optarg;
 		} else if (opt == SO_RESUME) {
 			s.resume = 1;
+		} else if (opt == SO_FORCE) {
+			s.force = 1;
 		} else {
 			bench_die_getopt(opt, argv);
 		}

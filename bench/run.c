@@ -381,6 +381,54 @@ static void bench_collect(const struct bench_config *cfg, const struct bench_wor
 	free(rd);
 }
 
+/* The instance bench_run_one creates for cfg; limit: the charge workload's limits, NULL for the others. */
+static struct ctr_params bench_run_params(const struct bench_config *cfg, const int64_t *limit)
+{
+	return (struct ctr_params){
+		.nr_nodes = cfg->shape.nr_nodes,
+		.parent = cfg->shape.parent,
+		.nr_cpus = cfg->threads,
+		.nr_stats = 1,
+		.options = cfg->options,
+		.flush_period_ms = cfg->flush_period_ms,
+		.slot_node = cfg->slot_node,
+		.slot_l3 = cfg->slot_l3,
+		.limit = limit,
+		.batch = limit ? BENCH_CHARGE_BATCH : 0,
+	};
+}
+
+/*
+ * A thread's stack is reserved whole (8 MiB) but committed as it is
+ * touched: a worker's loop and the perf reads touch a few pages.  Counted at
+ * 64 KiB, so thousands of threads are not taken as free.
+ */
+#define BENCH_STACK_TOUCHED (64 << 10)
+
+int bench_run_footprint(const struct bench_config *cfg, const struct bench_algo *ba, size_t *algo,
+			size_t *harness)
+{
+	static const int64_t limit_present;	/* only whether the instance has limits counts */
+	const size_t nthr = (size_t)cfg->threads, total = nthr + (size_t)cfg->readers;
+	const size_t nodes = (size_t)cfg->shape.nr_nodes, depth = (size_t)cfg->shape.depth;
+	struct ctr_params p = bench_run_params(cfg, cfg->workload == BENCH_CHARGE ? &limit_present : NULL);
+	size_t h;
+
+	/* per thread: its worker, thread record, id, PUs asked and seen, its stack */
+	h = ctr_size_mul(total, sizeof(struct bench_worker) + sizeof(struct bench_thread) + sizeof(pthread_t) +
+			 2 * sizeof(int) + BENCH_STACK_TOUCHED);
+	/* readers: what each has seen of every updater */
+	h = ctr_size_add(h, ctr_size_mul((size_t)cfg->readers, ctr_alloc_footprint(nthr * sizeof(int64_t))));
+	/* under[n] (a list and its count a node, the updaters on each path), verification's expected values */
+	h = ctr_size_add(h, ctr_size_mul(nodes, sizeof(int *) + sizeof(int) + ctr_alloc_footprint(sizeof(int)) +
+					 sizeof(int64_t)));
+	h = ctr_size_add(h, ctr_size_mul(nthr, depth * sizeof(int)));
+	if (cfg->workload == BENCH_CHARGE)	/* the limits and their helper counts */
+		h = ctr_size_add(h, ctr_size_mul(nodes, sizeof(int64_t) + sizeof(int)));
+	*harness = h;
+	return ctr_footprint(ba->algo, &p, algo);
+}
+
 int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 		  struct bench_result *r)
 {
@@ -389,14 +437,7 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 	struct bench_worker *ws = NULL;
 	struct bench_thread *th = NULL;
 	pthread_t *tids = NULL;
-	struct ctr_params p = {
-		.nr_nodes = cfg->shape.nr_nodes,
-		.parent = cfg->shape.parent,
-		.nr_cpus = nthr,
-		.nr_stats = 1,
-		.options = cfg->options,
-		.flush_period_ms = cfg->flush_period_ms,
-	};
+	struct ctr_params p = bench_run_params(cfg, NULL);
 	struct ctr_flush_stats *fs = NULL;
 	struct ctr_tree *t = NULL;
 	int64_t *limit = NULL;
@@ -447,8 +488,6 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 	gate.pus = cfg->pus;
 	gate.events = cfg->events;
 	gate.nr_events = cfg->nr_events;
-	p.slot_node = cfg->slot_node;
-	p.slot_l3 = cfg->slot_l3;
 	err = bench_build_under(cfg, ws, &gate);
 	if (err)
 		goto out;
@@ -457,8 +496,7 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 		limit = bench_charge_limits(cfg, ws);
 		if (!limit)
 			goto out;
-		p.limit = limit;
-		p.batch = BENCH_CHARGE_BATCH;
+		p = bench_run_params(cfg, limit);
 		gate.limit = limit;
 	}
 	err = bench_shared_mem_policy(cfg->shared_mem);
@@ -474,8 +512,10 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 	for (int i = 0; i < total; i++) {
 		ws[i].tree = t;
 		err = -pthread_create(&tids[i], NULL, bench_worker_main, &th[i]);
-		if (err)
+		if (err) {
+			r->thread_failed = i + 1;
 			goto stop;
+		}
 		started++;
 	}
 	while (atomic_load_explicit(&gate.ready, memory_order_acquire) < total)

@@ -45,6 +45,7 @@ struct bench_config {
 	const char *options;		/* --options: ctr_params.options, "key=value,..." */
 	int flush_period_ms;		/* --flush-period-ms: ctr_params.flush_period_ms, 0 = the default */
 	int reps;			/* --reps: repetitions asked for */
+	int force;			/* --force: run what bench_check_memory says does not fit */
 	struct json_t *env;		/* the environment of the run (bench/env.h), in every result */
 	struct topo *topo;		/* this machine */
 	const char *placement;		/* --placement as given */
@@ -105,7 +106,16 @@ struct bench_result {
 	struct ctr_flush_stats flush;	/* its flushes and flush lock over the window */
 	int *cpu_requested;		/* per thread (updaters, then readers): PU it pinned to (-errno) */
 	int *cpu_observed;		/* per thread: PU it was on at the end */
+	int thread_failed;		/* the thread (from 1) pthread_create refused; 0: all started */
 };
+
+/*
+ * The bytes bench_run_one(cfg, ba) would allocate: the algorithm's instance
+ * (ctr_footprint) in *algo, the harness's own per-thread, per-reader and
+ * per-node buffers in *harness.  0, or ctr_footprint's -errno.
+ */
+int bench_run_footprint(const struct bench_config *cfg, const struct bench_algo *ba, size_t *algo,
+			size_t *harness);
 
 /* Run one algorithm; 0 or -errno (the tree could not be created). */
 int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,

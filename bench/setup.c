@@ -222,6 +222,64 @@ void bench_setup_release(struct bench_config *cfg)
 	cfg->topo = NULL;
 }
 
+/* MemAvailable of /proc/meminfo in bytes; 0 when it cannot be read (then nothing is refused). */
+static size_t bench_mem_available(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	unsigned long long kb = 0;
+	char line[128];
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb > SIZE_MAX / 1024 ? SIZE_MAX : (size_t)kb * 1024;
+}
+
+/* Bytes as a person reads them: "137 GB", "2.4 GB", "310 MB" (powers of 1000). */
+static const char *bench_bytes_str(size_t b, char *buf, size_t len)
+{
+	double v = (double)b;
+
+	if (b == SIZE_MAX)
+		snprintf(buf, len, "more than size_t counts");
+	else if (v >= 10e9)
+		snprintf(buf, len, "%.0f GB", v / 1e9);
+	else if (v >= 1e9)
+		snprintf(buf, len, "%.1f GB", v / 1e9);
+	else
+		snprintf(buf, len, "%.0f MB", v / 1e6);
+	return buf;
+}
+
+/*
+ * Issue 18.4: a run whose tree cannot fit used to start zero-filling 137 GB
+ * on a 23 GB machine.  Each algorithm's instance (ctr_footprint, one tree at
+ * a time: a run frees each before the next) plus the harness's buffers is
+ * held to MemAvailable before anything is allocated: a one-line refusal,
+ * exit 2, unless --force.
+ */
+void bench_check_memory(const struct bench_config *cfg, const struct bench_algo **algos, int nr_algos)
+{
+	size_t avail = cfg->force ? 0 : bench_mem_available();
+	char need[48], have[48];
+
+	for (int i = 0; avail && i < nr_algos; i++) {
+		size_t algo = 0, harness = 0;
+
+		/* a bad parameter is ctr_tree_new's to report, as before */
+		if (bench_run_footprint(cfg, algos[i], &algo, &harness))
+			continue;
+		if (ctr_size_add(algo, harness) > avail)
+			die("%s on %s with %d slots needs %s, %s available (--force to try anyway)",
+			    algos[i]->name, cfg->shape.spec, cfg->threads,
+			    bench_bytes_str(ctr_size_add(algo, harness), need, sizeof(need)),
+			    bench_bytes_str(avail, have, sizeof(have)));
+	}
+}
+
 /* "a,b" or "all" into algos[]; dies on an unknown or repeated name. */
 int bench_parse_algos(char *list, const struct bench_algo **algos)
 {
@@ -289,8 +347,13 @@ int bench_run_reps(struct bench_config *cfg, struct bench_output *out,
 
 			if (err) {
 				/* Not bad input: the machine refused (memory, threads).  Exit 1, not 2. */
-				fprintf(stderr, "ctrbench: %s: cannot run: %s\n", algos[i]->name,
-					strerror(-err));
+				if (res[(size_t)i * reps + rep].thread_failed)
+					fprintf(stderr, "ctrbench: %s: cannot create thread %d of %d: %s\n",
+						algos[i]->name, res[(size_t)i * reps + rep].thread_failed,
+						cfg->threads + cfg->readers, strerror(-err));
+				else
+					fprintf(stderr, "ctrbench: %s: cannot run: %s\n", algos[i]->name,
+						strerror(-err));
 				bench_result_free(&res[(size_t)i * reps + rep]);
 				failed = 1;
 				break;

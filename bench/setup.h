@@ -36,6 +36,13 @@ void bench_setup_machine(struct bench_config *cfg, const char *topology, const c
 /* Per thread count: the PU of every thread (updaters, then readers), pair counts, slot nodes. */
 void bench_setup_threads(struct bench_config *cfg);
 
+/*
+ * After bench_setup_threads: dies (exit 2, one line) when an algorithm's
+ * instance and the harness's buffers would need more than MemAvailable,
+ * unless cfg->force (--force).
+ */
+void bench_check_memory(const struct bench_config *cfg, const struct bench_algo **algos, int nr_algos);
+
 /* Frees what the two above allocated (not the shape). */
 void bench_setup_release(struct bench_config *cfg);
 

@@ -154,6 +154,8 @@ static char **sweep_child_argv(const struct bench_sweep *s, const struct sweep_c
 		ARG("--note");
 		ARG(s->note);
 	}
+	if (s->force)
+		ARG("--force");
 	ARG("--format");
 	ARG("json");
 #undef ARG

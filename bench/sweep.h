@@ -34,6 +34,7 @@ struct bench_sweep {
 	const char *note;		/* --note or NULL */
 	const char *out;		/* --out: the results file, appended to */
 	int resume;			/* --resume: skip configurations already in out */
+	int force;			/* --force: run what does not fit in MemAvailable (passed to each run) */
 	const char *plan_file;		/* --plan as given, or NULL */
 	char *plan_text;		/* its contents, kept in every line written */
 };

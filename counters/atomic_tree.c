@@ -19,12 +19,21 @@ static void atomic_tree_fini(struct ctr_tree *t)
 	free(ctr_container_of(t, struct ctr_atomic_tree, base)->val);
 }
 
+/* val: each node's stats on lines of their own. */
+static size_t atomic_tree_footprint(struct ctr_tree *t)
+{
+	size_t stride = CTR_ROUND_UP((size_t)t->nr_stats, CTR_CACHELINE / sizeof(int64_t));
+
+	return ctr_alloc_footprint(ctr_size_mul((size_t)t->nr_nodes * stride, sizeof(int64_t)));
+}
+
 const struct ctr_algo ctr_algo_atomic_tree = {
 	.name = "atomic_tree",
 	.summary = "page counters (d): an atomic per node, updates walk ancestors; exact reads, limit never exceeded at rest",
 	.size = sizeof(struct ctr_atomic_tree),
 	.init = atomic_tree_init,
 	.fini = atomic_tree_fini,
+	.footprint = atomic_tree_footprint,
 	.add = ctr_atomic_tree_add,
 	.read = ctr_atomic_tree_read,
 	.read_exact = ctr_atomic_tree_read,

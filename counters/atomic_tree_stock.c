@@ -151,6 +151,17 @@ fail:
 	return err;
 }
 
+/* pos and size (preorder), val, the stock pointers and one stock per slot. */
+static size_t atomic_tree_stock_footprint(struct ctr_tree *t)
+{
+	size_t stride = CTR_ROUND_UP((size_t)t->nr_stats, CTR_CACHELINE / sizeof(int64_t));
+	size_t b = 2 * ctr_alloc_footprint((size_t)t->nr_nodes * sizeof(int));
+
+	b = ctr_size_add(b, ctr_alloc_footprint(ctr_size_mul((size_t)t->nr_nodes * stride, sizeof(int64_t))));
+	b = ctr_size_add(b, ctr_alloc_footprint((size_t)t->nr_cpus * sizeof(struct ctr_stock *)));
+	return ctr_size_add(b, ctr_slot_areas_footprint(t, sizeof(struct ctr_stock)));
+}
+
 const struct ctr_algo ctr_algo_atomic_tree_stock = {
 	.name = "atomic_tree_stock",
 	.summary = "page counters behind a per-CPU charge stock (7 nodes, batch 64): exact reads, "
@@ -158,6 +169,7 @@ const struct ctr_algo ctr_algo_atomic_tree_stock = {
 	.size = sizeof(struct ctr_atomic_tree_stock),
 	.init = atomic_tree_stock_init,
 	.fini = atomic_tree_stock_fini,
+	.footprint = atomic_tree_stock_footprint,
 	.add = ctr_atomic_tree_stock_add,
 	.read = ctr_atomic_tree_stock_read,
 	.read_exact = ctr_atomic_tree_stock_read,

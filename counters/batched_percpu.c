@@ -77,6 +77,17 @@ static int64_t batched_percpu_error_bound(const struct ctr_tree *t)
 	return bound;
 }
 
+/* pos and size (preorder), the totals, the area pointers and every slot's deltas. */
+static size_t batched_percpu_footprint(struct ctr_tree *t)
+{
+	size_t stride = CTR_ROUND_UP((size_t)t->nr_stats, CTR_CACHELINE / sizeof(int64_t));
+	size_t b = 2 * ctr_alloc_footprint((size_t)t->nr_nodes * sizeof(int));
+
+	b = ctr_size_add(b, ctr_alloc_footprint(ctr_size_mul((size_t)t->nr_nodes * stride, sizeof(int64_t))));
+	b = ctr_size_add(b, ctr_alloc_footprint((size_t)t->nr_cpus * sizeof(void *)));
+	return ctr_size_add(b, ctr_slot_areas_footprint(t, batched_percpu_area_size(t)));
+}
+
 const struct ctr_algo ctr_algo_batched_percpu = {
 	.name = "batched_percpu",
 	.summary = "memcg stats of 42a300353577: per-CPU deltas flushed past +-batch to every ancestor; "
@@ -85,6 +96,7 @@ const struct ctr_algo ctr_algo_batched_percpu = {
 	.size = sizeof(struct ctr_batched_percpu),
 	.init = batched_percpu_init,
 	.fini = batched_percpu_fini,
+	.footprint = batched_percpu_footprint,
 	.add = ctr_batched_percpu_add,
 	.read = ctr_batched_percpu_read,
 	.read_exact = batched_percpu_read_exact,

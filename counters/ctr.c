@@ -362,7 +362,8 @@ static void ctr_free_base(struct ctr_tree *t)
 	free(t);
 }
 
-struct ctr_tree *ctr_tree_new(const struct ctr_algo *a, const struct ctr_params *p)
+/* The instance of a, its base's counts filled in from p; NULL with errno set (EINVAL, ENOMEM). */
+static struct ctr_tree *ctr_tree_alloc(const struct ctr_algo *a, const struct ctr_params *p)
 {
 	struct ctr_tree *t;
 	int err;
@@ -388,10 +389,22 @@ struct ctr_tree *ctr_tree_new(const struct ctr_algo *a, const struct ctr_params 
 	t->nr_stats = p->nr_stats ? p->nr_stats : 1;
 	t->batch = p->batch;
 	t->flush_period_ms = p->flush_period_ms;
-
 	err = ctr_check_size(t);
-	if (err)
-		goto fail;
+	if (err) {
+		free(t);
+		errno = -err;
+		return NULL;
+	}
+	return t;
+}
+
+struct ctr_tree *ctr_tree_new(const struct ctr_algo *a, const struct ctr_params *p)
+{
+	struct ctr_tree *t = ctr_tree_alloc(a, p);
+	int err;
+
+	if (!t)
+		return NULL;
 	err = ctr_init_shape(t, p);
 	if (err)
 		goto fail;
@@ -406,6 +419,99 @@ fail:
 	ctr_free_base(t);
 	errno = -err;
 	return NULL;
+}
+
+size_t ctr_alloc_footprint(size_t size)
+{
+	/* glibc: an 8-byte header, chunks in 16s, 32 the least; an aligned one can waste a line before it */
+	return ctr_size_add(CTR_ROUND_UP(ctr_size_add(size, 8), 16), size >= CTR_CACHELINE ? CTR_CACHELINE : 0);
+}
+
+size_t ctr_slot_areas_footprint(const struct ctr_tree *t, size_t size)
+{
+	size_t total = 0;
+
+	if (!t->slot_node)
+		return ctr_size_mul((size_t)t->nr_cpus, ctr_alloc_footprint(size));
+	for (int cpu = 0; cpu < t->nr_cpus && total < SIZE_MAX; cpu++)
+		total = ctr_size_add(total, ctr_page_round(ctr_size_add(size, ctr_slot_colour(cpu))));
+	return total;
+}
+
+/*
+ * What ctr_tree_new's base holds: the instance, parent and depth, the
+ * ancestor lists (depth + 1 ints a node), limits and slot maps.
+ */
+static size_t ctr_base_footprint(const struct ctr_tree *t, const struct ctr_params *p, size_t anc_ints)
+{
+	size_t n = (size_t)t->nr_nodes, b = ctr_alloc_footprint(t->algo->size);
+
+	b = ctr_size_add(b, 2 * ctr_alloc_footprint(n * sizeof(int)));
+	b = ctr_size_add(b, ctr_alloc_footprint(n * sizeof(int *)));
+	b = ctr_size_add(b, ctr_alloc_footprint(ctr_size_mul(anc_ints, sizeof(int))));
+	if (p->limit)
+		b = ctr_size_add(b, ctr_alloc_footprint(n * sizeof(int64_t)));
+	if (p->slot_node)
+		b = ctr_size_add(b, ctr_alloc_footprint((size_t)t->nr_cpus * sizeof(int)));
+	if (p->slot_l3)
+		b = ctr_size_add(b, ctr_alloc_footprint((size_t)t->nr_cpus * sizeof(int)));
+	return b;
+}
+
+/*
+ * A probe: the instance with its counts, depths and options, no shape
+ * copies (depth is scratch here) and no slot maps of its own (it borrows
+ * p's, read only).  Then the base's bytes plus the algorithm's.
+ */
+int ctr_footprint(const struct ctr_algo *a, const struct ctr_params *p, size_t *bytes)
+{
+	struct ctr_tree *t = ctr_tree_alloc(a, p);
+	size_t anc_ints = 0, words;
+	int err = 0;
+
+	if (!t)
+		return -errno;
+	t->depth = malloc(sizeof(int) * (size_t)t->nr_nodes);
+	if (!t->depth) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < t->nr_nodes; i++) {
+		int par = p->parent ? p->parent[i] : i - 1;
+
+		if (i == 0 ? par != -1 : par < 0 || par >= i) {
+			err = -EINVAL;
+			goto out;
+		}
+		t->depth[i] = i ? t->depth[par] + 1 : 1;
+		if (t->depth[i] > t->max_depth)
+			t->max_depth = t->depth[i];
+		anc_ints = ctr_size_add(anc_ints, (size_t)t->depth[i] + 1);
+	}
+	for (int i = 0; p->slot_node && i < t->nr_cpus; i++)
+		if (p->slot_node[i] < 0)
+			err = -EINVAL;
+	for (int i = 0; p->slot_l3 && i < t->nr_cpus; i++)
+		if (p->slot_l3[i] < 0)
+			err = -EINVAL;
+	if (!err)
+		err = ctr_parse_options(t, p->options);
+	if (err)
+		goto out;
+	t->slot_node = (int *)p->slot_node;
+	t->slot_l3 = (int *)p->slot_l3;
+	if (a->footprint) {
+		*bytes = a->footprint(t);
+	} else {
+		words = ctr_size_mul((size_t)t->nr_nodes,
+				     CTR_ROUND_UP((size_t)t->nr_stats, CTR_CACHELINE / sizeof(int64_t)));
+		*bytes = ctr_size_mul(ctr_size_mul(words, (size_t)t->nr_cpus + 1), sizeof(int64_t));
+	}
+	*bytes = ctr_size_add(*bytes, ctr_base_footprint(t, p, anc_ints));
+out:
+	free(t->depth);
+	free(t);
+	return err;
 }
 
 void ctr_tree_free(struct ctr_tree *t)

@@ -77,6 +77,20 @@ struct ctr_tree *ctr_tree_new(const struct ctr_algo *a, const struct ctr_params 
 void ctr_tree_free(struct ctr_tree *t);	/* NULL is a no-op */
 
 /*
+ * The bytes ctr_tree_new(a, p) would allocate, computed without allocating
+ * them (a few bytes per node and per slot of scratch): the instance, the
+ * shape's copies and ancestor lists, the algorithm's arrays and per-slot
+ * areas, with the allocator's rounding; for memory that grows after creation
+ * (striped's cells), the most it can grow to.  What a caller compares with
+ * the memory it has before creating a large tree.  0, or the -errno
+ * ctr_tree_new would fail with for bad parameters or options (-EINVAL,
+ * -ENOENT); *bytes is SIZE_MAX when the sum does not fit a size_t.  Within
+ * 25% (plus 4 KiB) of what is allocated: tests/test_footprint.c holds every
+ * algorithm to it.
+ */
+int ctr_footprint(const struct ctr_algo *a, const struct ctr_params *p, size_t *bytes);
+
+/*
  * Check options ("key=value,...", as ctr_params.options) for algorithm a:
  * 0 when ctr_tree_new would take them, else -EINVAL (an empty item, an item
  * that is not key=value, a key given twice, a value the key does not take)

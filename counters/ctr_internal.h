@@ -154,6 +154,15 @@ struct ctr_algo {
 	double (*staleness_ms)(const struct ctr_tree *t, double flush_ms, char *why, size_t len);
 	/* Copy the flush figures since creation or the last reset, and reset them if asked.  NULL: none. */
 	void (*flush_stats)(struct ctr_tree *t, struct ctr_flush_stats *out, int reset);
+	/*
+	 * The bytes init allocates, and for memory that grows after it (striped's cells) the most it can
+	 * come to, summed with ctr_alloc_footprint / ctr_slot_areas_footprint per allocation (saturating
+	 * at SIZE_MAX).  Called on a probe (ctr_footprint): the base is filled in and the options parsed,
+	 * but parent, ancestors and limit are NULL (depth and max_depth are there).  It may set fields
+	 * of the probe and allocate O(nr_cpus) scratch, which it frees.  NULL: ctr.c's upper bound,
+	 * (nr_cpus + 1) x nr_nodes x nr_stats words, each node's stats on whole lines.
+	 */
+	size_t (*footprint)(struct ctr_tree *t);
 };
 
 /* Limit of node n, CTR_NO_LIMIT if none. */
@@ -186,5 +195,29 @@ void *ctr_zalloc_aligned(size_t size);
  */
 void *ctr_alloc_slot_area(const struct ctr_tree *t, int cpu, size_t size);
 void ctr_free_slot_area(const struct ctr_tree *t, void *p, size_t size);
+
+/* a + b and a x b, SIZE_MAX when they do not fit: footprints only ever compare against memory. */
+static inline size_t ctr_size_add(size_t a, size_t b)
+{
+	size_t r;
+
+	return __builtin_add_overflow(a, b, &r) ? SIZE_MAX : r;
+}
+
+static inline size_t ctr_size_mul(size_t a, size_t b)
+{
+	size_t r;
+
+	return __builtin_mul_overflow(a, b, &r) ? SIZE_MAX : r;
+}
+
+/*
+ * What one malloc/calloc/ctr_zalloc_aligned of size bytes takes from the heap
+ * (glibc's chunk header and 16-byte rounding, an aligned allocation's line),
+ * and what nr_cpus slot areas of size bytes take (ctr_alloc_slot_area: whole
+ * pages each, colour included, when the tree binds slots to nodes).
+ */
+size_t ctr_alloc_footprint(size_t size);
+size_t ctr_slot_areas_footprint(const struct ctr_tree *t, size_t size);
 
 #endif /* CTR_INTERNAL_H */

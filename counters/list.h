@@ -14,9 +14,12 @@
  *     is no indirect call in a timed loop).
  *  2. counters/foo.c: init/fini/read/read_exact (and error_bound if not
  *     exact, and staleness_ms if that bound is by time: recommend ranks it
- *     for --max-staleness from it) and the `const struct ctr_algo
- *     ctr_algo_foo` table.  The
- *     Makefile finds the file by wildcard.
+ *     for --max-staleness from it), footprint (the bytes init allocates,
+ *     each allocation through ctr_alloc_footprint/ctr_slot_areas_footprint:
+ *     the harness refuses a run that does not fit in memory from it, and
+ *     tests/test_footprint.c holds it to what init really allocates) and the
+ *     `const struct ctr_algo ctr_algo_foo` table.  The Makefile finds the
+ *     file by wildcard.
  *  3. Below: the #include and one CTR_ALGO(foo) line.
  * The registry (counters/ctr.c) and the harness's timed loops
  * (bench/loops.c, one instance per algorithm so the update is inlined) are

@@ -28,12 +28,18 @@ static void locked_tree_fini(struct ctr_tree *t)
 	free(l->val);
 }
 
+static size_t locked_tree_footprint(struct ctr_tree *t)
+{
+	return ctr_alloc_footprint(ctr_size_mul((size_t)t->nr_nodes * t->nr_stats, sizeof(int64_t)));
+}
+
 const struct ctr_algo ctr_algo_locked_tree = {
 	.name = "locked_tree",
 	.summary = "baseline: one mutex around a plain tree of sums; exact, every operation serializes",
 	.size = sizeof(struct ctr_locked_tree),
 	.init = locked_tree_init,
 	.fini = locked_tree_fini,
+	.footprint = locked_tree_footprint,
 	.add = ctr_locked_tree_add,
 	.read = ctr_locked_tree_read,
 	.read_exact = ctr_locked_tree_read,

@@ -112,6 +112,16 @@ static int64_t percpu_counter_error_bound(const struct ctr_tree *t)
 	return (int64_t)t->nr_cpus * (p->batch - 1);
 }
 
+/* One locked count per (node, stat), the local pointers and every slot's s32 counts. */
+static size_t percpu_counter_footprint(struct ctr_tree *t)
+{
+	size_t b = ctr_alloc_footprint(ctr_size_mul((size_t)t->nr_nodes * t->nr_stats,
+						    sizeof(struct ctr_pcpu_count)));
+
+	b = ctr_size_add(b, ctr_alloc_footprint((size_t)t->nr_cpus * sizeof(void *)));
+	return ctr_size_add(b, ctr_slot_areas_footprint(t, percpu_counter_area_size(t)));
+}
+
 const struct ctr_algo ctr_algo_percpu_counter = {
 	.name = "percpu_counter",
 	.summary = "lib/percpu_counter.c per node, updates walk ancestors, locked fold past the batch; "
@@ -120,6 +130,7 @@ const struct ctr_algo ctr_algo_percpu_counter = {
 	.size = sizeof(struct ctr_percpu_counter),
 	.init = percpu_counter_init,
 	.fini = percpu_counter_fini,
+	.footprint = percpu_counter_footprint,
 	.add = ctr_percpu_counter_add,
 	.read = ctr_percpu_counter_read,
 	.read_exact = percpu_counter_read_exact,

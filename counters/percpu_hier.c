@@ -80,6 +80,18 @@ fail:
 	return err;
 }
 
+/* The offset lists (depth ints a node), the area pointers and every slot's area. */
+static size_t percpu_hier_footprint(struct ctr_tree *t)
+{
+	size_t levels = 0, b = ctr_alloc_footprint((size_t)t->nr_nodes * sizeof(int *));
+
+	for (int i = 0; i < t->nr_nodes; i++)
+		levels += (size_t)t->depth[i];
+	b = ctr_size_add(b, ctr_alloc_footprint(ctr_size_mul(levels ? levels : 1, sizeof(int))));
+	b = ctr_size_add(b, ctr_alloc_footprint((size_t)t->nr_cpus * sizeof(void *)));
+	return ctr_size_add(b, ctr_slot_areas_footprint(t, percpu_hier_area_size(t)));
+}
+
 const struct ctr_algo ctr_algo_percpu_hier = {
 	.name = "percpu_hier",
 	.summary = "hierarchical per-CPU (c): updates write own slot at every level, reads sum all CPUs; exact at rest",
@@ -87,6 +99,7 @@ const struct ctr_algo ctr_algo_percpu_hier = {
 	.size = sizeof(struct ctr_percpu_hier),
 	.init = percpu_hier_init,
 	.fini = percpu_hier_fini,
+	.footprint = percpu_hier_footprint,
 	.add = ctr_percpu_hier_add,
 	.read = ctr_percpu_hier_read,
 	.read_exact = ctr_percpu_hier_read,

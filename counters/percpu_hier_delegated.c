@@ -308,6 +308,24 @@ fail:
 	return err;
 }
 
+/* The groups (built on the probe and freed: their count sizes the mailboxes), the areas. */
+static size_t phd_footprint(struct ctr_tree *t)
+{
+	struct ctr_percpu_hier_delegated *p = phd_of(t);
+	size_t b, groups;
+
+	groups = phd_build_groups(p) ? (size_t)t->nr_cpus : (size_t)p->nr_groups;
+	free(p->group_of);
+	free(p->member_base);
+	free(p->members);
+	p->group_of = p->member_base = p->members = NULL;
+	b = 2 * ctr_alloc_footprint((size_t)t->nr_cpus * sizeof(int));
+	b = ctr_size_add(b, ctr_alloc_footprint((groups + 1) * sizeof(int)));
+	b = ctr_size_add(b, ctr_alloc_footprint(groups * sizeof(struct ctr_phd_mbox)));
+	b = ctr_size_add(b, ctr_alloc_footprint((size_t)t->nr_cpus * sizeof(void *)));
+	return ctr_size_add(b, ctr_slot_areas_footprint(t, phd_area_size(t)));
+}
+
 const struct ctr_algo ctr_algo_percpu_hier_delegated = {
 	.name = "percpu_hier_delegated",
 	.summary = "(c)'s slots + a mailbox per L3 group: a read asks each group, an updater there sums "
@@ -317,6 +335,7 @@ const struct ctr_algo ctr_algo_percpu_hier_delegated = {
 	.set_option = phd_set_option,
 	.init = phd_init,
 	.fini = phd_fini,
+	.footprint = phd_footprint,
 	.add = ctr_percpu_hier_delegated_add,
 	.read = __ctr_phd_read,
 	.read_exact = phd_read_exact,

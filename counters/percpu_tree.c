@@ -265,6 +265,33 @@ static int64_t ptree_error_bound(const struct ctr_tree *t)
 	return p->read_precise ? 0 : p->bound;
 }
 
+/*
+ * The items of every (node, stat) and the slot-to-item map, from the shape
+ * built on the probe (O(nr_cpus), freed), then every slot's area.  A batch
+ * init refuses counts nothing: ctr_tree_new fails with EINVAL before it
+ * allocates.
+ */
+static size_t ptree_footprint(struct ctr_tree *t)
+{
+	struct ctr_percpu_tree *p = ptree_of(t);
+	size_t b = 0;
+
+	p->batch = t->batch ? t->batch : CTR_PTREE_DEFAULT_BATCH;
+	if (p->batch < 2 || (p->batch & (p->batch - 1)) || ptree_build_shape(p)) {
+		ptree_fini(t);
+		return 0;
+	}
+	if (p->nr_items) {
+		b = ctr_alloc_footprint((size_t)t->nr_cpus * (p->nr_levels ? p->nr_levels : 1) * sizeof(int));
+		b = ctr_size_add(b, ctr_alloc_footprint(ctr_size_mul(ctr_size_mul((size_t)t->nr_nodes * t->nr_stats,
+									       (size_t)p->nr_items),
+								  sizeof(struct ctr_ptree_item))));
+	}
+	ptree_fini(t);
+	b = ctr_size_add(b, ctr_alloc_footprint((size_t)t->nr_cpus * sizeof(void *)));
+	return ctr_size_add(b, ctr_slot_areas_footprint(t, ptree_area_size(t)));
+}
+
 const struct ctr_algo ctr_algo_percpu_tree = {
 	.name = "percpu_tree",
 	.summary = "lib/percpu_counter_tree.c per node: per-CPU counts carry past power-of-two batches up "
@@ -274,6 +301,7 @@ const struct ctr_algo ctr_algo_percpu_tree = {
 	.set_option = ptree_set_option,
 	.init = ptree_init,
 	.fini = ptree_fini,
+	.footprint = ptree_footprint,
 	.add = ctr_percpu_tree_add,
 	.read = ctr_percpu_tree_read,
 	.read_exact = ptree_read_exact,

@@ -860,6 +860,19 @@ static void ctr_rstat_flush_stats(struct ctr_tree *t, struct ctr_flush_stats *ou
 	pthread_mutex_unlock(&r->lock.mutex);
 }
 
+/* The shared arrays and every slot's block (ctr_rstat_cpu_size). */
+static size_t ctr_rstat_footprint(struct ctr_tree *t)
+{
+	struct ctr_rstat *r = ctr_rstat_of(t);
+	size_t words = (size_t)t->nr_nodes * t->nr_stats, hdr, vals, b;
+
+	b = ctr_alloc_footprint((size_t)t->nr_cpus * sizeof(*r->cpu));
+	b = ctr_size_add(b, 2 * ctr_alloc_footprint(ctr_size_mul(words, sizeof(int64_t))));
+	b = ctr_size_add(b, ctr_alloc_footprint((size_t)t->nr_nodes * sizeof(int)));
+	b = ctr_size_add(b, ctr_alloc_footprint((size_t)t->nr_cpus * sizeof(int)));
+	return ctr_size_add(b, ctr_slot_areas_footprint(t, ctr_rstat_cpu_size(t, &hdr, &vals)));
+}
+
 #define CTR_RSTAT_ALGO(algo, policy, text)					\
 static int ctr_##algo##_init(struct ctr_tree *t)				\
 {										\
@@ -873,6 +886,7 @@ const struct ctr_algo ctr_algo_##algo = {					\
 	.set_option = ctr_rstat_set_option,					\
 	.init = ctr_##algo##_init,						\
 	.fini = ctr_rstat_fini,							\
+	.footprint = ctr_rstat_footprint,					\
 	.add = ctr_##algo##_add,						\
 	.read = __ctr_rstat_read,						\
 	.read_exact = ctr_rstat_read_exact,					\

@@ -482,6 +482,25 @@ static double rsl_staleness_ms(const struct ctr_tree *t, double flush_ms, char *
 	return 0;
 }
 
+/* The shared arrays, one stack per subsystem, and every slot's block (rsl_cpu_size). */
+static size_t rsl_footprint(struct ctr_tree *t)
+{
+	struct ctr_rstat_llist *r = rsl_of(t);
+	size_t words = (size_t)t->nr_nodes * t->nr_stats, subsys, nlocks, b;
+	struct rsl_layout lay;
+
+	if (!r->nr_subsys)
+		r->nr_subsys = 1;
+	subsys = (size_t)r->nr_subsys;
+	nlocks = r->lock_global ? 1 : subsys;
+	b = ctr_alloc_footprint((size_t)t->nr_cpus * sizeof(*r->cpu));
+	b = ctr_size_add(b, 2 * ctr_alloc_footprint(ctr_size_mul(words, sizeof(int64_t))));
+	b = ctr_size_add(b, ctr_alloc_footprint(nlocks * sizeof(*r->locks)));
+	b = ctr_size_add(b, ctr_alloc_footprint(subsys * sizeof(*r->sub)));
+	b = ctr_size_add(b, ctr_size_mul(subsys, ctr_alloc_footprint((size_t)t->nr_nodes * sizeof(int))));
+	return ctr_size_add(b, ctr_slot_areas_footprint(t, rsl_cpu_size(r, &lay)));
+}
+
 const struct ctr_algo ctr_algo_rstat_llist = {
 	.name = "rstat_llist",
 	.summary = "rstat with lockless per-CPU updated lists (6.18): update = store + on-list check, "
@@ -491,6 +510,7 @@ const struct ctr_algo ctr_algo_rstat_llist = {
 	.set_option = rsl_set_option,
 	.init = rsl_init,
 	.fini = rsl_fini,
+	.footprint = rsl_footprint,
 	.add = ctr_rstat_llist_add,
 	.read = __ctr_rstat_llist_read,
 	.read_exact = rsl_read_exact,

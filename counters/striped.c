@@ -115,6 +115,34 @@ static int striped_init(struct ctr_tree *t)
 	return s->adder ? 0 : -ENOMEM;
 }
 
+/*
+ * The adders, and what contention can grow them to: a contended adder gets a
+ * table of max_cells pointers and cells in blocks of 2, 2, 4, ... up to
+ * max_cells.  Every adder at its most would be nr_cpus cells a (node, stat),
+ * far more than any use reaches (an adder grows only where slots collide on
+ * it), so the count is for one leaf-to-root path of adders per slot, the
+ * most the harness's workloads (each slot updating one leaf) can contend:
+ * min(adders, nr_cpus x max_depth x nr_stats) grown.  Created, a tree has
+ * only the adders; a use updating every node from every slot can exceed this.
+ */
+static size_t striped_footprint(struct ctr_tree *t)
+{
+	size_t adders = (size_t)t->nr_nodes * t->nr_stats, grown, nr_grown, max = 1, first;
+
+	while (max < (size_t)t->nr_cpus && max < ((size_t)1 << 30))
+		max *= 2;
+	first = max < 2 ? max : 2;
+	grown = ctr_alloc_footprint(max * sizeof(struct ctr_striped_cell *)) +
+		ctr_alloc_footprint(first * sizeof(struct ctr_striped_cell));
+	for (size_t n = first; n < max; n *= 2)
+		grown = ctr_size_add(grown, ctr_alloc_footprint(n * sizeof(struct ctr_striped_cell)));
+	nr_grown = ctr_size_mul(ctr_size_mul((size_t)t->nr_cpus, (size_t)t->max_depth), (size_t)t->nr_stats);
+	if (t->nr_cpus < 2)
+		nr_grown = 0;	/* one slot never collides */
+	return ctr_size_add(ctr_alloc_footprint(ctr_size_mul(adders, sizeof(struct ctr_striped_adder))),
+			    ctr_size_mul(nr_grown < adders ? nr_grown : adders, grown));
+}
+
 const struct ctr_algo ctr_algo_striped = {
 	.name = "striped",
 	.summary = "LongAdder (Striped64) per node, updates walk ancestors: CAS on a base word, padded cells "
@@ -123,6 +151,7 @@ const struct ctr_algo ctr_algo_striped = {
 	.size = sizeof(struct ctr_striped),
 	.init = striped_init,
 	.fini = striped_fini,
+	.footprint = striped_footprint,
 	.add = ctr_striped_add,
 	.read = ctr_striped_read,
 	.read_exact = ctr_striped_read,

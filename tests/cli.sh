@@ -39,6 +39,26 @@ BADVAL="unknown event 'cylces'" bad run --algo atomic_tree --shape chain:2 --thr
 rc=$?
 check "--events-lenient: the unknown name is listed with its reason, the rest counted" eval \
 	'[ $rc -eq 0 ] && grep -q "^abc .*unknown event name" "$tmp/out" && grep -q "^task-clock  *ok" "$tmp/out"'
+# Issue 18.4: a tree that cannot fit is refused before anything is allocated (percpu_hier on
+# tree:2047x2048 with 4096 slots started zero-filling 137 GB on a 23 GB machine), run and sweep alike,
+# and a sweep writes no --out; --force is the way past it.
+BADVAL="percpu_hier on tree:2047x2048 with 4096 slots needs 13" bad run --algo percpu_hier --threads 4096 \
+	--shape tree:2047x2048
+check "the refusal names the memory available (MemAvailable)" grep -q "GB available (--force to try anyway)" "$tmp/err"
+BADVAL="percpu_hier on tree:2047x2048 with 4096 slots needs" bad sweep --algo atomic_tree,percpu_hier \
+	--shape chain:2,tree:2047x2048 --threads 1,4096 --reps 1 --duration-ms 10 --out "$tmp/huge.jsonl"
+check "a sweep refused for memory writes no --out" test ! -e "$tmp/huge.jsonl"
+"$B" "${R[@]}" --algo atomic_tree --reps 1 --force >"$tmp/out" 2>"$tmp/err"
+check "--force runs what fits as before" grep -q "^atomic_tree .* ok$" "$tmp/out"
+# A thread the system refuses is named with its number (it said only "Resource temporarily
+# unavailable"): a 100 GB stack limit makes every thread's stack a mapping the kernel refuses
+# (overcommit heuristic, mode 0).
+if [ "$(cat /proc/sys/vm/overcommit_memory)" = 0 ]; then
+	(ulimit -s 104857600 && exec "$B" "${R[@]}" --algo atomic_tree --reps 1) >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	check "a thread that cannot be created is named: 'cannot create thread 1 of 1: ...', exit 1" eval \
+		'[ $rc -eq 1 ] && grep -q "atomic_tree: cannot create thread 1 of 1: Resource temporarily unavailable" "$tmp/err"'
+fi
 BADVAL=nosuch bad run --algo nosuch --workload update --shape chain:2 --threads 1
 BADVAL=nosuch bad run --algo atomic_tree,nosuch --workload update --shape chain:2 --threads 1
 BADVAL="chain:0" bad run --algo atomic_tree --workload update --shape chain:0 --threads 1

@@ -26,6 +26,9 @@ for c in $cmds; do
 	unknown=""
 	for o in $(grep -oE '^ +--[a-z-]+' "$tmp/out" | tr -d ' ' | grep -v '^--help$'); do
 		[ "$c" = scenario ] && set -- "$c" list "$o" || set -- "$c" "$o"
+		# run's flags without a value (--force) would start the default benchmark: a bad --reps
+		# after it ends it once the flag was taken
+		[ "$c" = run ] && set -- "$@" --reps 0
 		if "$B" "$@" </dev/null 2>&1 >/dev/null | grep -q "unknown option '$o'"; then
 			unknown="$unknown $o"
 		fi
