@@ -14,8 +14,9 @@ static const char *bench_schema_help =
 	"\n"
 	"Prints the table of every field of a result line (bench/schema.h): its JSON path, type,\n"
 	"identity class (key, knob: compare matches on them; run, build: sweep --resume also does),\n"
-	"how repetitions summarise it, when it is not null, whether it is a CSV column, and the\n"
-	"value a line without it is read as; then the fields of a ctrbench c2c line (c2c_fields).\n"
+	"how repetitions summarise it, when it is not null, whether it is a CSV column, the\n"
+	"value a line without it is read as, and (json: min, max) the values a reader takes;\n"
+	"then the fields of a ctrbench c2c line (c2c_fields).\n"
 	"\n"
 	"  --format F   json (default: one object, {\"schema\": N, \"fields\": [...]}) or table\n"
 	"\n"
@@ -71,12 +72,18 @@ int bench_cmd_schema(int argc, char **argv)
 
 	for (int f = 0; f < BF_NR; f++) {
 		const struct bench_field *d = &bench_fields[f];
+		const struct bench_field_range *r = &bench_field_ranges[f];
+		json_t *row;
 
-		json_array_append_new(fields, json_pack("{s:s,s:s,s:s,s:s,s:s,s:b,s:o,s:s}", "path", d->path,
+		row = json_pack("{s:s,s:s,s:s,s:s,s:s,s:b,s:o,s:s}", "path", d->path,
 				      "type", bench_ftype_name(d->type), "identity", bench_fident_name(d->ident),
 				      "reps", bench_fsum_name(d->sum), "when", bench_fwhen_name(d->when),
 				      "csv", d->csv, "default", d->def ? json_loads(d->def, JSON_DECODE_ANY, NULL)
-				      : json_null(), "doc", d->doc));
+				      : json_null(), "doc", d->doc);
+		/* the values a reader takes (BENCH_FIELD_RANGES), null: no bound */
+		json_object_set_new(row, "min", r->has ? json_real(r->lo) : json_null());
+		json_object_set_new(row, "max", r->has && r->hi < BR_ANY ? json_real(r->hi) : json_null());
+		json_array_append_new(fields, row);
 	}
 	for (int f = 0; f < bench_c2c_nr_fields; f++)
 		json_array_append_new(c2c, json_pack("{s:s,s:s,s:s,s:b,s:s}", "path", bench_c2c_fields[f].path,

@@ -231,6 +231,7 @@ void bench_results_load(const char *path, int missing_ok, struct bench_results *
 		if (!json_is_object(o))
 			die("%s:%d: not a JSON object", path, lineno);
 		bench_results_check_schema(o, path, lineno);
+		bench_results_check_line(o, path, lineno);
 		start = (size_t)(nl - buf) + 1;
 	}
 	r->complete_bytes = len - r->partial_bytes;
@@ -267,6 +268,73 @@ void bench_results_check_schema(json_t *o, const char *path, int lineno)
 	text = v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
 	die("%s:%d: result schema %s, this ctrbench reads schema %d (ctrbench schema prints it)", path,
 	    lineno, text ? text : "missing", BENCH_SCHEMA_VERSION);
+}
+
+/* v is of table type t (an integer is a number too). */
+static int bench_type_ok(json_t *v, enum bench_ftype t)
+{
+	switch (t) {
+	case BT_STR: return json_is_string(v);
+	case BT_INT: return json_is_integer(v);
+	case BT_NUM: return json_is_number(v);
+	case BT_BOOL: return json_is_boolean(v);
+	case BT_OBJ: return json_is_object(v);
+	case BT_ARR: return json_is_array(v);
+	}
+	return 0;
+}
+
+/* "an integer in [1, 4096]", "a number >= 0": what field f takes. */
+static const char *bench_field_want(int f, char *buf, size_t len)
+{
+	const struct bench_field_range *r = &bench_field_ranges[f];
+	const char *t = bench_fields[f].type == BT_INT ? "an integer" : bench_fields[f].type == BT_NUM ?
+			"a number" : bench_fields[f].type == BT_OBJ ? "an object" : bench_fields[f].type == BT_ARR ?
+			"an array" : bench_fields[f].type == BT_BOOL ? "true or false" : "a string";
+
+	if (!r->has)
+		snprintf(buf, len, "%s", t);
+	else if (r->hi >= BR_ANY)
+		snprintf(buf, len, "%s >= %.15g", t, r->lo);
+	else
+		snprintf(buf, len, "%s in [%.15g, %.15g]", t, r->lo, r->hi);
+	return buf;
+}
+
+/*
+ * Every field of the table in a result line has the table's type and
+ * range; null stands for "not measured" in any but the configuration's
+ * axes without a default (algo, workload, shape, threads), which a line
+ * must have.  A c2c line (its own "kind") has its own table.
+ */
+void bench_results_check_line(json_t *o, const char *path, int lineno)
+{
+	if (json_object_get(o, "kind"))
+		return;
+	for (int f = 0; f < BF_NR; f++) {
+		const struct bench_field *d = &bench_fields[f];
+		const struct bench_field_range *r = &bench_field_ranges[f];
+		int required = d->ident == BI_KEY && !d->def;
+		json_t *v = bench_json_path(o, d->path);
+		char want[64], *text;
+		double x;
+
+		if (!v || json_is_null(v)) {
+			if (required)
+				die("%s:%d: field '%s' is %s, want %s", path, lineno, d->path,
+				    v ? "null" : "missing", bench_field_want(f, want, sizeof(want)));
+			continue;
+		}
+		x = json_is_number(v) ? json_number_value(v) : 0;
+		if (bench_type_ok(v, d->type) && (!r->has || (x >= r->lo && x <= r->hi)) &&
+		    (!required || d->type != BT_STR || *json_string_value(v)))
+			continue;
+		text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+		if (text && strlen(text) > 40)
+			strcpy(text + 37, "...");
+		die("%s:%d: field '%s' is %s, want %s%s", path, lineno, d->path, text ? text : "?",
+		    bench_field_want(f, want, sizeof(want)), required && d->type == BT_STR ? ", not empty" : "");
+	}
 }
 
 json_t *bench_line_field(json_t *o, int f)

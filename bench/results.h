@@ -53,6 +53,15 @@ json_t *bench_json_path(json_t *o, const char *path);
 /* Dies naming path, line and version unless o's "schema" is BENCH_SCHEMA_VERSION. */
 void bench_results_check_schema(json_t *o, const char *path, int lineno);
 
+/*
+ * Dies naming path, line and field unless every field of the table in o has
+ * the table's type and range (BENCH_FIELD_RANGES), and the configuration's
+ * axes without a default are there.  bench_results_load calls it on every
+ * line, so compare, recommend and sweep --resume refuse the same lines, as
+ * scripts/report does from `ctrbench schema`.
+ */
+void bench_results_check_line(json_t *o, const char *path, int lineno);
+
 /* Field f (schema.h) of line o: its own value, else the table's default, else NULL (borrowed). */
 json_t *bench_line_field(json_t *o, int f);
 

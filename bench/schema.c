@@ -27,6 +27,12 @@ const struct bench_field bench_fields[BF_NR] = {
 #undef FN
 #undef SUB
 
+const struct bench_field_range bench_field_ranges[BF_NR] = {
+#define BR_ROW_(id, lo, hi) [BF_##id] = { 1, lo, hi },
+	BENCH_FIELD_RANGES(BR_ROW_)
+#undef BR_ROW_
+};
+
 const struct bench_c2c_field bench_c2c_fields[] = {
 #define BCF_ROW_(path, type, when, nullable, doc) { path, type, when, nullable, doc },
 	BENCH_C2C_FIELDS(BCF_ROW_)

@@ -148,6 +148,31 @@
 	X(ENV_CFLAGS, "env.cflags", BT_STR, BI_BUILD, BS_SAME, SUB, BW_ALL, 0, NULL, "compiler flags") \
 	X(SWEEP, "sweep", BT_OBJ, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "sweep lines: plan_file and plan (added by sweep)")
 
+/*
+ * The values a numeric field may take, X(ID, MIN, MAX) (MAX BR_ANY: no upper
+ * bound): what run, sweep and scenario can write (their option ranges, a
+ * count that cannot be negative, a share in [0, 1]).  Every reader refuses a
+ * line with a value outside, or of another type than the table's, naming
+ * file:line:field (bench_results_check_line; scripts/report reads the same
+ * ranges from `ctrbench schema`).  A field not listed is checked for its
+ * type only.  Kept apart from BENCH_FIELDS so each row there stays one line.
+ */
+#define BR_ANY 1e300
+#define BENCH_FIELD_RANGES(X) \
+	X(NODES, 1, 2147483647) X(DEPTH, 1, 2147483647) X(THREADS, 1, 4096) X(READERS, 0, 4096) \
+	X(FLUSH_PERIOD_MS, 0, 3600000) X(WORK_NS, 0, 10000000) X(CHARGE_BURST, 0, 1048576) \
+	X(BATCH, 0, BR_ANY) X(READ_INTERVAL_US, 0, 60000000) X(SAMPLE_EVERY, 1, 1024) \
+	X(DURATION_MS, 1, 3600000) X(WARMUP_MS, 0, 3600000) X(REPS_REQUESTED, 1, 1000) \
+	X(CPUS, 1, BR_ANY) X(ELAPSED_S, 0, BR_ANY) X(OPS, 0, BR_ANY) X(OPS_PER_SEC, 0, BR_ANY) \
+	X(NS_PER_OP, 0, BR_ANY) X(CPU_NS_PER_OP, 0, BR_ANY) X(UPDATE_NS_SAMPLES, 0, BR_ANY) \
+	X(UPDATE_NS_OVER_1MS, 0, 1) X(UPDATE_NS_OVER_1S, 0, 1) X(UPDATE_NS_BATCH, 1, BR_ANY) \
+	X(READ_ERROR_BOUND, -1, BR_ANY) X(READ_ERROR_AT_REST, 0, BR_ANY) X(CHARGE_FAIL, 0, BR_ANY) \
+	X(READS, 0, BR_ANY) X(READS_PER_SEC, 0, BR_ANY) X(READ_NS_SAMPLES, 0, BR_ANY) \
+	X(READ_NS_OVER_1MS, 0, 1) X(READ_NS_OVER_1S, 0, 1) X(READ_ERROR_MAX_ABS, 0, BR_ANY) \
+	X(READ_ERROR_MEAN_ABS, 0, BR_ANY) X(BIND_FAILURES, 0, 8192) X(TASK_CLOCK_NS, 0, BR_ANY) \
+	X(REPS_DONE, 1, 1000) X(DETAILS_FROM_REP, 0, 1000) X(STATS_OPS_LEVEL, 0, 1) \
+	X(STATS_OPS_CV, 0, BR_ANY)
+
 enum bench_field_id {
 #define BF_ENUM_(id, ...) BF_##id,
 	BENCH_FIELDS(BF_ENUM_)
@@ -178,6 +203,13 @@ struct bench_field {
 };
 
 extern const struct bench_field bench_fields[BF_NR];
+
+/* BENCH_FIELD_RANGES by field: has 0 where the field has none. */
+struct bench_field_range {
+	int has;			/* the field is listed */
+	double lo, hi;			/* its bounds, inclusive; hi BR_ANY: none */
+};
+extern const struct bench_field_range bench_field_ranges[BF_NR];
 
 /* Index of the field at path, or -1. */
 int bench_field_find(const char *path);

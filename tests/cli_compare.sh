@@ -176,12 +176,12 @@ BADVAL="/no/such/file.jsonl" bad /no/such/file.jsonl $A
 BADVAL="/no/such/b.jsonl" bad $A /no/such/b.jsonl
 BADVAL="$tmp/trunc.jsonl:3" bad $A "$tmp/trunc.jsonl"
 BADVAL="$tmp/array.jsonl:1" bad "$tmp/array.jsonl" $A
-BADVAL="\"algo\" is missing" bad "$tmp/noalgo.jsonl" $A
+BADVAL="noalgo.jsonl:1: field 'algo' is missing" bad "$tmp/noalgo.jsonl" $A
 BADVAL="$tmp/schema99.jsonl:2: result schema 99, this ctrbench reads schema 1" bad "$tmp/schema99.jsonl" $A
 BADVAL="$tmp/noschema.jsonl:1: result schema missing" bad "$tmp/noschema.jsonl" $A
-BADVAL="\"threads\" is not an integer" bad "$tmp/threads.jsonl" $A
-BADVAL="$tmp/metric.jsonl:1: ops_per_sec is not a number" bad "$tmp/metric.jsonl" $A
-BADVAL="\"reps\" is not an array" bad "$tmp/reps.jsonl" $A
+BADVAL="threads.jsonl:1: field 'threads' is \"2\", want an integer in [1, 4096]" bad "$tmp/threads.jsonl" $A
+BADVAL="$tmp/metric.jsonl:1: field 'ops_per_sec' is \"fast\", want a number >= 0" bad "$tmp/metric.jsonl" $A
+BADVAL="reps.jsonl:1: field 'reps' is {\"ops_per_sec\":1}, want an array" bad "$tmp/reps.jsonl" $A
 BADVAL="reps[1].ops_per_sec" bad "$tmp/rep1.jsonl" $A
 BADVAL="$tmp/empty.jsonl" bad "$tmp/empty.jsonl" $A
 BADVAL="'ops'" bad --metric ops $A $A

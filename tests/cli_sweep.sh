@@ -178,7 +178,7 @@ BADVAL="'fence=none'" bad "${S[@]:2}" --algo rstat_force,empty --options fence=n
 BADVAL="--threads given twice ('1', then '2')" bad "${S[@]}" --threads 1 --threads 2 --out "$tmp/x"
 BADVAL="--readers" bad "${S[@]}" --threads 1 --readers 2 --out "$tmp/x"
 check "no bad input left a file behind" eval '[ ! -e "$tmp/x" ]'
-printf '{"schema":1,"algo":"a"}\nnot json\n' >"$tmp/garbage.jsonl"
+printf '{"schema":1,"algo":"a","workload":"update","shape":"chain:2","threads":1}\nnot json\n' >"$tmp/garbage.jsonl"
 BADVAL="$tmp/garbage.jsonl:2: not JSON" bad "${S[@]}" --threads 1 --out "$tmp/garbage.jsonl" --resume
 # --resume never changes a file that is not a sweep's: every complete line is checked and a partial
 # tail must look like the start of a result line before anything is cut (all five were cut before).
