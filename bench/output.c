@@ -341,13 +341,20 @@ static void bench_output_one(struct bench_output *o, const struct bench_config *
 		if (l->batch > 1)
 			printf("  %-12s batched: %u ops per sample, per-op resolution %.2g ns\n", "latency",
 			       l->batch, l->resolution_ns);
-		if (sum && sum->k > 1) {
+		if (sum && (sum->k > 1 || sum->k < cfg->reps)) {
 			const struct bench_stat *ops = &sum->stat[BF_OPS_PER_SEC], *p50 = &sum->stat[BF_UPDATE_NS_P50];
+			char of[32] = "";
 
-			printf("  %-12s %d: ops/s median %.4g [%.4g, %.4g] (%.1f%%), cv %.1f%%;"
-			       " p50 %.2f [%.2f, %.2f] ns, cv %.1f%%\n", "reps", sum->k, ops->median, ops->lo,
-			       ops->hi, 100 * ops->level, 100 * ops->cv, p50->median, p50->lo, p50->hi,
-			       100 * p50->cv);
+			/* fewer than asked (a signal stopped the run): done of planned, as reps_done/reps_requested */
+			if (sum->k < cfg->reps)
+				snprintf(of, sizeof(of), " of %d", cfg->reps);
+			if (sum->k > 1)
+				printf("  %-12s %d%s: ops/s median %.4g [%.4g, %.4g] (%.1f%%), cv %.1f%%;"
+				       " p50 %.2f [%.2f, %.2f] ns, cv %.1f%%\n", "reps", sum->k, of, ops->median,
+				       ops->lo, ops->hi, 100 * ops->level, 100 * ops->cv, p50->median, p50->lo,
+				       p50->hi, 100 * p50->cv);
+			else
+				printf("  %-12s %d%s: one rep, no interval\n", "reps", sum->k, of);
 		}
 		bench_table_details(cfg, r);
 		break;

@@ -251,3 +251,13 @@ assert len(lines) == 2 and all(1 <= l["reps_done"] < l["reps_requested"] == 8 an
                                for l in lines), lines
 PY
 then ok "SIGINT: the reps already measured are printed, exit 1"; else nok "SIGINT handling (exit $rc)"; cat "$tmp/interr"; fi
+# The table says how many of the reps asked for were done (it said "reps 3:", as if 3 were asked).
+"$B" run --algo atomic_tree --workload update --shape chain:2 --threads 1 --reps 8 \
+	--duration-ms 300 --warmup-ms 0 >"$tmp/int" 2>"$tmp/interr" &
+pid=$!
+sleep 1.8
+kill -INT $pid
+wait $pid
+rc=$?
+check "SIGINT: the table's reps line says K of 8" eval \
+	'[ $rc -eq 1 ] && grep -Eq "^  reps +[1-7] of 8: " "$tmp/int" && ! grep -Eq "^  reps +[0-9]+:" "$tmp/int"'
