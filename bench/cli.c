@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -101,6 +104,32 @@ void bench_die_getopt(int c, char **argv)
 	if (optopt)
 		die("unknown option '-%c'", optopt);
 	die("unknown option '%s'", argv[optind - 1]);
+}
+
+FILE *bench_fopen_regular(const char *path, int *not_regular)
+{
+	/* O_NONBLOCK: opening a FIFO for reading would wait for a writer that may never come */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), err;
+	struct stat sb;
+	FILE *f;
+
+	*not_regular = 0;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		*not_regular = 1;
+		close(fd);
+		return NULL;
+	}
+	/* a regular file never blocks; back to ordinary reads */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	f = fdopen(fd, "r");
+	if (!f) {
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	return f;
 }
 
 void *bench_xmalloc(size_t n)

@@ -8,6 +8,7 @@
 #define BENCH_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* "ctrbench: <message>" on stderr, exit 2.  Nothing else in ctrbench exits. */
 void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...);
@@ -47,6 +48,12 @@ void bench_help(int argc, char **argv, const char *text);
 void bench_need(const char *cmd, const char *const *names, const int *missing, int n, const char *hint);
 
 /* Allocation that dies (out of memory) rather than return NULL; n == 0 allocates 1 byte. */
+/*
+ * path opened for reading if it is a regular file, without blocking on a
+ * FIFO or reading a device forever: NULL with errno (open's) or with
+ * *not_regular set (a FIFO, a device, a directory).
+ */
+FILE *bench_fopen_regular(const char *path, int *not_regular);
 void *bench_xmalloc(size_t n);
 void *bench_xcalloc(size_t n, size_t size);
 char *bench_xstrdup(const char *s);	/* NULL stays NULL */

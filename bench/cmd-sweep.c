@@ -263,13 +263,16 @@ void bench_sweep_check(const struct bench_sweep *s)
  */
 static char *sweep_read_plan(const char *path, const char *val[SO_NR], const int from_cli[SO_NR])
 {
-	FILE *f = fopen(path, "r");
-	char *text = bench_xcalloc(SWEEP_MAX_PLAN + 2, 1), *p, *line;
-	int in_plan[SO_NR] = { 0 }, lineno = 0;
+	int not_regular, in_plan[SO_NR] = { 0 }, lineno = 0;
+	FILE *f = bench_fopen_regular(path, &not_regular);
+	char *text, *p, *line;
 	size_t len;
 
+	if (not_regular)
+		die("plan '%s' is not a regular file", path);
 	if (!f)
 		die("cannot open plan '%s': %s", path, strerror(errno));
+	text = bench_xcalloc(SWEEP_MAX_PLAN + 2, 1);
 	len = fread(text, 1, SWEEP_MAX_PLAN + 1, f);
 	if (ferror(f))
 		die("cannot read plan '%s': %s", path, strerror(errno));

@@ -405,11 +405,13 @@ static int pj_validate_here(const struct proj_calib *given, int ms)
 /* --against FILE: each measured update line of FILE beside its projection on --topology. */
 static int pj_against(const char *path, const struct topo *topo, const struct proj_calib *cal, long ops)
 {
-	FILE *f = fopen(path, "r");
+	int flagged = 0, n = 0, not_regular;
+	FILE *f = bench_fopen_regular(path, &not_regular);
 	char *line = NULL;
 	size_t cap = 0;
-	int flagged = 0, n = 0;
 
+	if (not_regular)
+		die("project: --against '%s' is not a regular file", path);
 	if (!f)
 		die("project: --against '%s': %s", path, strerror(errno));
 	printf("# --against %s: measured ns/op of each result line vs projected on %s\n", path, topo_spec(topo));

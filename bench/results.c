@@ -130,23 +130,24 @@ int bench_json_prefix_ok(const char *s, size_t n)
 
 /*
  * The whole file in memory (result files are at most a few MB); *len its
- * size.  Only a regular file: reading /dev/zero would never end.
+ * size.  Only a regular file: reading /dev/zero would never end, opening a
+ * FIFO would wait for a writer.
  */
 static char *slurp(const char *path, int missing_ok, size_t *len)
 {
-	FILE *f = fopen(path, "r");
-	struct stat sb;
+	int not_regular;
+	FILE *f = bench_fopen_regular(path, &not_regular);
 	char *buf = NULL;
 	size_t cap = 0, n = 0;
 
 	*len = 0;
+	if (not_regular)
+		die("'%s' is not a regular file", path);
 	if (!f) {
 		if (missing_ok && errno == ENOENT)
 			return NULL;
 		die("cannot open '%s': %s", path, strerror(errno));
 	}
-	if (fstat(fileno(f), &sb) || !S_ISREG(sb.st_mode))
-		die("'%s' is not a regular file", path);
 	for (;;) {
 		size_t got;
 

@@ -67,3 +67,15 @@ sys.exit(0 if (f["threads"]["min"], f["threads"]["max"]) == (1, 4096) and f["ops
 for d in tests/data/*.jsonl; do
 	check "$d passes the validation" eval '"$B" compare "$d" "$d" >/dev/null 2>"$tmp/err"'
 done
+# Not regular files (issue 18.3): a device is never read to its end, a FIFO never waited on (compare,
+# recommend and sweep --plan opened a FIFO and waited for a writer forever).
+mkfifo "$tmp/fifo"
+for f in /dev/zero "$tmp/fifo" "$tmp"; do
+	BADVAL="'$f' is not a regular file" bad compare "$f" tests/data/compare_b.jsonl
+	BADVAL="'$f' is not a regular file" bad "${REC[@]}" --results "$f"
+	BADVAL="'$f'" bad "${S[@]}" --out "$f" --resume	# a folder: 'Is a directory'
+	BADVAL="plan '$f' is not a regular file" bad sweep --plan "$f" --out "$tmp/plan.jsonl"
+	BADVAL="'$f' is not a regular file" bad report "$f" --out "$tmp/rep-dev"
+	BADVAL="not a regular file" bad topo --topology "$f"
+	BADVAL="--against '$f' is not a regular file" bad project --against "$f"
+done
