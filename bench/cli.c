@@ -16,15 +16,27 @@
 #include "../pmu/pmu.h"
 #include "record.h"
 
+void bench_one_line(char *msg)
+{
+	for (unsigned char *p = (unsigned char *)msg; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			*p = '?';
+}
+
+/*
+ * One line, whatever the bad value holds: a control character in it (an
+ * argument "8\n", a file name with a newline) is shown as '?'.
+ */
 void die(const char *fmt, ...)
 {
+	char msg[2048];
 	va_list ap;
 
-	fputs("ctrbench: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	bench_one_line(msg);
+	fprintf(stderr, "ctrbench: %s\n", msg);
 	exit(2);
 }
 
@@ -43,7 +55,8 @@ int bench_plain_number(const char *s)
 		s++;
 	if (*s == '.')
 		s++;
-	return *s >= '0' && *s <= '9';
+	/* decimal only: strtod takes 0x10 (and strtol with base 0 would) */
+	return *s >= '0' && *s <= '9' && !strpbrk(s, "xXpP");
 }
 
 int bench_parse_int(const char *opt, const char *s, long min, long max)
@@ -130,6 +143,21 @@ FILE *bench_fopen_regular(const char *path, int *not_regular)
 		errno = err;
 	}
 	return f;
+}
+
+json_t *bench_json_load_regular(const char *path, size_t flags, json_error_t *err)
+{
+	int not_regular;
+	FILE *f = bench_fopen_regular(path, &not_regular);
+	json_t *j;
+
+	if (!f) {
+		snprintf(err->text, sizeof(err->text), "%s", not_regular ? "not a regular file" : strerror(errno));
+		return NULL;
+	}
+	j = json_loadf(f, flags, err);
+	fclose(f);
+	return j;
 }
 
 void *bench_xmalloc(size_t n)

@@ -9,9 +9,12 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <jansson.h>
 
 /* "ctrbench: <message>" on stderr, exit 2.  Nothing else in ctrbench exits. */
 void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...);
+/* msg with every control character replaced by '?': what die() prints, so it is one line. */
+void bench_one_line(char *msg);
 
 /*
  * Does s start as a number is written: a digit, after an optional '-' and '.'?  strtol and
@@ -54,6 +57,8 @@ void bench_need(const char *cmd, const char *const *names, const int *missing, i
  * *not_regular set (a FIFO, a device, a directory).
  */
 FILE *bench_fopen_regular(const char *path, int *not_regular);
+/* json_load_file of a regular file only (err->text says "not a regular file" for the rest). */
+json_t *bench_json_load_regular(const char *path, size_t flags, json_error_t *err);
 void *bench_xmalloc(size_t n);
 void *bench_xcalloc(size_t n, size_t size);
 char *bench_xstrdup(const char *s);	/* NULL stays NULL */

@@ -143,9 +143,7 @@ static void read_file(struct configs *cs, int side, const char *file, const char
 	struct bench_results r;
 
 	bench_results_load(file, 0, &r);
-	if (r.partial_bytes)
-		fprintf(stderr, "ctrbench: compare: '%s' ends in a line without its newline (%zu bytes, a"
-			" killed writer's): skipped\n", file, r.partial_bytes);
+	bench_results_check_partial(&r, file, "compare");
 	for (int l = 0; l < r.n; l++) {
 		struct config *c;
 
@@ -296,7 +294,7 @@ static double between_noise(const struct outcome *out, int n, const struct cmp_o
 
 	if (o->noise_file) {
 		json_error_t err;
-		json_t *j = json_load_file(o->noise_file, 0, &err), *q;
+		json_t *j = bench_json_load_regular(o->noise_file, 0, &err), *q;
 
 		if (!j)
 			die("cannot read --noise '%s': %s", o->noise_file, err.text);

@@ -1169,9 +1169,7 @@ static int rec_quick_sweep(struct rec_state *st)
 static void rec_load(struct rec_state *st)
 {
 	bench_results_load(st->results, 0, &st->r);
-	if (st->r.partial_bytes)
-		fprintf(stderr, "ctrbench: recommend: ignored a partial last line of '%s' (%zu bytes:"
-			" a sweep killed while writing it)\n", st->results, st->r.partial_bytes);
+	bench_results_check_partial(&st->r, st->results, "recommend");
 	st->lines = calloc((size_t)st->r.n + 1, sizeof(*st->lines));
 	st->tmp = calloc((size_t)st->r.n + 1, sizeof(*st->tmp));
 	if (!st->lines || !st->tmp)

@@ -82,6 +82,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		if (argc > 2)
+			die("unexpected argument '%s' after %s", argv[2], argv[1]);
 		printf("ctrbench %s (commit %s; result schema %d)\n", CTRBENCH_VERSION, bench_env_commit(),
 		       BENCH_SCHEMA_VERSION);
 		return 0;

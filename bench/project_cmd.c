@@ -28,7 +28,7 @@
 int proj_calib_load(struct proj_calib *c, const char *path, char *err, size_t errlen)
 {
 	json_error_t je;
-	json_t *root = json_load_file(path, JSON_DISABLE_EOF_CHECK, &je), *cal, *ns;
+	json_t *root = bench_json_load_regular(path, JSON_DISABLE_EOF_CHECK, &je), *cal, *ns;
 	static const struct { const char *key; int cls[2]; } map[] = {
 		{ "smt", { PROJ_C_SMT, -1 } },
 		{ "ccx", { PROJ_C_CCX, -1 } },
@@ -414,10 +414,6 @@ static int pj_against(const char *path, const struct topo *topo, const struct pr
 		die("project: --against '%s' is not a regular file", path);
 	if (!f)
 		die("project: --against '%s': %s", path, strerror(errno));
-	printf("# --against %s: measured ns/op of each result line vs projected on %s\n", path, topo_spec(topo));
-	printf("# calibration: %s\n", cal->source);
-	printf("%-18s %-8s %-10s %3s %-10s %12s %24s %10s\n", "algo", "workload", "shape", "thr", "placement",
-	       "measured ns", "projected overlap..serial", "meas/proj");
 	while (getline(&line, &cap, f) > 0) {
 		json_t *o = json_loads(line, 0, NULL);
 		const char *algo, *wl, *shape, *pl;
@@ -446,6 +442,13 @@ static int pj_against(const char *path, const struct topo *topo, const struct pr
 		hi = r.ns_serial / (double)r.ops;
 		ratio = meas < lo ? meas / lo : meas > hi ? meas / hi : 1.0;
 		snprintf(buf, sizeof(buf), "%.1f..%.1f", lo, hi);
+		if (!n) {	/* the header once a line is projected: a file with none prints nothing */
+			printf("# --against %s: measured ns/op of each result line vs projected on %s\n", path,
+			       topo_spec(topo));
+			printf("# calibration: %s\n", cal->source);
+			printf("%-18s %-8s %-10s %3s %-10s %12s %24s %10s\n", "algo", "workload", "shape", "thr",
+			       "placement", "measured ns", "projected overlap..serial", "meas/proj");
+		}
 		printf("%-18s %-8s %-10s %3d %-10s %12.1f %24s %10.2f %s\n", algo, wl, shape, threads,
 		       pl ? pl : "compact", meas, buf, ratio, pj_flag(ratio) ? "OUTSIDE 0.5-2x" : "");
 		flagged += pj_flag(ratio);

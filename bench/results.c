@@ -225,7 +225,8 @@ void bench_results_load(const char *path, int missing_ok, struct bench_results *
 		}
 		if (strlen(buf + start) != line_len)
 			die("%s:%d: not JSON (a NUL byte in the line)", path, lineno);
-		o = json_loads(buf + start, 0, &err);
+		/* a key twice would be read as its last value by one reader, its first by another */
+		o = json_loads(buf + start, JSON_REJECT_DUPLICATES, &err);
 		if (!o)
 			die("%s:%d: not JSON (%s)", path, lineno, err.text);
 		bench_results_push(r, o, lineno, &cap);
@@ -238,6 +239,20 @@ void bench_results_load(const char *path, int missing_ok, struct bench_results *
 	r->complete_bytes = len - r->partial_bytes;
 	free(buf);
 	r->buf = NULL;
+}
+
+void bench_results_check_partial(const struct bench_results *r, const char *path, const char *cmd)
+{
+	if (!r->partial_bytes)
+		return;
+	if (!r->partial_ok)
+		die("%s:%d: not a result line (%zu bytes with no newline that no result line starts with)",
+		    path, r->partial_lineno, r->partial_bytes);
+	if (!r->n)
+		die("'%s' has no results (only a line cut short: %zu bytes with no newline, a killed"
+		    " writer's)", path, r->partial_bytes);
+	fprintf(stderr, "ctrbench: %s: ignored a partial last line of '%s' (%zu bytes with no newline:"
+		" a writer killed while writing it)\n", cmd, path, r->partial_bytes);
 }
 
 void bench_results_free(struct bench_results *r)

@@ -47,6 +47,14 @@ int bench_json_prefix_ok(const char *s, size_t n);
 void bench_results_load(const char *path, int missing_ok, struct bench_results *r);
 void bench_results_free(struct bench_results *r);
 
+/*
+ * What compare and recommend do with r's partial last line: a tail no result
+ * line starts with is not a results file (dies, naming file and line); a
+ * file with nothing else has no results (dies); else one line on stderr says
+ * it was ignored (cmd names the command).
+ */
+void bench_results_check_partial(const struct bench_results *r, const char *path, const char *cmd);
+
 /* o's member at a dotted path ("read_ns.mean"), or NULL. */
 json_t *bench_json_path(json_t *o, const char *path);
 

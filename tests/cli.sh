@@ -16,6 +16,12 @@ R=(run --workload update --shape chain:2 --threads 1 --duration-ms 10 --warmup-m
 BADVAL="' 8'" bad run --algo atomic_tree --shape chain:2 --threads ' 8'
 BADVAL="'+8'" bad run --algo atomic_tree --shape chain:2 --threads +8
 BADVAL="' 2e6'" bad recommend --updates-per-sec ' 2e6' --reads-per-sec 1 --depth 2 --max-staleness EXACT
+# Found by scripts/adversarial: a value with a newline made the error two lines; strtod took hex
+# (0x10); --version took anything after it.
+BADVAL="bad value '8?' for --threads" bad run --algo atomic_tree --shape chain:2 --threads $'8\n'
+BADVAL="unknown algorithm 'atomic_tree?'" bad run --algo $'atomic_tree\n' --shape chain:2 --threads 1
+BADVAL="'0x10'" bad recommend --updates-per-sec 0x10 --reads-per-sec 1 --depth 2 --max-staleness EXACT
+BADVAL="unexpected argument 'extra' after --version" bad --version extra
 BADVAL="--threads given twice ('1', then '2')" bad run --algo atomic_tree --shape chain:2 --threads 1 --threads 2
 BADVAL="--quick given twice" bad scenario zswap-store-limit --quick --quick
 # --options: each fault said apart (a key twice ran with the last; ',,' ran; a bad value was

@@ -79,3 +79,26 @@ for f in /dev/zero "$tmp/fifo" "$tmp"; do
 	BADVAL="not a regular file" bad topo --topology "$f"
 	BADVAL="--against '$f' is not a regular file" bad project --against "$f"
 done
+# Found by scripts/adversarial: --noise and --calibration waited on a FIFO; a file holding only a
+# line cut short gave two lines (a note, then "has no results"), lab notes one of them; project
+# --against printed its header before refusing; a key given twice was read as its last value.
+BADVAL="--noise '$tmp/fifo': not a regular file" bad compare tests/data/compare_a.jsonl tests/data/compare_b.jsonl \
+	--noise "$tmp/fifo"
+BADVAL="--calibration '$tmp/fifo': not a regular file" bad project --validate --calibration "$tmp/fifo"
+printf 'my lab notes: run 1 was 12.3 Mops/s' >"$tmp/notes.txt"
+printf '{"schema": 1, "algo": "atom' >"$tmp/cut.jsonl"
+for f in "$tmp/notes.txt" "$tmp/cut.jsonl"; do
+	[ "$f" = "$tmp/notes.txt" ] && want="$f:1: not a result line" || want="'$f' has no results (only a line cut short"
+	BADVAL="$want" bad compare "$f" tests/data/compare_b.jsonl
+	BADVAL="$want" bad "${REC[@]}" --results "$f"
+	BADVAL="${want/\'$f\'/\'$f\'}" bad report "$f" --out "$tmp/rep-cut"
+done
+BADVAL="holds no result line the projection can take" bad project --against "$tmp/notes.txt" \
+	--topology "pack:1 core:2 pu:1"
+{ echo "$good"; echo "$good" | sed 's/"threads": 2/"threads": 2, "threads": 3/'; } >"$tmp/dup.jsonl"
+cp "$tmp/dup.jsonl" "$tmp/copy"
+BADVAL="$tmp/dup.jsonl:2: not JSON (duplicate object key" bad compare "$tmp/dup.jsonl" tests/data/compare_b.jsonl
+BADVAL="$tmp/dup.jsonl:2: not JSON (duplicate object key" bad "${REC[@]}" --results "$tmp/dup.jsonl"
+BADVAL="$tmp/dup.jsonl:2: not JSON (duplicate object key" bad "${S[@]}" --out "$tmp/dup.jsonl" --resume
+check "a key given twice: sweep --resume left the file as it was" cmp -s "$tmp/dup.jsonl" "$tmp/copy"
+BADVAL="$tmp/dup.jsonl:2: not JSON (duplicate object key" bad report "$tmp/dup.jsonl" --out "$tmp/rep-dup"

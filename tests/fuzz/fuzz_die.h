@@ -15,6 +15,7 @@
 #include <string.h>
 
 static jmp_buf fz_back;
+void bench_one_line(char *msg);	/* bench/cli.c */
 
 void __wrap_die(const char *fmt, ...);
 void __wrap_die(const char *fmt, ...)
@@ -25,6 +26,7 @@ void __wrap_die(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	bench_one_line(msg);	/* as die() prints it */
 	if (strchr(msg, '\n'))	/* the one-line promise */
 		abort();
 	longjmp(fz_back, 1);
