@@ -102,3 +102,11 @@ BADVAL="$tmp/dup.jsonl:2: not JSON (duplicate object key" bad "${REC[@]}" --resu
 BADVAL="$tmp/dup.jsonl:2: not JSON (duplicate object key" bad "${S[@]}" --out "$tmp/dup.jsonl" --resume
 check "a key given twice: sweep --resume left the file as it was" cmp -s "$tmp/dup.jsonl" "$tmp/copy"
 BADVAL="$tmp/dup.jsonl:2: not JSON (duplicate object key" bad report "$tmp/dup.jsonl" --out "$tmp/rep-dup"
+# Issue 18.5 for the C readers too: a line nesting 100,000 arrays is one line naming it, exit 2.
+{ echo "$good"; python3 -c 'print("[" * 100000 + "]" * 100000)'; } >"$tmp/deep.jsonl"
+cp "$tmp/deep.jsonl" "$tmp/copy"
+BADVAL="$tmp/deep.jsonl:2: not JSON" bad compare "$tmp/deep.jsonl" tests/data/compare_b.jsonl
+BADVAL="$tmp/deep.jsonl:2: not JSON" bad "${REC[@]}" --results "$tmp/deep.jsonl"
+BADVAL="$tmp/deep.jsonl:2: not JSON" bad "${S[@]}" --out "$tmp/deep.jsonl" --resume
+check "deep JSON: sweep --resume left the file as it was" cmp -s "$tmp/deep.jsonl" "$tmp/copy"
+BADVAL="$tmp/deep.jsonl:2: not a result line (JSON nested too deep)" bad report "$tmp/deep.jsonl" --out "$tmp/rep-deep"
