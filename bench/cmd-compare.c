@@ -296,13 +296,18 @@ static double between_noise(const struct outcome *out, int n, const struct cmp_o
 		json_error_t err;
 		json_t *j = bench_json_load_regular(o->noise_file, 0, &err), *q;
 
-		if (!j)
+		if (!j) {
+			free(x);
 			die("cannot read --noise '%s': %s", o->noise_file, err.text);
+		}
 		q = json_object_get(j, "q95_abs_log_ratio");
 		if (!json_is_number(q) || !json_is_string(json_object_get(j, "metric")) ||
-		    strcmp(json_string_value(json_object_get(j, "metric")), o->metric))
+		    strcmp(json_string_value(json_object_get(j, "metric")), o->metric)) {
+			json_decref(j);	/* LeakSanitizer checks the exit of bad input too */
+			free(x);
 			die("bad value '%s' for --noise (not a calibration of %s by compare --calibrate)",
 			    o->noise_file, o->metric);
+		}
 		sd = json_number_value(q);
 		json_decref(j);
 		free(x);

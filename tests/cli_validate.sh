@@ -110,3 +110,8 @@ BADVAL="$tmp/deep.jsonl:2: not JSON" bad "${REC[@]}" --results "$tmp/deep.jsonl"
 BADVAL="$tmp/deep.jsonl:2: not JSON" bad "${S[@]}" --out "$tmp/deep.jsonl" --resume
 check "deep JSON: sweep --resume left the file as it was" cmp -s "$tmp/deep.jsonl" "$tmp/copy"
 BADVAL="$tmp/deep.jsonl:2: not a result line (JSON nested too deep)" bad report "$tmp/deep.jsonl" --out "$tmp/rep-deep"
+# --noise that is JSON but no calibration: one line, exit 2 (under ASan, LeakSanitizer made it exit 1
+# with the calibration still held).
+printf '[1,2,3]\n' >"$tmp/arr.json"
+BADVAL="bad value '$tmp/arr.json' for --noise" bad compare tests/data/compare_a.jsonl tests/data/compare_b.jsonl \
+	--noise "$tmp/arr.json"
