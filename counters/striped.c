@@ -135,8 +135,8 @@ static int striped_init(struct ctr_tree *t)
 
 const struct ctr_algo ctr_algo_striped = {
 	.name = "striped",
-	.summary = "LongAdder (Striped64) per node, updates walk ancestors: CAS on a base word, padded cells "
-		   "doubling on contention; exact at rest",
+	.summary = "LongAdder (Striped64) per node, updates walk ancestors: CAS on a base word (its owner "
+		   "fetch_adds), padded cells doubling on contention; exact at rest",
 	.flags = CTR_CHARGE_RACY,
 	.size = sizeof(struct ctr_striped),
 	.init = striped_init,
