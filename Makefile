@@ -245,21 +245,29 @@ fuzz: deps
 	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/fuzzers/%)
 
 # The default benchmark, each configuration measured once: a sweep of every algorithm over 1 and 2
-# threads into a new dated results file (earlier runs' files are kept), its table (the Markdown
-# report's throughput table) and its HTML report page (build/run/report/index.html).
+# threads into a new dated results file (earlier runs' files are kept), ctrbench limits into a
+# limits file of the same date, their tables (the Markdown report's throughput and ratio-to-limit
+# tables) and their HTML report page (build/run/report/index.html).
 RUN_OUT = $(BUILD)/run
 # 3 reps of 200 ms after a 50 ms warm-up: a configuration's windows are never shorter than the
 # 200 ms they were; the default 200 ms warm-up made a fresh clone's make run 72 s, over its 60.
 RUN_SWEEP = --algo all --workload update --shape chain:8 --threads 1..2 --placement compact \
 	--reps 3 --duration-ms 200 --warmup-ms 50
+# Beside the sweep, ctrbench limits (one round of 100 ms harness windows, about 5 s): each figure's
+# ratio to this machine's physical limit, in its own file and on the report page.
+RUN_LIMITS = --rounds 1 --duration-ms 100
 run: deps
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) all
-	$(Q)mkdir -p $(RUN_OUT) && out=$(RUN_OUT)/results-$$(date +%Y%m%d-%H%M%S).jsonl && \
+	$(Q)mkdir -p $(RUN_OUT) && stamp=$$(date +%Y%m%d-%H%M%S) && out=$(RUN_OUT)/results-$$stamp.jsonl && \
+	lim=$(RUN_OUT)/limits-$$stamp.jsonl && \
 	$(BUILD)/ctrbench sweep $(RUN_SWEEP) --out $$out && \
-	$(BUILD)/ctrbench report $$out --out $(RUN_OUT)/table --format markdown >/dev/null && \
+	$(BUILD)/ctrbench limits $(RUN_LIMITS) --format json >$$lim.tmp && mv $$lim.tmp $$lim && \
+	$(BUILD)/ctrbench report $$out $$lim --out $(RUN_OUT)/table --format markdown >/dev/null && \
 	sed -n '/^## Throughput/,/^## /{/^## [^T]/d;p}' $(RUN_OUT)/table/report.md && \
-	$(BUILD)/ctrbench report $$out --out $(RUN_OUT)/report >/dev/null && \
+	sed -n '/^## Ratio to the limit/,/^## /{/^## [^R]/d;p}' $(RUN_OUT)/table/report.md && \
+	$(BUILD)/ctrbench report $$out $$lim --out $(RUN_OUT)/report >/dev/null && \
 	echo "results: $$out (earlier runs: $(RUN_OUT)/results-*.jsonl)" && \
+	echo "limits:  $$lim" && \
 	echo "report:  $(RUN_OUT)/report/index.html"
 
 clean:

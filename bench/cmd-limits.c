@@ -21,6 +21,12 @@
  *                    (perfbook's count_stat.c read_count()): per slot
  *   page-aligned read the same over S page-aligned areas: the L1 aliasing that
  *                    uncoloured slot areas had (shown, not a limit)
+ *
+ * --format json: one line per row, {"kind":"limits", "schema" (BENCH_SCHEMA_VERSION),
+ * "row", "limit" (the two sides' names), "unit" (op, level or slot), "ns", "limit_ns"
+ * (medians over the rounds, CPU ns per unit), "ratio" (median of the rounds' ns /
+ * limit_ns), "ratio_lo", "ratio_hi" (their range), "rounds"}: `ctrbench report` draws
+ * such lines, given beside run results, as its "Ratio to the limit" section.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +43,7 @@
 #include "builtin.h"
 #include "cli.h"
 #include "run.h"
+#include "schema.h"
 #include "setup.h"
 
 #define LIM_ROUNDS_MAX 99
@@ -418,9 +425,10 @@ static void lim_print(const struct lim_row *rows, int nr, int rounds, int json)
 			ratio[k] = r->l[k] > 0 ? r->h[k] / r->l[k] : 0;
 		q = lim_median(ratio, rounds, &rlo, &rhi);
 		if (json)
-			printf("{\"row\":\"%s\",\"limit\":\"%s\",\"unit\":\"%s\",\"ns\":%.4f,\"limit_ns\":%.4f,"
-			       "\"ratio\":%.4f,\"ratio_lo\":%.4f,\"ratio_hi\":%.4f,\"rounds\":%d}\n", r->what,
-			       r->limit, r->unit, h, l, q, rlo, rhi, rounds);
+			printf("{\"kind\":\"limits\",\"schema\":%d,\"row\":\"%s\",\"limit\":\"%s\","
+			       "\"unit\":\"%s\",\"ns\":%.4f,\"limit_ns\":%.4f,\"ratio\":%.4f,\"ratio_lo\":%.4f,"
+			       "\"ratio_hi\":%.4f,\"rounds\":%d}\n", BENCH_SCHEMA_VERSION, r->what, r->limit,
+			       r->unit, h, l, q, rlo, rhi, rounds);
 		else
 			printf("%-34s %10.3f  %-30s %10.3f  %6.2fx [%6.2f, %6.2f]\n", r->what, h, r->limit, l, q,
 			       rlo, rhi);

@@ -83,6 +83,24 @@ void __ctr_striped_add_slow(struct ctr_striped *s, struct ctr_striped_adder *ad,
 	}
 }
 
+/*
+ * The base's first update: claim it for this slot (one CAS from 0; a slot
+ * that loses the race is not the owner and CASes the base as any other),
+ * then add by CAS, as a non-owner would: exact either way.
+ */
+void __ctr_striped_add_first(struct ctr_striped *s, struct ctr_striped_adder *ad, int cpu, int64_t delta)
+{
+	int none = 0;
+	int64_t v;
+
+	atomic_compare_exchange_strong_explicit(&ad->owner, &none, cpu + 1, memory_order_relaxed,
+						memory_order_relaxed);
+	v = atomic_load_explicit(&ad->base, memory_order_relaxed);
+	if (!atomic_compare_exchange_strong_explicit(&ad->base, &v, v + delta, memory_order_relaxed,
+						     memory_order_relaxed))
+		__ctr_striped_add_slow(s, ad, cpu, delta);
+}
+
 static void striped_fini(struct ctr_tree *t)
 {
 	struct ctr_striped *s = ctr_container_of(t, struct ctr_striped, base);
@@ -145,8 +163,8 @@ static size_t striped_footprint(struct ctr_tree *t)
 
 const struct ctr_algo ctr_algo_striped = {
 	.name = "striped",
-	.summary = "LongAdder (Striped64) per node, updates walk ancestors: CAS on a base word, padded cells "
-		   "doubling on contention; exact at rest",
+	.summary = "LongAdder (Striped64) per node, updates walk ancestors: CAS on a base word (its owner "
+		   "fetch_adds), padded cells doubling on contention; exact at rest",
 	.flags = CTR_CHARGE_RACY,
 	.size = sizeof(struct ctr_striped),
 	.init = striped_init,

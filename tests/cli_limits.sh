@@ -26,6 +26,7 @@ for want in ("empty (harness floor)", "percpu_hier chain:1", "percpu_hier chain:
              "percpu_hier read, 512 slots", "rstat_force update chain:1", "striped chain:1, 2 threads"):
     assert want in names, (want, names)
 for r in rows:
+    assert r["kind"] == "limits" and r["schema"] == 1, r   # what ctrbench report reads them by
     assert r["ns"] > 0 and r["limit_ns"] > 0, r
     assert abs(r["ratio"] - r["ns"] / r["limit_ns"]) <= 1e-3 * r["ratio"] + 1e-4, r
     assert r["ratio_lo"] <= r["ratio"] <= r["ratio_hi"], r
