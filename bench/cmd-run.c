@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "../topology/topo.h"
 #include "env.h"
+#include "exec.h"
 #include "output.h"
 #include "run.h"
 #include "schema.h"
@@ -247,6 +248,9 @@ int bench_cmd_run(int argc, char **argv)
 		.reps = 5,
 	};
 	const struct bench_algo *algos[BENCH_MAX_ALGOS];
+	struct bench_exec x = { .name = "run", .out = &a.out, .journal = -1 };
+	struct bench_exec_group g = { .cfg = &a.cfg, .algos = algos, .what = "run" };
+	char label[320];
 	int nr_algos, opt, failed;
 
 	bench_help(argc, argv, bench_run_help);
@@ -265,7 +269,15 @@ int bench_cmd_run(int argc, char **argv)
 	a.cfg.reps = a.reps;
 	/* a measurement: warm-up, the window, then the latency phase (a quarter of it) */
 	bench_progress_plan(nr_algos * a.reps, (a.cfg.warmup_ms + 1.25 * a.cfg.duration_ms) / 1000.0);
-	failed = bench_run_reps(&a.cfg, &a.out, algos, nr_algos, a.reps, NULL);
+	x.nr_cpus = topo_nr_pus(a.cfg.topo);
+	g.nr_algos = nr_algos;
+	if (a.cfg.note) {
+		snprintf(label, sizeof(label), "· %s", a.cfg.note);
+		g.label = label;
+	}
+	failed = bench_exec(&x, &g, 1);
+	if (x.interrupted)
+		fprintf(stderr, "ctrbench: interrupted: printed what was measured\n");
 	bench_output_end(&a.out, &a.cfg);
 	bench_shape_free(&a.cfg.shape);
 	bench_setup_release(&a.cfg);

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# cli_exec.sh - the one executor (bench/exec.h): every rep is written as it is
+# measured, so a sweep or a scenario killed with SIGKILL in the middle of a
+# configuration loses at most the rep in flight, and --resume runs only the
+# reps that are missing: afterwards every rep index of every configuration is
+# in the file exactly once, the lines written before the kill are kept as they
+# were, and each summary pools exactly the reps in the file.  After SIGINT a
+# scenario's cell from fewer reps than asked carries "[k/K]".  Readers
+# (compare) skip rep lines.
+# Prints "ok - ..." / "not ok - ..." per check.  Usage: cli_exec.sh [CTRBENCH_BINARY]
+set -u
+cd "$(dirname "$0")/.."
+B=${1:-build/ctrbench}
+
+. tests/tap.sh
+
+lines() { wc -l <"$1" | tr -d ' '; }
+
+# reps_ok FILE REPS CONFIGS: every configuration (algo, threads, note) has rep lines 0..REPS-1
+# once each and one summary with reps_done REPS whose reps[] are those rep lines' figures.
+reps_ok() {
+	python3 - "$@" <<'EOF'
+import collections, json, sys
+path, reps, configs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rows = [json.loads(l) for l in open(path)]
+key = lambda r: (r["algo"], r["threads"], r["shape"], r.get("note"))
+each = collections.defaultdict(list)
+sums = collections.defaultdict(list)
+for r in rows:
+    (each if r.get("kind") == "rep" else sums)[key(r)].append(r)
+assert len(sums) == configs, "%d summaries for %d configurations" % (len(sums), configs)
+for k, s in sums.items():
+    assert len(s) == 1, "%s: %d summaries" % (k, len(s))
+    idx = sorted(r["rep"] for r in each[k])
+    assert idx == list(range(reps)), "%s: rep lines %s" % (k, idx)
+    assert s[0]["reps_done"] == reps, "%s: reps_done %s" % (k, s[0]["reps_done"])
+    got = sorted(x["ops_per_sec"] for x in s[0]["reps"])
+    want = sorted(r["ops_per_sec"] for r in each[k])
+    assert got == want, "%s: the summary's reps %s are not the rep lines' %s" % (k, got, want)
+EOF
+}
+
+# kill9 FILE N CMD...: start CMD, SIGKILL it once FILE has N lines or more (a rep line is N).
+kill9() {
+	local f=$1 n=$2
+	shift 2
+	"$@" >/dev/null 2>&1 &
+	local pid=$!
+	for _ in $(seq 1000); do [ -s "$f" ] && [ "$(lines "$f")" -ge "$n" ] && break; sleep 0.01; done
+	{ kill -9 $pid; wait $pid; } 2>/dev/null
+}
+
+# A sweep: 2 algorithms x 2 thread counts, 3 reps: 6 rep lines and 2 summaries per thread count.
+SW=(sweep --algo atomic_tree,percpu_hier --shape chain:4 --threads 1..2 --reps 3 --duration-ms 80
+    --warmup-ms 5)
+kill9 "$tmp/s.jsonl" 3 "$B" "${SW[@]}" --out "$tmp/s.jsonl"
+n=$(lines "$tmp/s.jsonl")
+cp "$tmp/s.jsonl" "$tmp/s0.jsonl"
+"$B" "${SW[@]}" --out "$tmp/s.jsonl" --resume >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "sweep killed (SIGKILL) after $n lines, mid-configuration: --resume ends with each rep once, the first $n lines kept" eval \
+	'[ $rc -eq 0 ] && [ "$n" -ge 3 ] && [ "$n" -lt 16 ] && reps_ok "$tmp/s.jsonl" 3 4 &&
+	 [ "$(head -n "$n" "$tmp/s.jsonl")" = "$(cat "$tmp/s0.jsonl")" ]'
+"$B" "${SW[@]}" --out "$tmp/s.jsonl" --resume >"$tmp/out" 2>"$tmp/err"
+check "--resume of the finished sweep adds nothing" eval '[ $? -eq 0 ] && [ "$(lines "$tmp/s.jsonl")" -eq 16 ]'
+"$B" compare "$tmp/s.jsonl" "$tmp/s.jsonl" >"$tmp/out" 2>"$tmp/err"
+check "compare reads the summaries only: 4 rows of n=3, rep lines skipped" eval \
+	'[ $? -eq 0 ] && [ "$(grep -c "atomic_tree\|percpu_hier" "$tmp/out")" -ge 4 ] && ! grep -q "n=6\|(2p)" "$tmp/out"'
+
+# A scenario: its rows are configurations handed to the same executor.
+SC=(scenario zswap-store-nolimit --quick --reps 3 --algo atomic_tree,percpu_hier)
+kill9 "$tmp/c.jsonl" 5 "$B" "${SC[@]}" --out "$tmp/c.jsonl"
+n=$(lines "$tmp/c.jsonl")
+cp "$tmp/c.jsonl" "$tmp/c0.jsonl"
+"$B" "${SC[@]}" --out "$tmp/c.jsonl" --resume >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "scenario killed (SIGKILL) after $n lines: --resume ends with each rep of its 5 rows once, the first $n kept" eval \
+	'[ $rc -eq 0 ] && [ "$n" -ge 5 ] && [ "$n" -lt 40 ] && reps_ok "$tmp/c.jsonl" 3 10 &&
+	 [ "$(head -n "$n" "$tmp/c.jsonl")" = "$(cat "$tmp/c0.jsonl")" ] &&
+	 grep -q "^depth 32 " "$tmp/out" && ! grep -q "reps\]" "$tmp/out"'
+
+# SIGINT: the row in progress shows what it has, marked with how many reps.
+"$B" "${SC[@]}" --out "$tmp/i.jsonl" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 1000); do [ -s "$tmp/i.jsonl" ] && break; sleep 0.01; done
+kill -INT $pid
+wait $pid
+rc=$?
+check "scenario after SIGINT: exit 1, its row's cells marked [k/3], no summary short of reps in the file" eval \
+	'[ $rc -eq 1 ] && grep -q "^depth 1 .*\[[12]/3\]" "$tmp/out" && grep -q "^# \[k/K\]" "$tmp/out" &&
+	 ! grep -v "\"kind\":\"rep\"" "$tmp/i.jsonl" | grep -q "\"reps_done\":[12],"'
