@@ -48,6 +48,7 @@ static const char *const bench_run_help =
 	"  --reps K                 repetitions, interleaved (default 5)\n"
 	"  --note TEXT              kept with the results (default none)\n"
 	"  --work-ns NS             private work after each operation (default 0)\n"
+	"  --work-iters N           N dependent adds after each operation: any slowdown (default 0)\n"
 	"  --options KEY=VAL,...    the algorithm's options, docs/algorithms.md (default none)\n"
 	"  --flush-period-ms MS     periodic flusher's period (default the algorithm's, 2000 for rstat)\n"
 	"  --charge-burst B         charge: bursts of B, then free them all (default 0, steady window)\n"
@@ -171,6 +172,9 @@ static void run_option(int opt, char **argv, struct run_args *a)
 	case 'X':
 		a->cfg.work_ns = bench_parse_int("work-ns", optarg, 0, 10 * 1000 * 1000);
 		break;
+	case 'J':
+		a->cfg.work_iters = bench_parse_int("work-iters", optarg, 0, 1000 * 1000 * 1000);
+		break;
 	case 'O':
 		a->cfg.options = bench_options_normalize(optarg);
 		bench_check_utf8("--options", optarg);
@@ -199,8 +203,8 @@ static void run_check(struct run_args *a)
 		die("bad a->shape '%s' (%s)", a->shape, why);
 	if (a->cfg.charge_burst && a->cfg.workload != BENCH_CHARGE)
 		die("--charge-burst applies to the charge workload");
-	if (a->cfg.work_ns && a->cfg.workload == BENCH_READERS)
-		die("--work-ns applies to the update and charge workloads");
+	if ((a->cfg.work_ns || a->cfg.work_iters) && a->cfg.workload == BENCH_READERS)
+		die("--work-ns and --work-iters apply to the update and charge workloads");
 	if (a->cfg.workload != BENCH_READERS) {
 		if (a->cfg.readers >= 0 || a->read_node || a->cfg.read_interval_us)
 			die("--readers, --read-node and --read-interval-us need --workload readers");
@@ -236,6 +240,7 @@ int bench_cmd_run(int argc, char **argv)
 		{ "reps", required_argument, NULL, 'k' },
 		{ "note", required_argument, NULL, 'N' },
 		{ "work-ns", required_argument, NULL, 'X' },
+		{ "work-iters", required_argument, NULL, 'J' },
 		{ "options", required_argument, NULL, 'O' },
 		{ "flush-period-ms", required_argument, NULL, 'P' },
 		{ "charge-burst", required_argument, NULL, 'B' },

@@ -40,15 +40,25 @@ static inline unsigned bench_sample_pos(uint64_t *rng, unsigned n)
  * --work-ns: private work after each operation, outside its timing, standing
  * for what surrounds a counter update in the kernel (a zswap store compresses
  * a page: about 35 us in the seed's table).  A spin on the TSC: no memory
- * traffic, so it dilutes contention without adding any.
+ * traffic, so it dilutes contention without adding any.  A TSC read costs
+ * 20-30 ns in a KVM guest, so it cannot add less than that.
+ *
+ * --work-iters N: N steps of one dependent chain of register adds (the asm
+ * keeps the compiler from folding it), about a cycle each, no memory and no
+ * timer: an extra cost of any size, down to a fraction of a 1-ns op, for the
+ * slowdown protocol of scripts/aa-check.  work is either (or both) non-zero.
  */
-static inline void bench_work(uint64_t ticks)
+static inline void bench_work(const struct bench_gate *g, uint64_t work)
 {
-	if (ticks) {
-		uint64_t end = bench_tsc() + ticks;
+	if (work) {
+		uint64_t end = g->work_ticks ? bench_tsc() + g->work_ticks : 0, x = 0;
 
-		while (bench_tsc() < end)
+		while (g->work_ticks && bench_tsc() < end)
 			;
+		for (uint64_t i = 0; i < g->work_iters; i++) {
+			x += i;
+			__asm__ volatile("" : "+r"(x));	/* opaque: the sum is not folded away */
+		}
 	}
 }
 
@@ -134,7 +144,7 @@ static void bench_update_##name(struct bench_worker *w)			\
 	struct ctr_tree *t = w->tree;						\
 	const int cpu = w->index, node = w->node;				\
 	const unsigned every = w->gate->sample_every;				\
-	const uint64_t work = w->gate->work_ticks;				\
+	const uint64_t work = w->gate->work_ticks | w->gate->work_iters;				\
 	uint64_t ops = 0, oh;							\
 	int seen = BENCH_WARMUP;						\
 	unsigned k;								\
@@ -151,9 +161,9 @@ static void bench_update_##name(struct bench_worker *w)			\
 		while (!BENCH_PHASE_CHECK(w, seen, ops, 0) && seen != BENCH_LATENCY) { \
 			for (unsigned i = 0; i < every / 2; i++) {		\
 				add(t, cpu, node, 0, 1);			\
-				bench_work(work);				\
+				bench_work(w->gate, work);				\
 				add(t, cpu, node, 0, -1);			\
-				bench_work(work);				\
+				bench_work(w->gate, work);				\
 			}							\
 			ops += every;						\
 		}								\
@@ -165,7 +175,7 @@ static void bench_update_##name(struct bench_worker *w)			\
 		while (!BENCH_PHASE_CHECK(w, seen, ops, 0)) {			\
 			for (unsigned i = 0; i < 16; i++) {			\
 				bench_lat_record(w, bench_time_##name(t, cpu, node, k), oh, k); \
-				bench_work(work);				\
+				bench_work(w->gate, work);				\
 			}							\
 		}								\
 	}									\
@@ -227,7 +237,7 @@ static void bench_charge_##name(struct bench_worker *w)			\
 	struct ctr_tree *t = w->tree;						\
 	const int cpu = w->index, node = w->node;				\
 	const unsigned every = w->gate->sample_every;				\
-	const uint64_t work = w->gate->work_ticks;				\
+	const uint64_t work = w->gate->work_ticks | w->gate->work_iters;				\
 	const int burst = w->gate->charge_burst;				\
 	uint64_t ops = 0, fails = 0, rng = BENCH_RNG_SEED(w);			\
 	int seen = BENCH_WARMUP, held = 0, tried = 0;				\
@@ -264,7 +274,7 @@ static void bench_charge_##name(struct bench_worker *w)			\
 				atomic_store_explicit(&w->published, held, memory_order_relaxed); \
 			}							\
 			fails += !ok;						\
-			bench_work(work);					\
+			bench_work(w->gate, work);					\
 		}								\
 		ops += every;					\
 	}									\

@@ -164,7 +164,7 @@ int bench_sweep_exec(const struct bench_sweep *s)
 	const int points = s->nr_workloads * s->nr_shapes * per_shape, total = points * s->nr_algos;
 	struct bench_config base = {
 		.duration_ms = s->duration_ms, .warmup_ms = s->warmup_ms, .sample_every = BENCH_SAMPLE_EVERY,
-		.note = s->note, .work_ns = s->work_ns, .options = s->options,
+		.note = s->note, .work_ns = s->work_ns, .work_iters = s->work_iters, .options = s->options,
 		.flush_period_ms = s->flush_period_ms, .reps = s->reps, .placement = "compact",
 	};
 	struct bench_exec x = { .name = "sweep", .journal_name = s->out };
