@@ -537,6 +537,16 @@ static void print_table(const struct configs *cs, const struct outcome *out, con
 
 	printf("# compare: A = %s, B = %s; metric %s (%s is faster); B/A = median(B) / median(A)\n",
 	       file[0], file[1], o->metric, o->higher_better ? "higher" : "lower");
+	{
+		int n = 0;
+
+		for (int f = 0; f < BF_NR; f++)
+			if (cmp_ignored[f])
+				printf("%s%s", n++ ? ", " : "# --ignore: lines paired whatever their ",
+				       bench_fields[f].path);
+		if (n)
+			putchar('\n');
+	}
 	printf("# changed (faster/slower) when both: Mann-Whitney U two-sided p < %g (exact up to %d samples)\n"
 	       "#   and |B/A - 1| beyond the threshold: the larger of --noise-threshold %.3gx and the noise\n"
 	       "#   between processes (%s: %.3fx). Samples are reps, or processes (np) where each side has\n"
