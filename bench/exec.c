@@ -191,158 +191,199 @@ static void exec_label(const struct bench_exec_group *g, const struct bench_algo
 	snprintf(buf, len, "%s%s%s", ba->name, g->label ? " " : "", g->label ? g->label : "");
 }
 
+/* What the group's process knows of its reps; [i * reps + k] is algorithm i's rep k. */
+struct exec_state {
+	struct bench_exec *x;		/* the settings */
+	struct bench_exec_group *g;	/* the group */
+	int fd;				/* the pipe to the parent */
+	int reps;			/* reps asked for */
+	struct bench_result *res;	/* each rep, measured or read back */
+	json_t **jrep;			/* a rep read back: its line (borrowed from x->resume) */
+	char *have;			/* the rep is in res */
+	char *sent;			/* algorithm i's summary is sent (read back whole, or one rep) */
+	int measured, done, reused, reused_reps, reused_bad, failed;	/* the tallies sent */
+};
+
+/* Sends algorithm i's summary line j to the parent. */
+static void exec_send_sum(struct exec_state *st, int i, json_t *j)
+{
+	char head[32];
+
+	snprintf(head, sizeof(head), "S %d", i);
+	exec_send(st->fd, head, j);
+	st->sent[i] = 1;
+}
+
+/* What the journal holds for algorithm i: its summary (then nothing runs), or some of its reps. */
+static void exec_read_back(struct exec_state *st, int i)
+{
+	struct bench_exec *x = st->x;
+	char *key = exec_key(x, st->g->cfg, st->g->algos[i]);
+	json_t *o = exec_find_whole(x, key, st->reps);
+
+	if (o) {
+		const char *v = json_string_value(json_object_get(o, "verify"));
+
+		st->reused++;
+		st->done++;
+		st->reused_bad += v && !strcmp(v, "mismatch");
+		exec_send_sum(st, i, o);
+		free(key);
+		return;
+	}
+	for (int l = 0; l < x->resume->nr_rep; l++) {
+		json_t *line = x->resume->rep[l].obj;
+		json_int_t k = json_integer_value(json_object_get(line, "rep"));
+		struct bench_summary one;
+
+		if (strcmp(exec_rep_keys[l], key) || k < 0 || k >= st->reps || st->have[i * st->reps + k] ||
+		    bench_record_parse(line, &one))
+			continue;
+		st->res[i * st->reps + k] = one.med;
+		st->jrep[i * st->reps + k] = line;
+		st->have[i * st->reps + k] = 1;
+		st->reused_reps++;
+	}
+	free(key);
+}
+
+/* The summary line of reps[0..k) (jreps: lines of those read back); *s filled. */
+static json_t *exec_summary(struct exec_state *st, struct bench_result *reps, json_t **jreps, int k,
+			    struct bench_summary *s)
+{
+	json_t *j;
+
+	bench_summarize(reps, k, s);
+	j = bench_record_json(st->g->cfg, st->x->nr_cpus, &s->med, s, reps);
+	if (!j)
+		die("out of memory");
+	if (jreps && jreps[s->rep_index])
+		exec_graft(j, jreps[s->rep_index]);
+	return j;
+}
+
+/* Algorithm i's rep k measured now: written as it is; with one rep, that is its summary.  0, or -errno. */
+static int exec_measure(struct exec_state *st, int i, int k)
+{
+	struct bench_exec *x = st->x;
+	struct bench_config *cfg = st->g->cfg;
+	struct bench_result *r = &st->res[i * st->reps + k];
+	char what[320];
+	int err, left = 0;
+
+	exec_label(st->g, st->g->algos[i], what, sizeof(what));
+	snprintf(what + strlen(what), sizeof(what) - strlen(what), ", rep %d of %d", k + 1, st->reps);
+	bench_progress_start(what);
+	err = bench_run_one(cfg, st->g->algos[i], r);
+	for (int o = 0; o < st->reps; o++)
+		left += o != k && !st->have[i * st->reps + o];
+	exec_label(st->g, st->g->algos[i], what, sizeof(what));
+	snprintf(what + strlen(what), sizeof(what) - strlen(what), " (%d rep%s)", st->reps,
+		 st->reps == 1 ? "" : "s");
+	bench_progress_end(err || left ? NULL : what);
+	if (err) {
+		/* Not bad input: the machine refused (memory, threads).  Exit 1, not 2. */
+		bench_progress_clear();
+		fprintf(stderr, "ctrbench: %s: cannot run: %s\n", st->g->algos[i]->name, strerror(-err));
+		bench_result_free(r);
+		memset(r, 0, sizeof(*r));
+		st->failed = 1;
+		return err;
+	}
+	st->have[i * st->reps + k] = 1;
+	st->measured++;
+	if (st->reps > 1 && x->journal >= 0) {
+		json_t *line = json_pack("{s:s,s:i}", "kind", "rep", "rep", k);
+		json_t *j = bench_record_json(cfg, x->nr_cpus, r, NULL, NULL);
+
+		if (!line || !j)
+			die("out of memory");
+		json_object_update(line, j);
+		exec_put(x, line);
+		json_decref(line);
+		json_decref(j);
+	} else if (st->reps == 1) {
+		/* one rep: it is the summary, written (and printed) as it comes */
+		struct bench_summary s;
+		json_t *j = exec_summary(st, r, NULL, 1, &s);
+
+		if (x->journal >= 0)
+			exec_put(x, j);
+		if (x->out) {
+			bench_progress_clear();
+			bench_output_summary(x->out, cfg, r, 1);
+		}
+		exec_send_sum(st, i, j);
+		json_decref(j);
+		st->done++;
+		st->failed |= r->verify == 0;
+	}
+	return 0;
+}
+
+/* Algorithm i's summary over its reps (when not sent yet): journal (all reps done), output, parent. */
+static void exec_finish(struct exec_state *st, int i)
+{
+	struct bench_exec *x = st->x;
+	struct bench_result *arr = bench_xcalloc((size_t)st->reps, sizeof(*arr));
+	json_t **jarr = bench_xcalloc((size_t)st->reps, sizeof(*jarr));
+	int k = 0, parsed = 0;
+
+	for (int rep = 0; rep < st->reps && !st->sent[i]; rep++)
+		if (st->have[i * st->reps + rep]) {
+			parsed |= !!st->jrep[i * st->reps + rep];
+			jarr[k] = st->jrep[i * st->reps + rep];
+			arr[k++] = st->res[i * st->reps + rep];
+		}
+	if (k) {
+		struct bench_summary s;
+		json_t *j = exec_summary(st, arr, jarr, k, &s);
+
+		/* an interrupted configuration's reps are in the journal: no summary short of reps */
+		if (x->journal >= 0 && k == st->reps)
+			exec_put(x, j);
+		if (x->out && !parsed)
+			bench_output_summary(x->out, st->g->cfg, arr, k);
+		exec_send_sum(st, i, j);
+		json_decref(j);
+		st->done += k == st->reps;
+		st->failed |= s.med.verify == 0;
+	}
+	free(arr);
+	free(jarr);
+}
+
 /* Measures g, writes the journal, sends the summaries on fd; returns the exit status. */
 static int exec_child_run(struct bench_exec *x, struct bench_exec_group *g, int fd)
 {
-	struct bench_config *cfg = g->cfg;
-	const int reps = cfg->reps, nr = g->nr_algos;
-	struct bench_result *res = bench_xcalloc((size_t)nr * reps, sizeof(*res));
-	json_t **jrep = bench_xcalloc((size_t)nr * reps, sizeof(*jrep));	/* read back: its line */
-	char *have = bench_xcalloc((size_t)nr * reps, 1), *whole = bench_xcalloc((size_t)nr, 1);
-	char *sent = bench_xcalloc((size_t)nr, 1);
-	int measured = 0, done = 0, reused = 0, reused_reps = 0, reused_bad = 0, failed = 0, stop = 0;
-	char head[64], msg[160];
+	const int reps = g->cfg->reps, nr = g->nr_algos;
+	struct exec_state st = {
+		.x = x, .g = g, .fd = fd, .reps = reps,
+		.res = bench_xcalloc((size_t)nr * reps, sizeof(*st.res)),
+		.jrep = bench_xcalloc((size_t)nr * reps, sizeof(*st.jrep)),
+		.have = bench_xcalloc((size_t)nr * reps, 1), .sent = bench_xcalloc((size_t)nr, 1),
+	};
+	char msg[160];
+	int stop = 0;
 
-	bench_setup_threads(cfg);
-	for (int i = 0; i < nr && x->resume; i++) {
-		char *key = exec_key(x, cfg, g->algos[i]);
-		json_t *o = exec_find_whole(x, key, reps);
-
-		if (o) {
-			const char *v = json_string_value(json_object_get(o, "verify"));
-
-			whole[i] = sent[i] = 1;
-			reused++;
-			done++;
-			reused_bad += v && !strcmp(v, "mismatch");
-			snprintf(head, sizeof(head), "S %d", i);
-			exec_send(fd, head, o);
-			free(key);
-			continue;
-		}
-		for (int l = 0; l < x->resume->nr_rep; l++) {
-			json_t *line = x->resume->rep[l].obj;
-			json_int_t idx = json_integer_value(json_object_get(line, "rep"));
-			struct bench_summary one;
-
-			if (strcmp(exec_rep_keys[l], key) || idx < 0 || idx >= reps || have[i * reps + idx] ||
-			    bench_record_parse(line, &one))
-				continue;
-			res[i * reps + idx] = one.med;
-			jrep[i * reps + idx] = line;
-			have[i * reps + idx] = 1;
-			reused_reps++;
-		}
-		free(key);
-	}
-	for (int rep = 0; rep < reps && !stop; rep++) {
+	bench_setup_threads(g->cfg);
+	for (int i = 0; i < nr && x->resume; i++)
+		exec_read_back(&st, i);
+	/* rep-major: A, B, C, then A, B, C again */
+	for (int rep = 0; rep < reps && !stop; rep++)
 		for (int i = 0; i < nr && !stop; i++) {
-			struct bench_result *r = &res[i * reps + rep];
-			char what[320];
-			int err, left = 0;
-
-			if (whole[i] || have[i * reps + rep])
+			if (st.sent[i] || st.have[i * reps + rep])
 				continue;
-			if (exec_stop) {
-				stop = 1;
-				break;
-			}
-			exec_label(g, g->algos[i], what, sizeof(what));
-			snprintf(what + strlen(what), sizeof(what) - strlen(what), ", rep %d of %d", rep + 1, reps);
-			bench_progress_start(what);
-			err = bench_run_one(cfg, g->algos[i], r);
-			for (int k = 0; k < reps; k++)
-				left += k != rep && !have[i * reps + k];
-			exec_label(g, g->algos[i], what, sizeof(what));
-			snprintf(what + strlen(what), sizeof(what) - strlen(what), " (%d rep%s)", reps,
-				 reps == 1 ? "" : "s");
-			bench_progress_end(err || left ? NULL : what);
-			if (err) {
-				/* Not bad input: the machine refused (memory, threads).  Exit 1, not 2. */
-				bench_progress_clear();
-				fprintf(stderr, "ctrbench: %s: cannot run: %s\n", g->algos[i]->name, strerror(-err));
-				bench_result_free(r);
-				memset(r, 0, sizeof(*r));
-				failed = stop = 1;
-				break;
-			}
-			have[i * reps + rep] = 1;
-			measured++;
-			if (reps > 1 && x->journal >= 0) {
-				json_t *line = json_pack("{s:s,s:i}", "kind", "rep", "rep", rep);
-				json_t *j = bench_record_json(cfg, x->nr_cpus, r, NULL, NULL);
-
-				if (!line || !j)
-					die("out of memory");
-				json_object_update(line, j);
-				exec_put(x, line);
-				json_decref(line);
-				json_decref(j);
-			}
-			if (reps == 1) {
-				/* one rep: it is the summary, written (and printed) as it comes */
-				struct bench_summary s;
-				json_t *j;
-
-				bench_summarize(r, 1, &s);
-				j = bench_record_json(cfg, x->nr_cpus, &s.med, &s, r);
-				if (!j)
-					die("out of memory");
-				if (x->journal >= 0)
-					exec_put(x, j);
-				if (x->out) {
-					bench_progress_clear();
-					bench_output_summary(x->out, cfg, r, 1);
-				}
-				snprintf(head, sizeof(head), "S %d", i);
-				exec_send(fd, head, j);
-				json_decref(j);
-				sent[i] = 1;
-				done++;
-				failed |= r->verify == 0;
-			}
+			stop = exec_stop || exec_measure(&st, i, rep);
 		}
-	}
 	bench_progress_clear();
-	for (int i = 0; i < nr; i++) {
-		struct bench_result *arr = bench_xcalloc((size_t)reps, sizeof(*arr));
-		json_t **jarr = bench_xcalloc((size_t)reps, sizeof(*jarr));
-		struct bench_summary s;
-		int k = 0, parsed = 0;
-		json_t *j;
-
-		for (int rep = 0; rep < reps && !sent[i]; rep++)
-			if (have[i * reps + rep]) {
-				parsed |= !!jrep[i * reps + rep];
-				jarr[k] = jrep[i * reps + rep];
-				arr[k++] = res[i * reps + rep];
-			}
-		if (k) {
-			bench_summarize(arr, k, &s);
-			j = bench_record_json(cfg, x->nr_cpus, &s.med, &s, arr);
-			if (!j)
-				die("out of memory");
-			if (jarr[s.rep_index])
-				exec_graft(j, jarr[s.rep_index]);
-			/* an interrupted configuration's reps are in the journal: no summary short of reps */
-			if (x->journal >= 0 && k == reps)
-				exec_put(x, j);
-			if (x->out && !parsed)
-				bench_output_summary(x->out, cfg, arr, k);
-			snprintf(head, sizeof(head), "S %d", i);
-			exec_send(fd, head, j);
-			json_decref(j);
-			done += k == reps;
-			failed |= s.med.verify == 0;
-		}
-		free(arr);
-		free(jarr);
-	}
-	snprintf(msg, sizeof(msg), "T %d %d %d %d %d %d", measured, done, reused, reused_reps, reused_bad,
-		 x->write_failed);
+	for (int i = 0; i < nr; i++)
+		exec_finish(&st, i);
+	snprintf(msg, sizeof(msg), "T %d %d %d %d %d %d", st.measured, st.done, st.reused, st.reused_reps,
+		 st.reused_bad, x->write_failed);
 	exec_send(fd, msg, NULL);
 	fflush(NULL);
-	return (failed || x->write_failed) | (exec_stop ? 4 : 0);
+	return (st.failed || x->write_failed) | (exec_stop ? 4 : 0);
 }
 
 /* ---- the parent ---- */
