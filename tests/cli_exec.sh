@@ -64,8 +64,8 @@ check "sweep killed (SIGKILL) after $n lines, mid-configuration: --resume ends w
 "$B" "${SW[@]}" --out "$tmp/s.jsonl" --resume >"$tmp/out" 2>"$tmp/err"
 check "--resume of the finished sweep adds nothing" eval '[ $? -eq 0 ] && [ "$(lines "$tmp/s.jsonl")" -eq 16 ]'
 "$B" compare "$tmp/s.jsonl" "$tmp/s.jsonl" >"$tmp/out" 2>"$tmp/err"
-check "compare reads the summaries only: 4 rows of n=3, rep lines skipped" eval \
-	'[ $? -eq 0 ] && [ "$(grep -c "atomic_tree\|percpu_hier" "$tmp/out")" -ge 4 ] && ! grep -q "n=6\|(2p)" "$tmp/out"'
+check "compare reads the summaries only: 4 rows of 3 reps each, rep lines skipped (not pooled as processes)" eval \
+	'[ $? -eq 0 ] && [ "$(grep -c "atomic_tree\|percpu_hier" "$tmp/out")" -ge 4 ] && grep -q " (3) " "$tmp/out" && ! grep -q "[0-9]p)" "$tmp/out"'
 
 # A scenario: its rows are configurations handed to the same executor.
 SC=(scenario zswap-store-nolimit --quick --reps 3 --algo atomic_tree,percpu_hier)
@@ -89,3 +89,12 @@ rc=$?
 check "scenario after SIGINT: exit 1, its row's cells marked [k/3], no summary short of reps in the file" eval \
 	'[ $rc -eq 1 ] && grep -q "^depth 1 .*\[[12]/3\]" "$tmp/out" && grep -q "^# \[k/K\]" "$tmp/out" &&
 	 ! grep -v "\"kind\":\"rep\"" "$tmp/i.jsonl" | grep -q "\"reps_done\":[12],"'
+
+# The other readers: report counts the summaries only; recommend ranks from them.
+"$B" report "$tmp/s.jsonl" --out "$tmp/rep" --format markdown >"$tmp/out" 2>"$tmp/err"
+check "report reads the 4 summaries of a file with 12 rep lines" eval \
+	'[ $? -eq 0 ] && grep -q "^4 results from" "$tmp/rep/report.md"'
+"$B" recommend --results "$tmp/s.jsonl" --updates-per-sec 1e6 --reads-per-sec 0 --depth 4 \
+	--max-staleness EXACT >"$tmp/out" 2>"$tmp/err"
+check "recommend ranks from the summaries of that file" eval \
+	'[ $? -eq 0 ] && grep -q "atomic_tree" "$tmp/out"'
