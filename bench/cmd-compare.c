@@ -581,7 +581,8 @@ static const char *const cmp_help =
 	"keys and knobs, are all equal; a line that matches nothing says which field differed).\n"
 	"A change is called (faster, slower) only when the test and the threshold both say so.\n"
 	"\n"
-	"  --metric M               ops_per_sec (default), update_ns.p50 or update_ns.p99\n"
+	"  --metric M               ops_per_sec (default), cpu_ns_per_op (CPU time: what other load\n"
+	"                           preempts does not count), update_ns.p50 or update_ns.p99\n"
 	"  --significance-level A   Mann-Whitney p below A (default 0.05)\n"
 	"  --noise-threshold PCT    |B/A - 1| must pass PCT percent (default 2)\n"
 	"  --noise FILE             honour a calibration written by --calibrate (default: the spread\n"
@@ -657,8 +658,9 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o, const char *fi
 		}
 	}
 	if (strcmp(o->metric, "ops_per_sec") && strcmp(o->metric, "update_ns.p50") &&
-	    strcmp(o->metric, "update_ns.p99"))
-		die("unknown metric '%s' (want ops_per_sec, update_ns.p50 or update_ns.p99)", o->metric);
+	    strcmp(o->metric, "update_ns.p99") && strcmp(o->metric, "cpu_ns_per_op"))
+		die("unknown metric '%s' (want ops_per_sec, cpu_ns_per_op, update_ns.p50 or update_ns.p99)",
+		    o->metric);
 	if (argc - optind < 2)
 		die("compare needs two files: compare A.jsonl B.jsonl%s", argc - optind ? " (got one)" : "");
 	if (argc - optind > 2)

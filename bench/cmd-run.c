@@ -48,7 +48,7 @@ static const char *const bench_run_help =
 	"  --reps K                 repetitions, interleaved (default 5)\n"
 	"  --note TEXT              kept with the results (default none)\n"
 	"  --work-ns NS             private work after each operation (default 0)\n"
-	"  --work-iters N           N dependent adds after each operation: any slowdown (default 0)\n"
+	"  --work-iters N           update: N dependent adds per 1024 ops, any slowdown (default 0)\n"
 	"  --options KEY=VAL,...    the algorithm's options, docs/algorithms.md (default none)\n"
 	"  --flush-period-ms MS     periodic flusher's period (default the algorithm's, 2000 for rstat)\n"
 	"  --charge-burst B         charge: bursts of B, then free them all (default 0, steady window)\n"
@@ -203,8 +203,10 @@ static void run_check(struct run_args *a)
 		die("bad a->shape '%s' (%s)", a->shape, why);
 	if (a->cfg.charge_burst && a->cfg.workload != BENCH_CHARGE)
 		die("--charge-burst applies to the charge workload");
-	if ((a->cfg.work_ns || a->cfg.work_iters) && a->cfg.workload == BENCH_READERS)
-		die("--work-ns and --work-iters apply to the update and charge workloads");
+	if (a->cfg.work_ns && a->cfg.workload == BENCH_READERS)
+		die("--work-ns applies to the update and charge workloads");
+	if (a->cfg.work_iters && (a->cfg.workload != BENCH_UPDATE || a->cfg.work_ns))
+		die("--work-iters applies to the update workload, without --work-ns");
 	if (a->cfg.workload != BENCH_READERS) {
 		if (a->cfg.readers >= 0 || a->read_node || a->cfg.read_interval_us)
 			die("--readers, --read-node and --read-interval-us need --workload readers");

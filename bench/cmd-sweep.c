@@ -213,8 +213,10 @@ void bench_sweep_check(const struct bench_sweep *s)
 	}
 	if (s->readers >= 0 && !sweep_has_workload(s, "readers"))
 		die("--readers %d needs the readers workload in --workload", s->readers);
-	if ((s->work_ns || s->work_iters) && sweep_has_workload(s, "readers"))
-		die("--work-ns and --work-iters apply to the update and charge workloads, not to readers");
+	if (s->work_ns && sweep_has_workload(s, "readers"))
+		die("--work-ns applies to the update and charge workloads, not to readers");
+	if (s->work_iters && (s->work_ns || sweep_has_workload(s, "readers") || sweep_has_workload(s, "charge")))
+		die("--work-iters applies to the update workload, without --work-ns");
 	if (sweep_has_workload(s, "readers"))
 		for (int i = 0; i < s->nr_threads; i++)
 			if (s->threads[i] + (s->readers < 0 ? 1 : s->readers) > SWEEP_MAX_THREADS)
@@ -368,7 +370,7 @@ static const char *const sweep_help =
 	"  --options O              (default none)\n"
 	"  --flush-period-ms MS     (default the algorithm's)\n"
 	"  --work-ns NS             (default 0)\n"
-	"  --work-iters N           dependent adds after each operation (default 0)\n"
+	"  --work-iters N           update: dependent adds per 1024 ops (default 0)\n"
 	"  --events LIST|bounce     (default none)\n"
 	"  --note TEXT              (default none)\n"
 	"\n"

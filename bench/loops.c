@@ -40,25 +40,33 @@ static inline unsigned bench_sample_pos(uint64_t *rng, unsigned n)
  * --work-ns: private work after each operation, outside its timing, standing
  * for what surrounds a counter update in the kernel (a zswap store compresses
  * a page: about 35 us in the seed's table).  A spin on the TSC: no memory
- * traffic, so it dilutes contention without adding any.  A TSC read costs
- * 20-30 ns in a KVM guest, so it cannot add less than that.
- *
- * --work-iters N: N steps of one dependent chain of register adds (the asm
- * keeps the compiler from folding it), about a cycle each, no memory and no
- * timer: an extra cost of any size, down to a fraction of a 1-ns op, for the
- * slowdown protocol of scripts/aa-check.  work is either (or both) non-zero.
+ * traffic, so it dilutes contention without adding any.
  */
-static inline void bench_work(const struct bench_gate *g, uint64_t work)
+static inline void bench_work(uint64_t ticks)
 {
-	if (work) {
-		uint64_t end = g->work_ticks ? bench_tsc() + g->work_ticks : 0, x = 0;
+	if (ticks) {
+		uint64_t end = bench_tsc() + ticks;
 
-		while (g->work_ticks && bench_tsc() < end)
+		while (bench_tsc() < end)
 			;
-		for (uint64_t i = 0; i < g->work_iters; i++) {
-			x += i;
-			__asm__ volatile("" : "+r"(x));	/* opaque: the sum is not folded away */
-		}
+	}
+}
+
+/*
+ * --work-iters N (update workload): N steps of one dependent chain of
+ * register adds after every block of BENCH_TPUT_BLOCK operations of the
+ * throughput phase (N/1024 per op: a fraction of a 1-ns op is possible,
+ * which a TSC spin, 20-30 ns a read in a KVM guest, cannot add).  No memory,
+ * no timer; the asm keeps the sum from being folded.  A controlled slowdown
+ * for scripts/aa-check; 0 costs one predicted branch per block.
+ */
+static inline void bench_work_iters(uint64_t n)
+{
+	uint64_t x = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		x += i;
+		__asm__ volatile("" : "+r"(x));
 	}
 }
 
@@ -144,7 +152,8 @@ static void bench_update_##name(struct bench_worker *w)			\
 	struct ctr_tree *t = w->tree;						\
 	const int cpu = w->index, node = w->node;				\
 	const unsigned every = w->gate->sample_every;				\
-	const uint64_t work = w->gate->work_ticks | w->gate->work_iters;				\
+	const uint64_t work = w->gate->work_ticks;				\
+	const uint64_t iters = w->gate->work_iters;				\
 	uint64_t ops = 0, oh;							\
 	int seen = BENCH_WARMUP;						\
 	unsigned k;								\
@@ -156,14 +165,15 @@ static void bench_update_##name(struct bench_worker *w)			\
 				add(t, cpu, node, 0, -1);			\
 			}							\
 			ops += BENCH_TPUT_BLOCK;				\
+			bench_work_iters(iters);				\
 		}								\
 	} else {								\
 		while (!BENCH_PHASE_CHECK(w, seen, ops, 0) && seen != BENCH_LATENCY) { \
 			for (unsigned i = 0; i < every / 2; i++) {		\
 				add(t, cpu, node, 0, 1);			\
-				bench_work(w->gate, work);				\
+				bench_work(work);				\
 				add(t, cpu, node, 0, -1);			\
-				bench_work(w->gate, work);				\
+				bench_work(work);				\
 			}							\
 			ops += every;						\
 		}								\
@@ -175,7 +185,7 @@ static void bench_update_##name(struct bench_worker *w)			\
 		while (!BENCH_PHASE_CHECK(w, seen, ops, 0)) {			\
 			for (unsigned i = 0; i < 16; i++) {			\
 				bench_lat_record(w, bench_time_##name(t, cpu, node, k), oh, k); \
-				bench_work(w->gate, work);				\
+				bench_work(work);				\
 			}							\
 		}								\
 	}									\
@@ -237,7 +247,7 @@ static void bench_charge_##name(struct bench_worker *w)			\
 	struct ctr_tree *t = w->tree;						\
 	const int cpu = w->index, node = w->node;				\
 	const unsigned every = w->gate->sample_every;				\
-	const uint64_t work = w->gate->work_ticks | w->gate->work_iters;				\
+	const uint64_t work = w->gate->work_ticks;				\
 	const int burst = w->gate->charge_burst;				\
 	uint64_t ops = 0, fails = 0, rng = BENCH_RNG_SEED(w);			\
 	int seen = BENCH_WARMUP, held = 0, tried = 0;				\
@@ -274,7 +284,7 @@ static void bench_charge_##name(struct bench_worker *w)			\
 				atomic_store_explicit(&w->published, held, memory_order_relaxed); \
 			}							\
 			fails += !ok;						\
-			bench_work(w->gate, work);					\
+			bench_work(work);					\
 		}								\
 		ops += every;					\
 	}									\

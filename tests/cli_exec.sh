@@ -98,3 +98,16 @@ check "report reads the 4 summaries of a file with 12 rep lines" eval \
 	--max-staleness EXACT >"$tmp/out" 2>"$tmp/err"
 check "recommend ranks from the summaries of that file" eval \
 	'[ $? -eq 0 ] && grep -q "atomic_tree" "$tmp/out"'
+
+# --work-iters: a knob of the configuration (recorded, matched), for the update workload only.
+"$B" run --algo empty --shape chain:2 --threads 1 --reps 1 --duration-ms 5 --warmup-ms 0 --work-iters 300 \
+	--format json >"$tmp/w.jsonl" 2>"$tmp/err"
+check "run --work-iters 300 records work_iters 300" eval '[ $? -eq 0 ] && grep -q "\"work_iters\":300," "$tmp/w.jsonl"'
+"$B" compare "$tmp/s.jsonl" "$tmp/s.jsonl" --metric cpu_ns_per_op >"$tmp/out" 2>"$tmp/err"
+check "compare --metric cpu_ns_per_op reads every rep's CPU time" eval \
+	'[ $? -eq 0 ] && grep -q "metric cpu_ns_per_op (lower is faster)" "$tmp/out" && grep -q " (3) " "$tmp/out"'
+BADVAL="--work-iters" bad run --workload charge --work-iters 5
+BADVAL="--work-iters" bad run --workload readers --work-iters 5
+BADVAL="--work-iters" bad run --work-ns 10 --work-iters 5
+BADVAL="-1" bad run --work-iters -1
+BADVAL="--work-iters" bad sweep --algo empty --shape chain:2 --threads 1 --workload charge --work-iters 5 --out "$tmp/x.jsonl"
