@@ -445,6 +445,8 @@ static int exec_group(struct bench_exec *x, struct bench_exec_group *g)
 			_exit(127);
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
+		/* not the terminal's foreground group: its table and progress must print even with tostop */
+		signal(SIGTTOU, SIG_IGN);
 		_exit(exec_child_run(x, g, pfd[1]));
 	}
 	exec_child = pid;
