@@ -111,15 +111,26 @@ static char *exec_key(const struct bench_exec *x, const struct bench_config *cfg
 	return key;
 }
 
-/* Keys of the resume lines, computed once (a sweep asks for thousands). */
+/* Keys of the resume lines, computed once (a sweep asks for thousands), for exec_keys_of. */
 static char **exec_line_keys, **exec_rep_keys;
+static const struct bench_results *exec_keys_of;
+static int exec_nr_line_keys, exec_nr_rep_keys;	/* their numbers (exec_keys_of may be gone) */
 
 static void exec_resume_keys(const struct bench_exec *x)
 {
 	const struct bench_results *r = x->resume;
 
-	if (!r || exec_line_keys || exec_rep_keys)
+	if (!r || r == exec_keys_of)
 		return;
+	for (int i = 0; i < exec_nr_line_keys; i++)
+		free(exec_line_keys[i]);
+	for (int i = 0; i < exec_nr_rep_keys; i++)
+		free(exec_rep_keys[i]);
+	free(exec_line_keys);
+	free(exec_rep_keys);
+	exec_keys_of = r;
+	exec_nr_line_keys = r->n;
+	exec_nr_rep_keys = r->nr_rep;
 	exec_line_keys = bench_xcalloc((size_t)r->n + 1, sizeof(char *));
 	exec_rep_keys = bench_xcalloc((size_t)r->nr_rep + 1, sizeof(char *));
 	for (int i = 0; i < r->n; i++)
