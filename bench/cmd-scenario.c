@@ -1021,6 +1021,7 @@ int bench_cmd_scenario(int argc, char **argv)
 	if (c->resume)
 		fprintf(stderr, "ctrbench: scenario %s: --resume: %d configuration%s taken from '%s', the rest"
 			" measured now\n", c->s->name, c->reused, c->reused == 1 ? "" : "s", out);
+	bench_exec_release(&c->exec);
 	bench_results_free(&c->done);
 	failed = c->failed || bench_was_interrupted() || c->raw.write_failed;
 	if (c->raw.fp && fclose(c->raw.fp))

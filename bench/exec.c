@@ -111,32 +111,19 @@ static char *exec_key(const struct bench_exec *x, const struct bench_config *cfg
 	return key;
 }
 
-/* Keys of the resume lines, computed once (a sweep asks for thousands), for exec_keys_of. */
-static char **exec_line_keys, **exec_rep_keys;
-static const struct bench_results *exec_keys_of;
-static int exec_nr_line_keys, exec_nr_rep_keys;	/* their numbers (exec_keys_of may be gone) */
-
-static void exec_resume_keys(const struct bench_exec *x)
+/* Keys of the resume lines, computed once per bench_exec (a sweep asks for thousands). */
+static void exec_resume_keys(struct bench_exec *x)
 {
 	const struct bench_results *r = x->resume;
 
-	if (!r || r == exec_keys_of)
+	if (!r || x->line_keys)
 		return;
-	for (int i = 0; i < exec_nr_line_keys; i++)
-		free(exec_line_keys[i]);
-	for (int i = 0; i < exec_nr_rep_keys; i++)
-		free(exec_rep_keys[i]);
-	free(exec_line_keys);
-	free(exec_rep_keys);
-	exec_keys_of = r;
-	exec_nr_line_keys = r->n;
-	exec_nr_rep_keys = r->nr_rep;
-	exec_line_keys = bench_xcalloc((size_t)r->n + 1, sizeof(char *));
-	exec_rep_keys = bench_xcalloc((size_t)r->nr_rep + 1, sizeof(char *));
+	x->line_keys = bench_xcalloc((size_t)r->n + 1, sizeof(char *));
+	x->rep_keys = bench_xcalloc((size_t)r->nr_rep + 1, sizeof(char *));
 	for (int i = 0; i < r->n; i++)
-		exec_line_keys[i] = bench_line_key(r->line[i].obj, bench_field_is_resume_key);
+		x->line_keys[i] = bench_line_key(r->line[i].obj, bench_field_is_resume_key);
 	for (int i = 0; i < r->nr_rep; i++)
-		exec_rep_keys[i] = bench_line_key(r->rep[i].obj, bench_field_is_resume_key);
+		x->rep_keys[i] = bench_line_key(r->rep[i].obj, bench_field_is_resume_key);
 }
 
 /* The last summary line of key with every rep done, or NULL. */
@@ -145,7 +132,7 @@ static json_t *exec_find_whole(const struct bench_exec *x, const char *key, int 
 	const struct bench_results *r = x->resume;
 
 	for (int i = r ? r->n - 1 : -1; i >= 0; i--)
-		if (!strcmp(exec_line_keys[i], key) &&
+		if (!strcmp(x->line_keys[i], key) &&
 		    json_integer_value(json_object_get(r->line[i].obj, "reps_done")) >= reps)
 			return r->line[i].obj;
 	return NULL;
@@ -247,7 +234,7 @@ static void exec_read_back(struct exec_state *st, int i)
 		json_int_t k = json_integer_value(json_object_get(line, "rep"));
 		struct bench_summary one;
 
-		if (strcmp(exec_rep_keys[l], key) || k < 0 || k >= st->reps || st->have[i * st->reps + k] ||
+		if (strcmp(x->rep_keys[l], key) || k < 0 || k >= st->reps || st->have[i * st->reps + k] ||
 		    bench_record_parse(line, &one))
 			continue;
 		st->res[i * st->reps + k] = one.med;
@@ -526,4 +513,15 @@ int bench_exec(struct bench_exec *x, struct bench_exec_group *g, int n)
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	return ret || x->interrupted || x->failed;
+}
+
+void bench_exec_release(struct bench_exec *x)
+{
+	for (int i = 0; x->line_keys && i < x->resume->n; i++)
+		free(x->line_keys[i]);
+	for (int i = 0; x->rep_keys && i < x->resume->nr_rep; i++)
+		free(x->rep_keys[i]);
+	free(x->line_keys);
+	free(x->rep_keys);
+	x->line_keys = x->rep_keys = NULL;
 }

@@ -59,6 +59,7 @@ struct bench_exec {
 	int failed;			/* a verification failed, a run could not start, a group died */
 	int interrupted;		/* SIGINT or SIGTERM: stopped after the measurement in flight */
 	int write_failed;		/* the journal could not be written */
+	char **line_keys, **rep_keys;	/* private: resume keys of resume's lines, computed once */
 };
 
 /*
@@ -68,5 +69,8 @@ struct bench_exec {
  * if anything failed or it was interrupted, else 0.
  */
 int bench_exec(struct bench_exec *x, struct bench_exec_group *g, int n);
+
+/* Frees what bench_exec keeps in x (not x's own settings). */
+void bench_exec_release(struct bench_exec *x);
 
 #endif /* BENCH_EXEC_H */

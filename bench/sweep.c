@@ -220,6 +220,7 @@ int bench_sweep_exec(const struct bench_sweep *s)
 		}
 	}
 	close(st.fd);
+	bench_exec_release(&x);
 	bench_results_free(&st.done);
 	json_decref(x.extra);
 	bench_setup_release(&base);
