@@ -77,6 +77,7 @@ struct bench_gate {
 	_Atomic int phase __ctr_aligned;	/* enum bench_phase; read once per block of sample_every ops */
 	unsigned sample_every;			/* --sample 1/N: one op in N is timed (N a power of 2, <= 1024) */
 	uint64_t work_ticks;			/* --work-ns in TSC ticks: private work after each op */
+	uint64_t work_iters;			/* --work-iters: dependent adds per BENCH_TPUT_BLOCK updates */
 	int split;				/* update workload: MEASURE (throughput), then LATENCY */
 	uint64_t tsc_overhead;			/* bench_tsc pair's overhead, ticks (bench_tsc_info) */
 	uint64_t tsc_overhead_raw;		/* bench_tsc_raw pair's */

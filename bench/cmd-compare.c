@@ -540,6 +540,16 @@ static void print_table(const struct configs *cs, const struct outcome *out, con
 
 	printf("# compare: A = %s, B = %s; metric %s (%s is faster); B/A = median(B) / median(A)\n",
 	       file[0], file[1], o->metric, o->higher_better ? "higher" : "lower");
+	{
+		int n = 0;
+
+		for (int f = 0; f < BF_NR; f++)
+			if (cmp_ignored[f])
+				printf("%s%s", n++ ? ", " : "# --ignore: lines paired whatever their ",
+				       bench_fields[f].path);
+		if (n)
+			putchar('\n');
+	}
 	printf("# changed (faster/slower) when both: Mann-Whitney U two-sided p < %g (exact up to %d samples)\n"
 	       "#   and |B/A - 1| beyond the threshold: the larger of --noise-threshold %.3gx and the noise\n"
 	       "#   between processes (%s: %.3fx). Samples are reps, or processes (np) where each side has\n"
@@ -574,7 +584,8 @@ static const char *const cmp_help =
 	"keys and knobs, are all equal; a line that matches nothing says which field differed).\n"
 	"A change is called (faster, slower) only when the test and the threshold both say so.\n"
 	"\n"
-	"  --metric M               ops_per_sec (default), update_ns.p50 or update_ns.p99\n"
+	"  --metric M               ops_per_sec (default), cpu_ns_per_op (CPU time: what other load\n"
+	"                           preempts does not count), update_ns.p50 or update_ns.p99\n"
 	"  --significance-level A   Mann-Whitney p below A (default 0.05)\n"
 	"  --noise-threshold PCT    |B/A - 1| must pass PCT percent (default 2)\n"
 	"  --noise FILE             honour a calibration written by --calibrate (default: the spread\n"
@@ -650,8 +661,9 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o, const char *fi
 		}
 	}
 	if (strcmp(o->metric, "ops_per_sec") && strcmp(o->metric, "update_ns.p50") &&
-	    strcmp(o->metric, "update_ns.p99"))
-		die("unknown metric '%s' (want ops_per_sec, update_ns.p50 or update_ns.p99)", o->metric);
+	    strcmp(o->metric, "update_ns.p99") && strcmp(o->metric, "cpu_ns_per_op"))
+		die("unknown metric '%s' (want ops_per_sec, cpu_ns_per_op, update_ns.p50 or update_ns.p99)",
+		    o->metric);
 	if (argc - optind < 2)
 		die("compare needs two files: compare A.jsonl B.jsonl%s", argc - optind ? " (got one)" : "");
 	if (argc - optind > 2)

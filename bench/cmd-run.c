@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "../topology/topo.h"
 #include "env.h"
+#include "exec.h"
 #include "output.h"
 #include "run.h"
 #include "schema.h"
@@ -47,6 +48,7 @@ static const char *const bench_run_help =
 	"  --reps K                 repetitions, interleaved (default 5)\n"
 	"  --note TEXT              kept with the results (default none)\n"
 	"  --work-ns NS             private work after each operation (default 0)\n"
+	"  --work-iters N           update: N dependent adds per 1024 ops, any slowdown (default 0)\n"
 	"  --options KEY=VAL,...    the algorithm's options, docs/algorithms.md (default none)\n"
 	"  --flush-period-ms MS     periodic flusher's period (default the algorithm's, 2000 for rstat)\n"
 	"  --charge-burst B         charge: bursts of B, then free them all (default 0, steady window)\n"
@@ -171,6 +173,9 @@ static void run_option(int opt, char **argv, struct run_args *a)
 	case 'X':
 		a->cfg.work_ns = bench_parse_int("work-ns", optarg, 0, 10 * 1000 * 1000);
 		break;
+	case 'J':
+		a->cfg.work_iters = bench_parse_int("work-iters", optarg, 0, 1000 * 1000 * 1000);
+		break;
 	case 'O':
 		a->cfg.options = bench_options_normalize(optarg);
 		bench_check_utf8("--options", optarg);
@@ -204,6 +209,8 @@ static void run_check(struct run_args *a)
 		die("--charge-burst applies to the charge workload");
 	if (a->cfg.work_ns && a->cfg.workload == BENCH_READERS)
 		die("--work-ns applies to the update and charge workloads");
+	if (a->cfg.work_iters && (a->cfg.workload != BENCH_UPDATE || a->cfg.work_ns))
+		die("--work-iters applies to the update workload, without --work-ns");
 	if (a->cfg.workload != BENCH_READERS) {
 		if (a->cfg.readers >= 0 || a->read_node || a->cfg.read_interval_us)
 			die("--readers, --read-node and --read-interval-us need --workload readers");
@@ -239,6 +246,7 @@ int bench_cmd_run(int argc, char **argv)
 		{ "reps", required_argument, NULL, 'k' },
 		{ "note", required_argument, NULL, 'N' },
 		{ "work-ns", required_argument, NULL, 'X' },
+		{ "work-iters", required_argument, NULL, 'J' },
 		{ "options", required_argument, NULL, 'O' },
 		{ "flush-period-ms", required_argument, NULL, 'P' },
 		{ "charge-burst", required_argument, NULL, 'B' },
@@ -252,6 +260,9 @@ int bench_cmd_run(int argc, char **argv)
 		.reps = 5,
 	};
 	const struct bench_algo *algos[BENCH_MAX_ALGOS];
+	struct bench_exec x = { .name = "run", .out = &a.out, .journal = -1 };
+	struct bench_exec_group g = { .cfg = &a.cfg, .algos = algos, .what = "run" };
+	char label[320];
 	int nr_algos, opt, failed;
 
 	bench_help(argc, argv, bench_run_help);
@@ -271,7 +282,15 @@ int bench_cmd_run(int argc, char **argv)
 	a.cfg.reps = a.reps;
 	/* a measurement: warm-up, the window, then the latency phase (a quarter of it) */
 	bench_progress_plan(nr_algos * a.reps, (a.cfg.warmup_ms + 1.25 * a.cfg.duration_ms) / 1000.0);
-	failed = bench_run_reps(&a.cfg, &a.out, algos, nr_algos, a.reps, NULL);
+	x.nr_cpus = topo_nr_pus(a.cfg.topo);
+	g.nr_algos = nr_algos;
+	if (a.cfg.note) {
+		snprintf(label, sizeof(label), "· %s", a.cfg.note);
+		g.label = label;
+	}
+	failed = bench_exec(&x, &g, 1);
+	if (x.interrupted)
+		fprintf(stderr, "ctrbench: interrupted: printed what was measured\n");
 	bench_output_end(&a.out, &a.cfg);
 	bench_shape_free(&a.cfg.shape);
 	bench_setup_release(&a.cfg);

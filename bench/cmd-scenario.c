@@ -26,6 +26,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "exec.h"
 #include "record.h"
 #include "results.h"
 #include "schema.h"
@@ -70,6 +71,8 @@ struct scn_ctx {
 	struct bench_summary *sums;		/* scratch: one per column */
 	int resume;				/* --resume: reuse what --out already holds */
 	struct bench_results done;		/* ... its lines */
+	struct bench_exec exec;			/* the executor's settings and tallies (bench/exec.h) */
+	const char *raw_name;			/* --out (or the dated name), for messages */
 	int reused;				/* summaries taken from them */
 	int failed;				/* a verification failed or a run could not start */
 };
@@ -117,49 +120,33 @@ static struct bench_config scn_config(const struct scn_ctx *c, enum bench_worklo
 }
 
 /*
- * --resume: the line of --out that is algorithm ba in cfg (every identity
- * field of the table equal, every rep done), read back into s.  1 if found.
+ * Summaries of algos[0..n) in cfg into c->sums through the executor
+ * (bench/exec.h): with --resume, what --out holds is read back (whole
+ * configurations, and the reps of a half-done one), the rest measured; each
+ * rep goes to --out as it is measured.
  */
-static int scn_reuse(struct scn_ctx *c, const struct bench_config *cfg, const struct bench_algo *ba,
-		     struct bench_summary *s)
-{
-	json_t *id = bench_record_ident(cfg, c->pus, ba);
-	char *want = bench_line_key(id, bench_field_is_resume_key);
-	int found = 0;
-
-	json_decref(id);
-	for (int i = c->done.n - 1; i >= 0 && !found; i--) {
-		json_t *o = c->done.line[i].obj;
-		char *key = bench_line_key(o, bench_field_is_resume_key);
-
-		found = !strcmp(key, want) && json_integer_value(json_object_get(o, "reps_done")) >= c->reps &&
-			!bench_record_parse(o, s);
-		free(key);
-	}
-	free(want);
-	return found;
-}
-
-/* Summaries of algos[0..n) in cfg into c->sums: from --out with --resume, else measured. */
 static int scn_run_or_reuse(struct scn_ctx *c, struct bench_config *cfg, const struct bench_algo **algos, int n)
 {
-	const struct bench_algo *run[BENCH_MAX_ALGOS];
-	struct bench_summary *got = bench_xcalloc((size_t)n, sizeof(*got));
-	int idx[BENCH_MAX_ALGOS], m = 0, stop = 0;
+	char label[300];
+	struct bench_exec_group g = { .cfg = cfg, .algos = algos, .nr_algos = n, .label = label,
+				      .what = cfg->note, .sums = c->sums };
+	int stop;
 
-	for (int i = 0; i < n; i++) {
-		if (c->resume && scn_reuse(c, cfg, algos[i], &c->sums[i])) {
-			c->reused++;
-			continue;
+	if (!c->exec.name) {
+		c->exec = (struct bench_exec){ .name = "scenario", .journal = -1, .nr_cpus = c->pus,
+					       .resume = c->resume ? &c->done : NULL };
+		if (c->raw.fp) {
+			fflush(c->raw.fp);
+			c->exec.journal = fileno(c->raw.fp);
+			c->exec.journal_name = c->raw_name;
+		} else if (!c->table) {
+			c->exec.out = &c->raw;	/* json on stdout */
 		}
-		idx[m] = i;
-		run[m++] = algos[i];
 	}
-	if (m)
-		stop = bench_run_reps(cfg, &c->raw, run, m, c->reps, got);
-	for (int k = 0; k < m; k++)
-		c->sums[idx[k]] = got[k];
-	free(got);
+	snprintf(label, sizeof(label), "· %s", cfg->note);
+	stop = bench_exec(&c->exec, &g, 1);
+	c->reused = c->exec.reused;
+	c->raw.write_failed |= c->exec.write_failed;
 	return stop;
 }
 
@@ -180,8 +167,6 @@ static int scn_measure(struct scn_ctx *c, struct bench_config *cfg, const struct
 	}
 	snprintf(buf, sizeof(buf), "scenario %s: %s", c->s->name, note);
 	cfg->note = buf;
-	bench_setup_threads(cfg);
-	memset(c->sums, 0, sizeof(*c->sums) * (size_t)n);
 	stop = scn_run_or_reuse(c, cfg, algos, n);
 	for (int i = 0; i < n; i++)
 		c->failed |= !c->sums[i].k || c->sums[i].med.verify == 0;
@@ -206,8 +191,12 @@ static void scn_header(const struct scn_ctx *c, const char *corner, int width)
 	putchar('\n');
 }
 
-/* One cell: n/a where NaN, "FAIL" where verification failed, "~" after a noisy median (CV > 10%). */
-static void scn_cell(const struct bench_summary *s, double v, int noisy)
+/*
+ * One cell: n/a where NaN, "FAIL" where verification failed, "~" after a
+ * noisy median (CV > 10%), "[3/5]" after one from 3 of 5 reps asked
+ * (interrupted: scn_row says so under the row).
+ */
+static void scn_cell(const struct bench_summary *s, double v, int noisy, int reps)
 {
 	char buf[64];
 
@@ -223,6 +212,8 @@ static void scn_cell(const struct bench_summary *s, double v, int noisy)
 		snprintf(buf, sizeof(buf), "%.1f%s", v, noisy ? "~" : "");
 	else
 		snprintf(buf, sizeof(buf), "%.3g%s", v, noisy ? "~" : "");
+	if (s->k && s->k < reps)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "[%d/%d]", s->k, reps);
 	printf(" %*s", SCN_COL, buf);
 }
 
@@ -231,6 +222,8 @@ typedef double (*scn_value_fn)(const struct bench_summary *s, int *noisy);
 
 static void scn_row(const struct scn_ctx *c, const char *label, int width, scn_value_fn fn)
 {
+	int short_reps = 0;
+
 	if (!c->table)
 		return;
 	printf("%-*s", width, label);
@@ -238,9 +231,12 @@ static void scn_row(const struct scn_ctx *c, const char *label, int width, scn_v
 		int noisy = 0;
 		double v = c->sums[i].k ? fn(&c->sums[i], &noisy) : NAN;
 
-		scn_cell(&c->sums[i], v, noisy);
+		scn_cell(&c->sums[i], v, noisy, c->reps);
+		short_reps |= c->sums[i].k && c->sums[i].k < c->reps;
 	}
 	putchar('\n');
+	if (short_reps)
+		printf("# [k/K] = from k of the K reps asked (interrupted); --resume measures the rest\n");
 	fflush(stdout);
 }
 
@@ -959,6 +955,7 @@ static const char *scn_raw_out(struct scn_ctx *c, const char *out, char **path)
 	}
 	if (out)
 		c->raw.fp = scn_open_out(out, c->resume);
+	c->raw_name = out;
 	return out;
 }
 
@@ -1024,6 +1021,7 @@ int bench_cmd_scenario(int argc, char **argv)
 	if (c->resume)
 		fprintf(stderr, "ctrbench: scenario %s: --resume: %d configuration%s taken from '%s', the rest"
 			" measured now\n", c->s->name, c->reused, c->reused == 1 ? "" : "s", out);
+	bench_exec_release(&c->exec);
 	bench_results_free(&c->done);
 	failed = c->failed || bench_was_interrupted() || c->raw.write_failed;
 	if (c->raw.fp && fclose(c->raw.fp))

@@ -26,13 +26,13 @@
 /* The options a sweep takes with a value; a plan file takes the same names. */
 enum {
 	SO_ALGO, SO_WORKLOAD, SO_SHAPE, SO_THREADS, SO_PLACEMENT, SO_REPS, SO_DURATION, SO_WARMUP,
-	SO_READERS, SO_OPTIONS, SO_FLUSH, SO_WORK_NS, SO_NOTE, SO_OUT, SO_EVENTS, SO_NR,
+	SO_READERS, SO_OPTIONS, SO_FLUSH, SO_WORK_NS, SO_NOTE, SO_OUT, SO_EVENTS, SO_WORK_ITERS, SO_NR,
 	SO_PLAN = SO_NR, SO_RESUME, SO_FORCE,
 };
 
 static const char *const sweep_opt_names[SO_NR] = {
 	"algo", "workload", "shape", "threads", "placement", "reps", "duration-ms", "warmup-ms",
-	"readers", "options", "flush-period-ms", "work-ns", "note", "out", "events",
+	"readers", "options", "flush-period-ms", "work-ns", "note", "out", "events", "work-iters",
 };
 
 /* s split at sep into fresh strings; an empty item or one given twice is bad input for --opt. */
@@ -235,6 +235,8 @@ void bench_sweep_check(const struct bench_sweep *s)
 		die("--readers %d needs the readers workload in --workload", s->readers);
 	if (s->work_ns && sweep_has_workload(s, "readers"))
 		die("--work-ns applies to the update and charge workloads, not to readers");
+	if (s->work_iters && (s->work_ns || sweep_has_workload(s, "readers") || sweep_has_workload(s, "charge")))
+		die("--work-iters applies to the update workload, without --work-ns");
 	if (sweep_has_workload(s, "readers"))
 		for (int i = 0; i < s->nr_threads; i++)
 			if (s->threads[i] + (s->readers < 0 ? 1 : s->readers) > SWEEP_MAX_THREADS)
@@ -308,7 +310,7 @@ static char *sweep_read_plan(const char *path, const char *val[SO_NR], const int
 			;
 		if (k == SO_NR)
 			die("%s:%d: unknown option '%s' (want algo, workload, shape, threads, placement, reps,"
-			    " duration-ms, warmup-ms, readers, options, flush-period-ms, work-ns, note, out or events)",
+			    " duration-ms, warmup-ms, readers, options, flush-period-ms, work-ns, work-iters, note, out or events)",
 			    path, lineno, key);
 		if (!*value)
 			die("%s:%d: '%s' needs a value", path, lineno, key);
@@ -353,6 +355,8 @@ static void sweep_from_values(const char *const val[SO_NR], struct bench_sweep *
 		s->flush_period_ms = bench_parse_int("flush-period-ms", val[SO_FLUSH], 1, 3600 * 1000);
 	if (val[SO_WORK_NS])
 		s->work_ns = bench_parse_int("work-ns", val[SO_WORK_NS], 0, 10 * 1000 * 1000);
+	if (val[SO_WORK_ITERS])
+		s->work_iters = bench_parse_int("work-iters", val[SO_WORK_ITERS], 0, 1000 * 1000 * 1000);
 	s->options = bench_options_normalize(val[SO_OPTIONS]);
 	s->events = val[SO_EVENTS];
 	if (s->events) {
@@ -390,6 +394,7 @@ static const char *const sweep_help =
 	"  --options O              (default none)\n"
 	"  --flush-period-ms MS     (default the algorithm's)\n"
 	"  --work-ns NS             (default 0)\n"
+	"  --work-iters N           update: dependent adds per 1024 ops (default 0)\n"
 	"  --events LIST|bounce     (default none)\n"
 	"  --note TEXT              (default none)\n"
 	"\n"

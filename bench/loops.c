@@ -52,6 +52,24 @@ static inline void bench_work(uint64_t ticks)
 	}
 }
 
+/*
+ * --work-iters N (update workload): N steps of one dependent chain of
+ * register adds after every block of BENCH_TPUT_BLOCK operations of the
+ * throughput phase (N/1024 per op: a fraction of a 1-ns op is possible,
+ * which a TSC spin, 20-30 ns a read in a KVM guest, cannot add).  No memory,
+ * no timer; the asm keeps the sum from being folded.  A controlled slowdown
+ * for scripts/aa-check; 0 costs one predicted branch per block.
+ */
+static inline void bench_work_iters(uint64_t n)
+{
+	uint64_t x = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		x += i;
+		__asm__ volatile("" : "+r"(x));
+	}
+}
+
 #define BENCH_RNG_SEED(w) (0x9e3779b97f4a7c15ULL * (uint64_t)((w)->index + 1) + (w)->reader)
 
 #define BENCH_PHASE_CHECK(w, seen, ops, fails)					\
@@ -135,6 +153,7 @@ static void bench_update_##name(struct bench_worker *w)			\
 	const int cpu = w->index, node = w->node;				\
 	const unsigned every = w->gate->sample_every;				\
 	const uint64_t work = w->gate->work_ticks;				\
+	const uint64_t iters = w->gate->work_iters;				\
 	uint64_t ops = 0, oh;							\
 	int seen = BENCH_WARMUP;						\
 	unsigned k;								\
@@ -146,6 +165,7 @@ static void bench_update_##name(struct bench_worker *w)			\
 				add(t, cpu, node, 0, -1);			\
 			}							\
 			ops += BENCH_TPUT_BLOCK;				\
+			bench_work_iters(iters);				\
 		}								\
 	} else {								\
 		while (!BENCH_PHASE_CHECK(w, seen, ops, 0) && seen != BENCH_LATENCY) { \

@@ -88,6 +88,12 @@ void bench_progress_end(const char *config_done)
 	fprintf(stderr, "ctrbench: %s: done %s\n", where, config_done);
 }
 
+void bench_progress_advance(int n)
+{
+	if (bp.start)
+		bp.done += n;
+}
+
 void bench_progress_clear(void)
 {
 	if (bp.shown) {

@@ -4,8 +4,8 @@
  * (stderr) one line rewritten in place with what is measured now, how far
  * the work is and the time left; off a terminal one line per finished
  * configuration, once the work has run a second (short runs, and the tests'
- * clean stderr, stay silent); CTRBENCH_PROGRESS=0 turns it off.  One per process: `run` and `scenario` plan it
- * and bench_run_reps advances it; sweep keeps its own line (one child each).
+ * clean stderr, stay silent); CTRBENCH_PROGRESS=0 turns it off.  One per process: `run`, `sweep` and `scenario` plan it
+ * and bench_exec advances it.
  */
 #ifndef BENCH_PROGRESS_H
 #define BENCH_PROGRESS_H
@@ -23,6 +23,12 @@ void bench_progress_start(const char *what);
 
 /* It ended; if it finished a configuration (its last rep), say so off a terminal. */
 void bench_progress_end(const char *config_done);
+
+/*
+ * n measurements ended elsewhere (a group's own process, bench/exec.c,
+ * advanced its copy of this state): count them here too.
+ */
+void bench_progress_advance(int n);
 
 /* Clear the terminal line (before printing a table row, or at the end). */
 void bench_progress_clear(void);

@@ -70,6 +70,8 @@ static json_t *bench_int_array(const int *v, int n)
 {
 	json_t *a = json_array();
 
+	if (!v)		/* a rep read back (bench/exec.c): its line's own array is copied in */
+		return json_null();
 	for (int i = 0; i < n; i++)
 		json_array_append_new(a, json_integer(v[i]));
 	return a;
@@ -117,8 +119,11 @@ static json_t *bench_reps_json(const struct bench_summary *s, const struct bench
 	json_t *each = json_array();
 
 	for (int i = 0; i < s->k; i++)
-		json_array_append_new(each, json_pack("{s:f,s:f,s:{s:f,s:f},s:s}",
+		json_array_append_new(each, json_pack("{s:f,s:f,s:o,s:{s:f,s:f},s:s}",
 				      "ops_per_sec", reps[i].ops_per_sec, "ns_per_op", reps[i].ns_per_op,
+				      /* null with readers, whose CPU time is mixed in (as the line's own) */
+				      "cpu_ns_per_op", reps[i].cpu_ns_per_op > 0 || !reps[i].ops ?
+				      json_real(reps[i].cpu_ns_per_op) : json_null(),
 				      "update_ns", "p50", reps[i].lat.p50, "p99", reps[i].lat.p99,
 				      "verify", bench_verify_name(reps[i].verify)));
 	return each;

@@ -187,6 +187,25 @@ static void bench_results_push(struct bench_results *r, json_t *o, int lineno, i
 	r->line[r->n++] = (struct bench_results_line){ .obj = o, .lineno = lineno };
 }
 
+/* Rep lines ("kind": "rep") out of line[] into rep[], both in file order. */
+static void bench_results_split_reps(struct bench_results *r)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->n; i++) {
+		const char *kind = json_string_value(json_object_get(r->line[i].obj, "kind"));
+
+		if (kind && !strcmp(kind, "rep")) {
+			if (!r->rep)
+				r->rep = bench_xcalloc((size_t)r->n, sizeof(*r->rep));
+			r->rep[r->nr_rep++] = r->line[i];
+		} else {
+			r->line[n++] = r->line[i];
+		}
+	}
+	r->n = n;
+}
+
 /*
  * What a die() on bad input leaves behind is held by r (the file's buffer,
  * every object parsed so far, the offending one too), so bench_results_free
@@ -239,6 +258,7 @@ void bench_results_load(const char *path, int missing_ok, struct bench_results *
 	r->complete_bytes = len - r->partial_bytes;
 	free(buf);
 	r->buf = NULL;
+	bench_results_split_reps(r);
 }
 
 void bench_results_check_partial(const struct bench_results *r, const char *path, const char *cmd)
@@ -259,7 +279,10 @@ void bench_results_free(struct bench_results *r)
 {
 	for (int i = 0; i < r->n; i++)
 		json_decref(r->line[i].obj);
+	for (int i = 0; i < r->nr_rep; i++)
+		json_decref(r->rep[i].obj);
 	free(r->line);
+	free(r->rep);
 	free(r->buf);
 	memset(r, 0, sizeof(*r));
 }

@@ -25,6 +25,8 @@ struct bench_results {
 	int partial_ok;				/* the cut line could be the start of a result line */
 	int partial_lineno;			/* its line number */
 	char *buf;				/* the file while it is read (NULL after) */
+	struct bench_results_line *rep;		/* lines of one rep ("kind": "rep", bench/exec.h), file order */
+	int nr_rep;				/* their number: not among line[] */
 };
 
 /* A result line is a few KB: a longer line is not one (nor a file with no newline of 100 MB). */

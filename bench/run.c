@@ -480,6 +480,7 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 	gate.read_interval_us = cfg->read_interval_us;
 	gate.sample_every = cfg->sample_every ? cfg->sample_every : BENCH_SAMPLE_EVERY;
 	gate.work_ticks = (uint64_t)(cfg->work_ns * cfg->tsc.ghz);
+	gate.work_iters = (uint64_t)cfg->work_iters;
 	gate.split = cfg->workload == BENCH_UPDATE;
 	gate.tsc_overhead = cfg->tsc.overhead;
 	gate.tsc_overhead_raw = cfg->tsc.overhead_raw;

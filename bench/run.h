@@ -42,6 +42,7 @@ struct bench_config {
 	unsigned sample_every;		/* --sample 1/N: N */
 	const char *note;		/* --note, kept with the results */
 	int work_ns;			/* --work-ns: private work after each update or charge */
+	int work_iters;			/* --work-iters: dependent adds per 1024 updates (throughput phase) */
 	const char *options;		/* --options: ctr_params.options, "key=value,..." */
 	int flush_period_ms;		/* --flush-period-ms: ctr_params.flush_period_ms, 0 = the default */
 	int reps;			/* --reps: repetitions asked for */

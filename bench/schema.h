@@ -68,6 +68,7 @@
 	X(OPTIONS, "options", BT_STR, BI_KNOB, BS_SAME, C(options), BW_ALL, 1, "null", "--options of the algorithm, null if none") \
 	X(FLUSH_PERIOD_MS, "flush_period_ms", BT_INT, BI_KNOB, BS_SAME, C(flush_period_ms), BW_ALL, 1, "0", "--flush-period-ms, 0: the algorithm's default") \
 	X(WORK_NS, "work_ns", BT_INT, BI_KNOB, BS_SAME, C(work_ns), BW_ALL, 1, "0", "--work-ns: private work after each operation") \
+	X(WORK_ITERS, "work_iters", BT_INT, BI_KNOB, BS_SAME, C(work_iters), BW_ALL, 1, "0", "--work-iters: dependent adds per 1024 operations of the update workload (a slowdown of any size)") \
 	X(CHARGE_BURST, "charge_burst", BT_INT, BI_KNOB, BS_SAME, C(charge_burst), BW_ALL, 1, "0", "--charge-burst: 0 steady window, B bursts of B") \
 	X(BATCH, "batch", BT_INT, BI_KNOB, BS_SAME, FN, BW_ALL, 0, "0", "ctr_params.batch: 0 the algorithm's default") \
 	X(READ_NODE, "read_node", BT_STR, BI_KNOB, BS_SAME, FN, BW_READERS, 1, "null", "--read-node: random, leaf, own or a node index (readers)") \
@@ -142,7 +143,7 @@
 	X(STATS_OPS_HI, "stats.ops_per_sec.hi", BT_NUM, BI_NONE, BS_ALL, SUB, BW_ALL, 1, "null", "ops_per_sec: high end") \
 	X(STATS_OPS_LEVEL, "stats.ops_per_sec.level", BT_NUM, BI_NONE, BS_ALL, SUB, BW_ALL, 1, "null", "ops_per_sec: the interval's coverage") \
 	X(STATS_OPS_CV, "stats.ops_per_sec.cv", BT_NUM, BI_NONE, BS_ALL, SUB, BW_ALL, 1, "null", "ops_per_sec: coefficient of variation over the reps") \
-	X(REPS, "reps", BT_ARR, BI_NONE, BS_ALL, FN, BW_ALL, 0, "null", "each rep's ops_per_sec, ns_per_op, update_ns.p50/p99, verify (null with one rep)") \
+	X(REPS, "reps", BT_ARR, BI_NONE, BS_ALL, FN, BW_ALL, 0, "null", "each rep's ops_per_sec, ns_per_op, cpu_ns_per_op, update_ns.p50/p99, verify (null with one rep)") \
 	X(ENV, "env", BT_OBJ, BI_NONE, BS_SAME, FN, BW_ALL, 0, NULL, "the machine and build (bench/env.h)") \
 	X(ENV_COMMIT, "env.commit", BT_STR, BI_BUILD, BS_SAME, SUB, BW_ALL, 0, NULL, "ctrbench commit") \
 	X(ENV_CFLAGS, "env.cflags", BT_STR, BI_BUILD, BS_SAME, SUB, BW_ALL, 0, NULL, "compiler flags") \

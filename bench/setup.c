@@ -4,7 +4,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +12,6 @@
 #include "cli.h"
 #include "env.h"
 #include "output.h"
-#include "reps.h"
-#include "progress.h"
 #include "setup.h"
 
 /* The topology summary belongs with the environment: "2 packages, 24 L3s, ..." of this machine. */
@@ -307,87 +304,4 @@ int bench_parse_algos(char *list, const struct bench_algo **algos)
 		algos[n++] = ba;
 	}
 	return n;
-}
-
-static volatile sig_atomic_t bench_interrupted;
-
-static void bench_on_signal(int sig)
-{
-	(void)sig;
-	bench_interrupted = 1;
-}
-
-/* See setup.h; the summaries a scenario keeps (sums) are shallow: no per-thread arrays. */
-int bench_run_reps(struct bench_config *cfg, struct bench_output *out,
-		   const struct bench_algo **algos, int nr_algos, int reps, struct bench_summary *sums)
-{
-	struct bench_result *res = calloc((size_t)nr_algos * reps, sizeof(*res));
-	/* restart interrupted writes; a second signal takes the default action and ends the run */
-	struct sigaction sa = { .sa_handler = bench_on_signal, .sa_flags = SA_RESTART | SA_RESETHAND };
-	int *done = calloc(nr_algos, sizeof(int)), failed = 0;
-
-	if (!res || !done)
-		die("out of memory");
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	for (int rep = 0; rep < reps && !bench_interrupted && !failed; rep++) {
-		for (int i = 0; i < nr_algos && !bench_interrupted; i++) {
-			char what[320];
-			int err;
-
-			snprintf(what, sizeof(what), "%s%s%s, rep %d of %d", algos[i]->name,
-				 cfg->note ? " · " : "", cfg->note ? cfg->note : "", rep + 1, reps);
-			bench_progress_start(what);
-			err = bench_run_one(cfg, algos[i], &res[(size_t)i * reps + rep]);
-			if (!err && rep == reps - 1)	/* the configuration's last rep */
-				snprintf(what, sizeof(what), "%s%s%s (%d rep%s)", algos[i]->name,
-					 cfg->note ? " · " : "", cfg->note ? cfg->note : "", reps,
-					 reps == 1 ? "" : "s");
-			bench_progress_end(err || rep < reps - 1 ? NULL : what);
-
-			if (err) {
-				/* Not bad input: the machine refused (memory, threads).  Exit 1, not 2. */
-				if (res[(size_t)i * reps + rep].thread_failed)
-					fprintf(stderr, "ctrbench: %s: cannot create thread %d of %d: %s\n",
-						algos[i]->name, res[(size_t)i * reps + rep].thread_failed,
-						cfg->threads + cfg->readers, strerror(-err));
-				else
-					fprintf(stderr, "ctrbench: %s: cannot run: %s\n", algos[i]->name,
-						strerror(-err));
-				bench_result_free(&res[(size_t)i * reps + rep]);
-				failed = 1;
-				break;
-			}
-			done[i]++;
-			/* With one rep, print as each result comes: nothing to summarize. */
-			if (reps == 1) {
-				bench_progress_clear();
-				bench_output_summary(out, cfg, &res[i], 1);
-			}
-		}
-	}
-	bench_progress_clear();
-	for (int i = 0; i < nr_algos; i++) {
-		if (reps > 1 && done[i])
-			bench_output_summary(out, cfg, &res[(size_t)i * reps], done[i]);
-		if (sums && done[i]) {
-			bench_summarize(&res[(size_t)i * reps], done[i], &sums[i]);
-			/* the per-thread arrays go with the reps: keep the figures only */
-			sums[i].med.cpu_requested = sums[i].med.cpu_observed = NULL;
-		}
-		for (int k = 0; k < done[i]; k++) {
-			failed |= res[(size_t)i * reps + k].verify == 0;
-			bench_result_free(&res[(size_t)i * reps + k]);
-		}
-	}
-	if (bench_interrupted && !sums)
-		fprintf(stderr, "ctrbench: interrupted: printed what was measured\n");
-	free(res);
-	free(done);
-	return failed || bench_interrupted;
-}
-
-int bench_was_interrupted(void)
-{
-	return bench_interrupted;
 }

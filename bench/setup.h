@@ -2,7 +2,7 @@
 /*
  * setup.h - what `run` and `scenario` do around a run: check the options
  * against the algorithms, load this machine's topology, calibrate the timer,
- * read the environment, place the threads, and repeat the runs.  Bad input
+ * read the environment, and place the threads (bench/exec.h repeats the runs).  Bad input
  * ends in die().
  */
 #ifndef BENCH_SETUP_H
@@ -46,21 +46,7 @@ void bench_check_memory(const struct bench_config *cfg, const struct bench_algo 
 /* Frees what the two above allocated (not the shape). */
 void bench_setup_release(struct bench_config *cfg);
 
-struct bench_output;
-struct bench_summary;
-
-/*
- * K repetitions of every algorithm, interleaved within each so that drift
- * hits them alike; then each one's summary goes to out.  With sums (nr_algos
- * of them), the summaries are also kept there (sums[i].k == 0: never ran).
- * SIGINT or SIGTERM stops after the measurement in progress; what was
- * measured is still output.  Returns 1 if a verification failed, a run could
- * not start, or the run was interrupted.
- */
-int bench_run_reps(struct bench_config *cfg, struct bench_output *out,
-		   const struct bench_algo **algos, int nr_algos, int reps, struct bench_summary *sums);
-
-/* A SIGINT or SIGTERM stopped bench_run_reps. */
+/* A SIGINT or SIGTERM stopped a bench_exec (bench/exec.h) of this process. */
 int bench_was_interrupted(void);
 
 #endif /* BENCH_SETUP_H */

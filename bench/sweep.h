@@ -29,12 +29,13 @@ struct bench_sweep {
 	int readers;			/* --readers for the readers workload; -1: run's default (1) */
 	int flush_period_ms;		/* --flush-period-ms; 0: not given (the algorithm's default) */
 	int work_ns;			/* --work-ns; 0: none */
+	int work_iters;			/* --work-iters; 0: none */
 	const char *options;		/* --options or NULL */
 	const char *events;		/* --events (a list or bounce) or NULL */
 	const char *note;		/* --note or NULL */
 	const char *out;		/* --out: the results file, appended to */
 	int resume;			/* --resume: skip configurations already in out */
-	int force;			/* --force: run what does not fit in MemAvailable (passed to each run) */
+	int force;			/* --force: run what does not fit in MemAvailable (checked before the first) */
 	const char *plan_file;		/* --plan as given, or NULL */
 	char *plan_text;		/* its contents, kept in every line written */
 };

@@ -148,7 +148,7 @@ check "--threads nodes starts at 1 and ends at every PU ($(nproc))" eval \
 
 # The progress line, on a terminal only (script(1) gives the sweep one).
 if command -v script >/dev/null; then
-	script -qec "$B sweep --algo atomic_tree --shape chain:2 --threads 1..2 --duration-ms 10 --warmup-ms 0 --reps 1 --out $tmp/t.jsonl" \
+	CTRBENCH_PROGRESS= script -qec "$B sweep --algo atomic_tree --shape chain:2 --threads 1..2 --duration-ms 10 --warmup-ms 0 --reps 1 --out $tmp/t.jsonl" \
 		/dev/null >"$tmp/out" 2>&1
 	check "on a terminal: a progress line redrawn with \\r, done/total, time left, the configuration" eval \
 		'grep -q $'"'"'\r'"'"' "$tmp/out" && grep -q "\[1/2\] .* elapsed, ~.* left: atomic_tree update chain:2 --threads 2" "$tmp/out" &&
