@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "project_cmd.h"
 #include "run.h"
+#include "schema.h"
 #include "setup.h"
 
 /* ---- calibration from a c2c file ---- */
@@ -79,6 +80,11 @@ int proj_calib_load(struct proj_calib *c, const char *path, char *err, size_t er
 	}
 	snprintf(c->source, sizeof(c->source), "%s (ctrbench c2c, %d classes measured; the rest the Genoa defaults)",
 		 path, got);
+	{
+		const char *base = strrchr(path, '/');
+
+		snprintf(c->name, sizeof(c->name), "%s", base ? base + 1 : path);
+	}
 	json_decref(root);
 	return 0;
 }
@@ -199,6 +205,37 @@ static void pj_print_row(const char *algo, const struct proj_result *r)
 	}
 }
 
+/*
+ * The line in the order of bench_proj_fields (schema.h), and only its rows:
+ * v holds every figure (nested as the paths say); a row v lacks is a bug here.
+ */
+static json_t *pj_line_from_table(json_t *v)
+{
+	json_t *line = json_object();
+
+	for (int f = 0; f < bench_proj_nr_fields; f++) {
+		const char *path = bench_proj_fields[f].path, *dot = strchr(path, '.');
+		json_t *x;
+
+		if (!dot) {
+			x = json_object_get(v, path);
+			if (!x)
+				die("project: no '%s' for the JSON line (bench/schema.h)", path);
+			json_object_set_new(line, path, json_is_object(x) ? json_object() : json_incref(x));
+		} else {
+			char parent[64];
+
+			snprintf(parent, sizeof(parent), "%.*s", (int)(dot - path), path);
+			x = json_object_get(json_object_get(v, parent), dot + 1);
+			if (!x || !json_object_get(line, parent))
+				die("project: no '%s' for the JSON line (bench/schema.h)", path);
+			json_object_set(json_object_get(line, parent), dot + 1, x);
+		}
+	}
+	json_decref(v);
+	return line;
+}
+
 static void pj_print_json(const struct pj_opts *o, const char *algo, const struct topo *topo,
 			  const struct proj_calib *cal, const struct proj_result *r, double secs)
 {
@@ -210,18 +247,24 @@ static void pj_print_json(const struct pj_opts *o, const char *algo, const struc
 		json_object_set_new(x, proj_class_names[k], json_real(r->xfer[k] / ops));
 		json_object_set_new(rx, proj_class_names[k], json_real(r->rxfer[k] / n));
 	}
-	line = json_pack("{s:s,s:i,s:s,s:s,s:s,s:i,s:i,s:s,s:s,s:s,s:I,s:o,s:{s:f,s:f},s:o,s:{s:f,s:f},s:f,s:f,s:I,s:f,s:f}",
-			 "kind", "projected", "schema", 1, "algo", algo, "workload", o->workload, "shape", o->shape,
-			 "threads", o->threads, "readers", o->readers, "placement", o->placement,
-			 "topology", topo_spec(topo), "calibration", cal->source, "ops", (json_int_t)r->ops,
+	line = json_pack("{s:s,s:i,s:s,s:s,s:s,s:i,s:i,s:s,s:s,s:s,s:s,s:I,s:I,s:o,s:{s:f,s:f},s:o,s:{s:f,s:f},"
+			 "s:f,s:f,s:I,s:f,s:f,s:f}",
+			 "kind", "projected", "schema", BENCH_SCHEMA_VERSION, "algo", algo, "workload", o->workload,
+			 "shape", o->shape, "threads", o->threads, "readers",
+			 strcmp(o->workload, "readers") ? 0 : o->readers, "placement", o->placement,
+			 "topology", topo_spec(topo), "calibration", cal->source, "calibration_name", cal->name,
+			 "ops", (json_int_t)r->ops, "reads", (json_int_t)r->reads,
 			 "transfers_per_op", x, "ns_per_op", "overlap", r->ns_overlap / ops, "serial",
 			 r->ns_serial / ops, "read_transfers", rx, "ns_per_read", "overlap", r->rns_overlap / n,
 			 "serial", r->rns_serial / n, "virtual_s", r->elapsed_ns / 1e9, "lock_contended_per_s",
 			 r->elapsed_ns > 0 ? (double)r->lock_contended / (r->elapsed_ns / 1e9) : 0.0,
 			 "lock_acquisitions", (json_int_t)r->lock_acq, "lock_wait_s_per_s",
-			 r->elapsed_ns > 0 ? r->lock_wait_ns / r->elapsed_ns : 0.0, "model_seconds", secs);
-	json_object_set_new(line, "model_accesses", json_real(r->accesses));
-	json_dumpf(line, stdout, JSON_COMPACT);
+			 r->elapsed_ns > 0 ? r->lock_wait_ns / r->elapsed_ns : 0.0, "model_seconds", secs,
+			 "model_accesses", r->accesses);
+	if (!line)
+		die("project: out of memory");
+	line = pj_line_from_table(line);
+	json_dumpf(line, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	putchar('\n');
 	json_decref(line);
 }
@@ -356,6 +399,7 @@ static int pj_validate_here(const struct proj_calib *given, int ms)
 					 "this machine: store ping-pong PU %d <-> PU %d (class %s) %.1f ns one way (least of 5), "
 					 "measured now; hits %.1f / RMW %.1f ns (the model's defaults)", pus[0],
 					 pus[1], topo_class_name(c), ow, cal.hit_ns, cal.hit_rmw_ns);
+				snprintf(cal.name, sizeof(cal.name), "this machine's ping-pong");
 			}
 		}
 	}

@@ -55,6 +55,7 @@ void proj_calib_default(struct proj_calib *c)
 	c->hit_rmw_ns = 5;
 	snprintf(c->source, sizeof(c->source),
 		 "default: published Genoa one-way core-to-core-latency figures (2 x 9654, 2 x 9454, 9274F)");
+	snprintf(c->name, sizeof(c->name), "Genoa default");
 }
 
 /* ---- the machine ---- */

@@ -36,6 +36,36 @@ assert len(l) == 1 and l[0]["kind"] == "projected" and l[0]["calibration"].start
 assert l[0]["ns_per_read"]["serial"] >= l[0]["ns_per_read"]["overlap"] > 0
 ' "$tmp/out"
 
+# The JSON lines follow the projected field table (`ctrbench schema`, projected_fields): every row,
+# in its order, with its type, and nothing else.
+"$B" schema >"$tmp/schema.json"
+"$B" project --algo atomic_tree,percpu_hier --shape chain:4 --threads 16 --placement scatter \
+	--topology "$GENOA" --ops 200 --format json >"$tmp/out3" 2>"$tmp/err"
+"$B" project --algo atomic_tree,percpu_hier_delegated --workload readers --readers 2 --shape chain:2 \
+	--threads 8 --topology "$GENOA" --ops 100 --format json >"$tmp/out2" 2>"$tmp/err"
+check "json: every line follows the projected field table, in order" python3 - "$tmp/schema.json" "$tmp/out" "$tmp/out2" "$tmp/out3" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["projected_fields"]
+types = {"string": str, "integer": int, "number": (int, float), "object": dict}
+lines = [json.loads(x) for f in sys.argv[2:] for x in open(f)]
+assert len(lines) == 5 and rows, (len(lines), len(rows))
+for line in lines:
+    flat = []
+    for k, v in line.items():
+        flat.append(k)
+        if isinstance(v, dict):
+            flat += ["%s.%s" % (k, m) for m in v]
+    assert flat == [r["path"] for r in rows], (flat, [r["path"] for r in rows])
+    for r in rows:
+        head, _, tail = r["path"].partition(".")
+        v = line[head][tail] if tail else line[head]
+        assert isinstance(v, types[r["type"]]) and not isinstance(v, bool), (r, v)
+    assert line["kind"] == "projected" and line["calibration_name"] == "Genoa default"
+PY
+check "json: readers 0 outside the readers workload" python3 -c '
+import json, sys
+assert [json.loads(x)["readers"] for x in open(sys.argv[1])] == [0, 0]' "$tmp/out3"
+
 printf '{"calibration":{"one_way_ns":{"ccx":50.0,"remote":300.0}}}\n' >"$tmp/c2c.json"
 "$B" project --algo atomic_tree --shape chain:1 --threads 2 --placement list:0,8 --topology "$GENOA" \
 	--calibration "$tmp/c2c.json" --ops 100 >"$tmp/out" 2>"$tmp/err"
