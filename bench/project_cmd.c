@@ -776,6 +776,12 @@ int bench_cmd_project(int argc, char **argv)
 		for (char *a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save))
 			if (!proj_ctr_algo_find(a))
 				die("project: unknown --algo '%s' (ctrbench list)", a);
+			else if (!strcmp(a, "percpu_hier_delegated") && !strcmp(o.workload, "readers") &&
+				 o.readers > 1)
+				/* proj_run refuses it too; said here before anything is printed */
+				die("project: percpu_hier_delegated with %d readers: the model interleaves reads with "
+				    "updates but not with each other, so a second reader's mailbox requests would go "
+				    "unanswered; project it with --readers 1 (docs/projection.md)", o.readers);
 		free(list);
 	}
 	if (!o.json)

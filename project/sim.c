@@ -665,6 +665,18 @@ int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, 
 		snprintf(err, errlen, "projection: unknown algorithm '%s'", cfg->algo);
 		return -EINVAL;
 	}
+	/*
+	 * Reads interleave with updates, not with each other (sim_yield): a
+	 * read runs on until it is done, pushing the updaters' clocks to its
+	 * end, so a second reader's requests to the mailboxes would be posted
+	 * in the updaters' past and time out unanswered: not the design.
+	 */
+	if (!raw && !strcmp(cfg->algo, "percpu_hier_delegated") && cfg->readers > 1) {
+		snprintf(err, errlen, "projection: percpu_hier_delegated with %d readers: the model interleaves "
+			 "reads with updates but not with each other, so a second reader's mailbox requests would "
+			 "go unanswered; project it with --readers 1 (docs/projection.md)", cfg->readers);
+		return -EINVAL;
+	}
 	ret = sim_setup(cfg, err, errlen);
 	if (ret)
 		return ret;

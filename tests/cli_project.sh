@@ -18,6 +18,8 @@ BADVAL="pack:x" bad project --algo atomic_tree --shape chain:2 --threads 2 --top
 BADVAL="--shape" bad project --algo atomic_tree --threads 2
 BADVAL="/no/such.json" bad project --algo atomic_tree --shape chain:2 --threads 2 --calibration /no/such.json
 BADVAL="sideways" bad project --algo atomic_tree --shape chain:2 --threads 2 --workload sideways
+BADVAL="percpu_hier_delegated with 2 readers" bad project --algo percpu_hier_delegated --workload readers \
+	--readers 2 --shape chain:2 --threads 8 --topology "$GENOA"
 BADVAL="--read-node 9" bad project --algo atomic_tree --shape chain:2 --threads 2 --read-node 9
 
 "$B" project --algo atomic_tree,percpu_hier --shape chain:4 --threads 16 --placement scatter \
@@ -41,7 +43,7 @@ assert l[0]["ns_per_read"]["serial"] >= l[0]["ns_per_read"]["overlap"] > 0
 "$B" schema >"$tmp/schema.json"
 "$B" project --algo atomic_tree,percpu_hier --shape chain:4 --threads 16 --placement scatter \
 	--topology "$GENOA" --ops 200 --format json >"$tmp/out3" 2>"$tmp/err"
-"$B" project --algo atomic_tree,percpu_hier_delegated --workload readers --readers 2 --shape chain:2 \
+"$B" project --algo atomic_tree,percpu_hier_delegated --workload readers --readers 1 --shape chain:2 \
 	--threads 8 --topology "$GENOA" --ops 100 --format json >"$tmp/out2" 2>"$tmp/err"
 check "json: every line follows the projected field table, in order" python3 - "$tmp/schema.json" "$tmp/out" "$tmp/out2" "$tmp/out3" <<'PY'
 import json, sys

@@ -228,7 +228,7 @@ for T in 1 2; do
 	"$B" project --algo atomic_tree,percpu_hier --shape chain:4 --threads $T --placement compact \
 		--ops 200 --format json >>"$P" 2>"$tmp/err"
 done
-"$B" project --algo percpu_hier,percpu_hier_delegated --workload readers --readers 2 --shape chain:4 \
+"$B" project --algo percpu_hier,percpu_hier_delegated --workload readers --readers 1 --shape chain:4 \
 	--threads 16 --placement scatter --topology "pack:2 [numa] l3:12 core:8 pu:2" --ops 200 --reads 5 \
 	--format json >>"$P" 2>"$tmp/err"
 run $D "$P" --out "$tmp/proj"
