@@ -70,6 +70,7 @@ struct sim_line {
 	int nsharers;		/* PUs holding it in S */
 	int home;		/* NUMA node (logical) */
 	double busy0, busy;	/* the last transfer held the line over [busy0, busy) */
+	double hold;		/* its owner's back-to-back accesses since that transfer end here */
 	uint64_t *sharers;	/* bitmap over PUs */
 };
 
@@ -167,7 +168,7 @@ static struct sim_line *sim_line_of(uintptr_t addr)
 		l->tag = tag;
 		l->owner = -1;
 		l->nsharers = 0;
-		l->busy0 = l->busy = 0;
+		l->busy0 = l->busy = l->hold = -1;
 		l->sharers = &S.bits[h * S.words];
 		memset(l->sharers, 0, sizeof(uint64_t) * S.words);
 		l->home = home_os >= 0 && home_os <= S.max_numa_os && S.numa_of_os[home_os] >= 0 ?
@@ -243,10 +244,25 @@ void proj_sim_access(uintptr_t addr, unsigned size, int kind)
 		sim_close_group();
 		return;
 	}
-	if (S.can_yield && !S.nested && !S.locks_held)
-		sim_yield();
-	S.accesses += 1;
 	l = sim_line_of(addr);
+	/*
+	 * A line its owner just obtained is held for the owner's accesses
+	 * that follow back to back (each within an RMW hit of the one before):
+	 * stores drain from the store buffer under that one ownership before a
+	 * request queued behind the transfer takes the line.  Without this a
+	 * mailbox polled by many updaters would be taken from its writer
+	 * between every two of its stores.  Any other access first lets the
+	 * threads with earlier clocks run (sim_yield).
+	 */
+	if (S.can_yield && !S.nested && !S.locks_held &&
+	    !(l->owner == p && kind != PROJ_LOAD && S.now <= l->hold + S.cal->hit_rmw_ns)) {
+		const struct sim_line *base = S.lines;
+
+		sim_yield();
+		if (S.lines != base)
+			l = sim_line_of(addr);	/* the table grew: entries moved */
+	}
+	S.accesses += 1;
 	if (kind == PROJ_LOAD) {
 		if (l->owner == p || sim_bit(l->sharers, p)) {
 			cls = -1;
@@ -326,6 +342,8 @@ void proj_sim_access(uintptr_t addr, unsigned size, int kind)
 	}
 	S.now += c;
 	S.op_serial += c;
+	if (kind != PROJ_LOAD && (cls >= 0 || S.now - c <= l->hold + S.cal->hit_rmw_ns))
+		l->hold = S.now;	/* obtained now, or a back-to-back store or RMW since */
 	if (kind == PROJ_RMW) {
 		sim_close_group();
 		S.op_overlap += c;
