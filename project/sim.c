@@ -117,6 +117,21 @@ static struct {
 	int locks_held;		/* virtual locks the running thread holds: no yield while > 0 */
 } S;
 
+/* One projection's run: what sim_step needs, from the main loop or from sim_yield. */
+static struct {
+	const struct proj_config *cfg;
+	struct proj_result *res;
+	struct ctr_tree *t;
+	int raw;			/* 0: libctr code; 1 "=false-shared", 2 "=padded" */
+	char *raw_mem;
+	struct sim_thread *th;
+	int *heap, n;			/* updaters waiting to run, by clock (the running one is out) */
+	int *rheap, rn;			/* readers, the same */
+	double upd_xfer[PROJ_NR_CLASSES], rd_xfer[PROJ_NR_CLASSES];
+	double span;			/* updaters' measured spans, summed */
+	int spans, unfinished;
+} R;
+
 static void sim_yield(void);
 
 
@@ -254,7 +269,7 @@ void proj_sim_access(uintptr_t addr, unsigned size, int kind)
 	 * between every two of its stores.  Any other access first lets the
 	 * threads with earlier clocks run (sim_yield).
 	 */
-	if (S.can_yield && !S.nested && !S.locks_held &&
+	if (S.can_yield && !S.nested && !S.locks_held && R.n && R.th[R.heap[0]].now < S.now &&
 	    !(l->owner == p && kind != PROJ_LOAD && S.now <= l->hold + S.cal->hit_rmw_ns)) {
 		const struct sim_line *base = S.lines;
 
@@ -529,20 +544,6 @@ static void sim_heap_up(int *h, int i, const struct sim_thread *th)
 #define SIM_WINDOW 8	/* charges held before the oldest is freed (BENCH_CHARGE_WINDOW) */
 #define SIM_SWING 1024	/* readers workload: +1 this many times, then -1 (BENCH_SWING) */
 
-/* One projection's run: what sim_step needs, from the main loop or from sim_yield. */
-static struct {
-	const struct proj_config *cfg;
-	struct proj_result *res;
-	struct ctr_tree *t;
-	int raw;			/* 0: libctr code; 1 "=false-shared", 2 "=padded" */
-	char *raw_mem;
-	struct sim_thread *th;
-	int *heap, n;			/* updaters waiting to run, by clock (the running one is out) */
-	int *rheap, rn;			/* readers, the same */
-	double upd_xfer[PROJ_NR_CLASSES], rd_xfer[PROJ_NR_CLASSES];
-	double span;			/* updaters' measured spans, summed */
-	int spans, unfinished;
-} R;
 
 /* Run thread i's next operation (S's per-operation fields set here), and count it. */
 static void sim_step(int i)
