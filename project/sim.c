@@ -5,8 +5,10 @@
  *
  * Virtual threads sit on PUs of a topology (this machine's or a hwloc
  * synthetic one).  Each has a clock; the one with the earliest clock runs
- * its next operation, whole, through the instrumented libctr, and every
- * load, store and RMW it makes on the tree's memory comes here.  Per cache
+ * its next operation through the instrumented libctr, the updaters whose
+ * clocks are earlier running theirs inside it before each of its accesses
+ * (sim_yield), and every load, store and RMW made on the tree's memory
+ * comes here.  Per cache
  * line the model keeps the MESI state over PUs (an owner in M/E, or a set
  * of sharers in S), the line's home node (where it was bound, else its first
  * toucher's) and a busy-until time: a miss starts when the line is free and
@@ -335,7 +337,8 @@ void proj_sim_access(uintptr_t addr, unsigned size, int kind)
 
 		lat = S.cal->ns[cls];
 		/*
-		 * An operation runs whole at its start, so a long one (a read
+		 * An update run inside another operation runs whole at its
+		 * start, and a read runs on past the other readers, so a long one (a read
 		 * over every CPU's slot) leaves transfers stamped ahead of the
 		 * other threads' clocks.  An access that ends before such a
 		 * transfer begins goes first rather than wait for the future;
