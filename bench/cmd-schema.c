@@ -16,7 +16,8 @@ static const char *bench_schema_help =
 	"identity class (key, knob: compare matches on them; run, build: sweep --resume also does),\n"
 	"how repetitions summarise it, when it is not null, whether it is a CSV column, the\n"
 	"value a line without it is read as, and (json: min, max) the values a reader takes;\n"
-	"then the fields of a ctrbench c2c line (c2c_fields).\n"
+	"then the fields of a ctrbench c2c line (c2c_fields) and of a ctrbench project line\n"
+	"(projected_fields: a model's figures, not measured).\n"
 	"\n"
 	"  --format F   json (default: one object, {\"schema\": N, \"fields\": [...]}) or table\n"
 	"\n"
@@ -66,9 +67,14 @@ int bench_cmd_schema(int argc, char **argv)
 			       bench_ftype_name(bench_c2c_fields[f].type),
 			       bench_c2c_fields[f].when == BCW_ALL ? "always" : "measured",
 			       bench_c2c_fields[f].nullable ? "yes" : "-", bench_c2c_fields[f].doc);
+		printf("\n# projected line (kind projected, ctrbench project): fields\n%-28s %-8s %s\n", "path",
+		       "type", "meaning");
+		for (int f = 0; f < bench_proj_nr_fields; f++)
+			printf("%-28s %-8s %s\n", bench_proj_fields[f].path, bench_ftype_name(bench_proj_fields[f].type),
+			       bench_proj_fields[f].doc);
 		return 0;
 	}
-	json_t *fields = json_array(), *c2c = json_array(), *j;
+	json_t *fields = json_array(), *c2c = json_array(), *proj = json_array(), *j;
 
 	for (int f = 0; f < BF_NR; f++) {
 		const struct bench_field *d = &bench_fields[f];
@@ -90,7 +96,12 @@ int bench_cmd_schema(int argc, char **argv)
 				      "type", bench_ftype_name(bench_c2c_fields[f].type), "when",
 				      bench_c2c_fields[f].when == BCW_ALL ? "always" : "measured",
 				      "nullable", bench_c2c_fields[f].nullable, "doc", bench_c2c_fields[f].doc));
-	j = json_pack("{s:i,s:o,s:o}", "schema", BENCH_SCHEMA_VERSION, "fields", fields, "c2c_fields", c2c);
+	for (int f = 0; f < bench_proj_nr_fields; f++)
+		json_array_append_new(proj, json_pack("{s:s,s:s,s:s}", "path", bench_proj_fields[f].path, "type",
+						      bench_ftype_name(bench_proj_fields[f].type), "doc",
+						      bench_proj_fields[f].doc));
+	j = json_pack("{s:i,s:o,s:o,s:o}", "schema", BENCH_SCHEMA_VERSION, "fields", fields, "c2c_fields", c2c,
+		      "projected_fields", proj);
 	json_dumpf(j, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	putchar('\n');
 	json_decref(j);

@@ -40,6 +40,13 @@ const struct bench_c2c_field bench_c2c_fields[] = {
 };
 const int bench_c2c_nr_fields = sizeof(bench_c2c_fields) / sizeof(bench_c2c_fields[0]);
 
+const struct bench_proj_field bench_proj_fields[] = {
+#define BPF_ROW_(path, type, doc) { path, type, doc },
+	BENCH_PROJ_FIELDS(BPF_ROW_)
+#undef BPF_ROW_
+};
+const int bench_proj_nr_fields = sizeof(bench_proj_fields) / sizeof(bench_proj_fields[0]);
+
 int bench_field_find(const char *path)
 {
 	for (int f = 0; f < BF_NR; f++)

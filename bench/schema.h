@@ -334,4 +334,63 @@ struct bench_c2c_field {
 extern const struct bench_c2c_field bench_c2c_fields[];
 extern const int bench_c2c_nr_fields;
 
+/*
+ * A `ctrbench project --format json` line (kind "projected") is not a result
+ * line either: a figure of the coherence model (docs/projection.md), never a
+ * measurement.  Its fields are this third table, X(PATH, TYPE, DOC); every
+ * row is in every line, in this order, and nothing else (bench/project_cmd.c
+ * writes them from this table; tests/cli_project.sh checks lines against it;
+ * scripts/report reads them through `ctrbench schema`, "projected_fields",
+ * and draws them dashed, labelled "projected (model, calibration NAME)").
+ * Its version is BENCH_SCHEMA_VERSION too.  "C." is each cost class of the
+ * model: smt, ccx, xccx, xccx_rh, socket, dram (project/proj.h).
+ */
+#define BENCH_PROJ_CLASS_FIELDS(X, obj, what) \
+	X(obj ".smt", BT_NUM, what " from the SMT sibling") \
+	X(obj ".ccx", BT_NUM, what " from another core of the L3") \
+	X(obj ".xccx", BT_NUM, what " from another L3 of the socket, the line's home on it") \
+	X(obj ".xccx_rh", BT_NUM, what " from another L3 of the socket, the home on the other socket") \
+	X(obj ".socket", BT_NUM, what " from the other socket") \
+	X(obj ".dram", BT_NUM, what " from memory (first touch)")
+
+#define BENCH_PROJ_FIELDS(X) \
+	X("kind", BT_STR, "\"projected\": a model's figures, not a measurement") \
+	X("schema", BT_INT, "BENCH_SCHEMA_VERSION") \
+	X("algo", BT_STR, "algorithm (ctrbench list), its code run through the model") \
+	X("workload", BT_STR, "update, charge or readers") \
+	X("shape", BT_STR, "tree shape as typed") \
+	X("threads", BT_INT, "updater threads") \
+	X("readers", BT_INT, "reader threads (0 outside the readers workload)") \
+	X("placement", BT_STR, "--placement on the modelled topology") \
+	X("topology", BT_STR, "the modelled topology (--topology, or \"this machine\")") \
+	X("calibration", BT_STR, "where the per-class ns come from, in full") \
+	X("calibration_name", BT_STR, "the same, short: the label's \"calibration NAME\"") \
+	X("ops", BT_INT, "updater operations projected (all updaters)") \
+	X("reads", BT_INT, "reads projected (all readers)") \
+	X("transfers_per_op", BT_OBJ, "line transfers per update by class") \
+	BENCH_PROJ_CLASS_FIELDS(X, "transfers_per_op", "per update,") \
+	X("ns_per_op", BT_OBJ, "projected ns per update: the band") \
+	X("ns_per_op.overlap", BT_NUM, "independent misses overlapped (the band's low end)") \
+	X("ns_per_op.serial", BT_NUM, "every miss in turn (the band's high end)") \
+	X("read_transfers", BT_OBJ, "line transfers per read by class (0 without readers)") \
+	BENCH_PROJ_CLASS_FIELDS(X, "read_transfers", "per read,") \
+	X("ns_per_read", BT_OBJ, "projected ns per read: the band (0 without readers)") \
+	X("ns_per_read.overlap", BT_NUM, "the band's low end") \
+	X("ns_per_read.serial", BT_NUM, "the band's high end") \
+	X("virtual_s", BT_NUM, "modelled time from the first measured update to the last") \
+	X("lock_contended_per_s", BT_NUM, "contended acquisitions per virtual second of the most-taken lock") \
+	X("lock_acquisitions", BT_INT, "acquisitions of that lock") \
+	X("lock_wait_s_per_s", BT_NUM, "virtual seconds waited for it per virtual second") \
+	X("model_seconds", BT_NUM, "real seconds the projection took here") \
+	X("model_accesses", BT_NUM, "accesses to the tree's lines the model costed")
+
+struct bench_proj_field {
+	const char *path;		/* JSON path, dotted for a member of an object */
+	enum bench_ftype type;
+	const char *doc;		/* one line */
+};
+
+extern const struct bench_proj_field bench_proj_fields[];
+extern const int bench_proj_nr_fields;
+
 #endif /* BENCH_SCHEMA_H */

@@ -46,6 +46,7 @@ struct proj_calib {
 	double hit_ns;		/* a load or store that hits the accessor's own cache */
 	double hit_rmw_ns;	/* an atomic RMW that hits (a locked instruction is slow even then) */
 	char source[256];	/* printed with every projection */
+	char name[64];		/* the same, short, for labels: "Genoa default", a c2c file's name */
 };
 /* The default: published Genoa one-way figures (see docs/projection.md). */
 void proj_calib_default(struct proj_calib *c);

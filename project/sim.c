@@ -5,8 +5,10 @@
  *
  * Virtual threads sit on PUs of a topology (this machine's or a hwloc
  * synthetic one).  Each has a clock; the one with the earliest clock runs
- * its next operation, whole, through the instrumented libctr, and every
- * load, store and RMW it makes on the tree's memory comes here.  Per cache
+ * its next operation through the instrumented libctr, the updaters whose
+ * clocks are earlier running theirs inside it before each of its accesses
+ * (sim_yield), and every load, store and RMW made on the tree's memory
+ * comes here.  Per cache
  * line the model keeps the MESI state over PUs (an owner in M/E, or a set
  * of sharers in S), the line's home node (where it was bound, else its first
  * toucher's) and a busy-until time: a miss starts when the line is free and
@@ -55,6 +57,7 @@ void proj_calib_default(struct proj_calib *c)
 	c->hit_rmw_ns = 5;
 	snprintf(c->source, sizeof(c->source),
 		 "default: published Genoa one-way core-to-core-latency figures (2 x 9654, 2 x 9454, 9274F)");
+	snprintf(c->name, sizeof(c->name), "Genoa default");
 }
 
 /* ---- the machine ---- */
@@ -69,6 +72,7 @@ struct sim_line {
 	int nsharers;		/* PUs holding it in S */
 	int home;		/* NUMA node (logical) */
 	double busy0, busy;	/* the last transfer held the line over [busy0, busy) */
+	double hold;		/* its owner's back-to-back accesses since that transfer end here */
 	uint64_t *sharers;	/* bitmap over PUs */
 };
 
@@ -109,7 +113,28 @@ static struct {
 	double op_serial, op_overlap, group_max, op_wait;
 	double *xfer;		/* where this operation's transfers are counted */
 	double accesses;
+	/* interleaving (sim_yield): who else may run inside the running operation */
+	int can_yield;		/* the running operation is a virtual thread's, run from the main loop */
+	int nested;		/* an operation run inside another's (never yields itself) */
+	int locks_held;		/* virtual locks the running thread holds: no yield while > 0 */
 } S;
+
+/* One projection's run: what sim_step needs, from the main loop or from sim_yield. */
+static struct {
+	const struct proj_config *cfg;
+	struct proj_result *res;
+	struct ctr_tree *t;
+	int raw;			/* 0: libctr code; 1 "=false-shared", 2 "=padded" */
+	char *raw_mem;
+	struct sim_thread *th;
+	int *heap, n;			/* updaters waiting to run, by clock (the running one is out) */
+	int *rheap, rn;			/* readers, the same */
+	double upd_xfer[PROJ_NR_CLASSES], rd_xfer[PROJ_NR_CLASSES];
+	double span;			/* updaters' measured spans, summed */
+	int spans, unfinished;
+} R;
+
+static void sim_yield(void);
 
 
 /* Class of a transfer to PU a from PU b of a line whose home is NUMA node home. */
@@ -160,7 +185,7 @@ static struct sim_line *sim_line_of(uintptr_t addr)
 		l->tag = tag;
 		l->owner = -1;
 		l->nsharers = 0;
-		l->busy0 = l->busy = 0;
+		l->busy0 = l->busy = l->hold = -1;
 		l->sharers = &S.bits[h * S.words];
 		memset(l->sharers, 0, sizeof(uint64_t) * S.words);
 		l->home = home_os >= 0 && home_os <= S.max_numa_os && S.numa_of_os[home_os] >= 0 ?
@@ -236,8 +261,25 @@ void proj_sim_access(uintptr_t addr, unsigned size, int kind)
 		sim_close_group();
 		return;
 	}
-	S.accesses += 1;
 	l = sim_line_of(addr);
+	/*
+	 * A line its owner just obtained is held for the owner's accesses
+	 * that follow back to back (each within an RMW hit of the one before):
+	 * stores drain from the store buffer under that one ownership before a
+	 * request queued behind the transfer takes the line.  Without this a
+	 * mailbox polled by many updaters would be taken from its writer
+	 * between every two of its stores.  Any other access first lets the
+	 * threads with earlier clocks run (sim_yield).
+	 */
+	if (S.can_yield && !S.nested && !S.locks_held && R.n && R.th[R.heap[0]].now < S.now &&
+	    !(l->owner == p && kind != PROJ_LOAD && S.now <= l->hold + S.cal->hit_rmw_ns)) {
+		const struct sim_line *base = S.lines;
+
+		sim_yield();
+		if (S.lines != base)
+			l = sim_line_of(addr);	/* the table grew: entries moved */
+	}
+	S.accesses += 1;
 	if (kind == PROJ_LOAD) {
 		if (l->owner == p || sim_bit(l->sharers, p)) {
 			cls = -1;
@@ -295,7 +337,8 @@ void proj_sim_access(uintptr_t addr, unsigned size, int kind)
 
 		lat = S.cal->ns[cls];
 		/*
-		 * An operation runs whole at its start, so a long one (a read
+		 * An update run inside another operation runs whole at its
+		 * start, and a read runs on past the other readers, so a long one (a read
 		 * over every CPU's slot) leaves transfers stamped ahead of the
 		 * other threads' clocks.  An access that ends before such a
 		 * transfer begins goes first rather than wait for the future;
@@ -317,6 +360,8 @@ void proj_sim_access(uintptr_t addr, unsigned size, int kind)
 	}
 	S.now += c;
 	S.op_serial += c;
+	if (kind != PROJ_LOAD && (cls >= 0 || S.now - c <= l->hold + S.cal->hit_rmw_ns))
+		l->hold = S.now;	/* obtained now, or a back-to-back store or RMW since */
 	if (kind == PROJ_RMW) {
 		sim_close_group();
 		S.op_overlap += c;
@@ -352,6 +397,10 @@ static struct sim_lock *sim_lock_of(void *m)
  * A virtual lock: free at free_at.  A taker that comes earlier waits until
  * then (a trylock fails instead); each take and release is an RMW on the
  * lock's line, so a contended lock's line bounces as the real one does.
+ * Threads whose clocks are earlier run first (sim_yield), so the lock is
+ * seen as they leave it; it is marked held before its RMW is costed, and
+ * nobody runs inside an operation while it holds a lock, so no thread ever
+ * waits for one held by an operation that is not running.
  */
 int proj_sim_lock(void *m, int op)
 {
@@ -363,8 +412,11 @@ int proj_sim_lock(void *m, int op)
 	if (op == PROJ_UNLOCK) {
 		proj_sim_access((uintptr_t)m, 4, PROJ_RMW);
 		k->free_at = S.now;
+		S.locks_held -= S.locks_held > 0;
 		return 0;
 	}
+	if (S.can_yield && !S.nested && !S.locks_held)
+		sim_yield();
 	if (S.now < k->free_at) {
 		double w = k->free_at - S.now;
 
@@ -382,10 +434,11 @@ int proj_sim_lock(void *m, int op)
 		S.op_wait += w;
 		S.now = k->free_at;
 	}
+	k->free_at = 1e300;	/* held */
+	S.locks_held++;
 	proj_sim_access((uintptr_t)m, 4, PROJ_RMW);
 	if (S.counting)
 		k->acq++;
-	k->free_at = 1e300;	/* held */
 	return 0;
 }
 
@@ -476,9 +529,144 @@ static void sim_heap_down(int *h, int n, int i, const struct sim_thread *th)
 	}
 }
 
+static void sim_heap_up(int *h, int i, const struct sim_thread *th)
+{
+	while (i > 0) {
+		int up = (i - 1) / 2, x;
+
+		if (!(th[h[i]].now < th[h[up]].now))
+			return;
+		x = h[i];
+		h[i] = h[up];
+		h[up] = x;
+		i = up;
+	}
+}
+
 #define SIM_UNIT 4096	/* a charge: one page, as the harness's BENCH_CHARGE_UNIT */
 #define SIM_WINDOW 8	/* charges held before the oldest is freed (BENCH_CHARGE_WINDOW) */
 #define SIM_SWING 1024	/* readers workload: +1 this many times, then -1 (BENCH_SWING) */
+
+
+/* Run thread i's next operation (S's per-operation fields set here), and count it. */
+static void sim_step(int i)
+{
+	const struct proj_config *cfg = R.cfg;
+	struct sim_thread *w = &R.th[i];
+	/* readers warm up on a tenth of their reads (at least one), updaters on warmup_ops */
+	const long warm = w->reader ? (cfg->reads >= 10 ? cfg->reads / 10 : 1) : cfg->warmup_ops;
+	const long total = warm + (w->reader ? cfg->reads : cfg->ops);
+	struct proj_result *res = R.res;
+
+	S.pu = w->pu;
+	S.now = w->now;
+	S.counting = w->done >= warm && w->done < total;
+	if (w->done == warm)
+		w->t0 = w->now;
+	S.op_serial = S.op_overlap = S.group_max = S.op_wait = 0;
+	S.xfer = w->reader ? R.rd_xfer : R.upd_xfer;
+	if (R.raw) {
+		/* a store to the thread's word: 8 bytes apart (one line) or 64 (a line each) */
+		proj_sim_access((uintptr_t)(R.raw_mem + (size_t)i * (R.raw == 1 ? 8 : 64)), 8, PROJ_STORE);
+	} else if (w->reader) {
+		int node = cfg->read_node >= 0 ? cfg->read_node : cfg->leaves[(w->done + i) % cfg->nr_leaves];
+
+		(void)proj_ctr_read(R.t, node, 0);
+	} else if (cfg->workload == PROJ_W_CHARGE) {
+		const int leaf = cfg->leaves[i % cfg->nr_leaves];
+		int ok;
+
+		if (w->held == SIM_WINDOW) {
+			proj_ctr_add(R.t, i, leaf, 0, -SIM_UNIT);
+			w->held--;
+		}
+		ok = proj_ctr_try_charge(R.t, i, leaf, SIM_UNIT);
+		w->held += ok;
+		if (!ok && w->held) {
+			proj_ctr_add(R.t, i, leaf, 0, -SIM_UNIT);
+			w->held--;
+		}
+		if (S.counting && !ok)
+			res->charges_refused++;
+	} else if (cfg->workload == PROJ_W_READERS) {
+		if (w->done && w->done % SIM_SWING == 0)
+			w->dir = -w->dir;
+		proj_ctr_add(R.t, i, cfg->leaves[i % cfg->nr_leaves], 0, w->dir);
+	} else {
+		proj_ctr_add(R.t, i, cfg->leaves[i % cfg->nr_leaves], 0, w->done & 1 ? -1 : 1);
+	}
+	sim_close_group();
+	if (S.counting) {
+		if (w->reader) {
+			res->reads++;
+			res->rns_serial += S.op_serial;
+			res->rns_overlap += S.op_overlap;
+			if (S.op_serial > res->rns_max)
+				res->rns_max = S.op_serial;
+		} else {
+			res->ops++;
+			res->ns_serial += S.op_serial;
+			res->ns_overlap += S.op_overlap;
+			res->wait_ns += S.op_wait;
+		}
+	}
+	w->now = S.now + (w->reader ? (double)cfg->read_interval_ns : (double)cfg->work_ns);
+	w->done++;
+	if (w->done == total) {
+		if (!w->reader) {
+			R.span += w->now - w->t0;
+			R.spans++;
+		}
+		R.unfinished--;
+	}
+}
+
+/*
+ * Interleaving at the granularity of accesses.  Before each access of the
+ * running operation (and before it takes a lock), every updater whose clock
+ * is earlier than the running thread's runs its next operation, whole, so
+ * the access sees what they did before it in virtual time: a reader's
+ * request posted to a mailbox is answered by an updater of that L3 while the
+ * reader waits for it (percpu_hier_delegated), a long read over every slot
+ * sees the updates made meanwhile, a flush walks slots being written.  Only
+ * updates run inside another operation, one level deep (they do not yield
+ * themselves): a read is a long operation, so it runs from the main loop
+ * only, where it can be interleaved; an update waits at most one other
+ * update's length for its turn, as every operation did before.  Nobody runs
+ * inside an operation that holds a lock (so no thread waits for a lock held
+ * by one that is not running).  What remains coarse: an update run inside
+ * another operation is stamped at its own start and may see, up to its own
+ * length early, what the running one stores later.
+ */
+static void sim_yield(void)
+{
+	const int pu = S.pu, counting = S.counting;
+	const double now = S.now, serial = S.op_serial, overlap = S.op_overlap, gmax = S.group_max,
+		     wait = S.op_wait;
+	double *const xfer = S.xfer;
+
+	if (!R.n || !(R.th[R.heap[0]].now < now))
+		return;
+	S.nested = 1;
+	while (R.n && R.th[R.heap[0]].now < now) {
+		const int j = R.heap[0];
+
+		R.heap[0] = R.heap[--R.n];
+		sim_heap_down(R.heap, R.n, 0, R.th);
+		sim_step(j);
+		R.heap[R.n] = j;
+		sim_heap_up(R.heap, R.n++, R.th);
+	}
+	S.nested = 0;
+	S.pu = pu;
+	S.counting = counting;
+	S.now = now;
+	S.op_serial = serial;
+	S.op_overlap = overlap;
+	S.group_max = gmax;
+	S.op_wait = wait;
+	S.xfer = xfer;
+}
 
 int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, size_t errlen)
 {
@@ -486,19 +674,29 @@ int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, 
 	/* "=false-shared", "=padded": the model's own patterns, no libctr code */
 	const int raw = cfg->algo[0] == '=' ? 1 + !strcmp(cfg->algo, "=padded") : 0;
 	const struct ctr_algo *a = raw ? NULL : proj_ctr_algo_find(cfg->algo);
-	char *raw_mem = NULL;
 	struct sim_thread *th = NULL;
-	int *heap = NULL, *slot_node = NULL, n, ret;
+	int *heap = NULL, *rheap = NULL, *slot_node = NULL, *slot_l3 = NULL, ret;
 	int64_t *limit = NULL;
 	struct ctr_params p = { 0 };
 	struct ctr_tree *t = NULL;
-	double upd_xfer[PROJ_NR_CLASSES] = { 0 }, rd_xfer[PROJ_NR_CLASSES] = { 0 };
-	double span = 0;
-	int spans = 0, fl_pu, unfinished = nthr;
+	int fl_pu;
 
 	memset(res, 0, sizeof(*res));
+	memset(&R, 0, sizeof(R));
 	if (!a && (!raw || strcmp(cfg->algo, raw == 1 ? "=false-shared" : "=padded"))) {
 		snprintf(err, errlen, "projection: unknown algorithm '%s'", cfg->algo);
+		return -EINVAL;
+	}
+	/*
+	 * Reads interleave with updates, not with each other (sim_yield): a
+	 * read runs on until it is done, pushing the updaters' clocks to its
+	 * end, so a second reader's requests to the mailboxes would be posted
+	 * in the updaters' past and time out unanswered: not the design.
+	 */
+	if (!raw && !strcmp(cfg->algo, "percpu_hier_delegated") && cfg->readers > 1) {
+		snprintf(err, errlen, "projection: percpu_hier_delegated with %d readers: the model interleaves "
+			 "reads with updates but not with each other, so a second reader's mailbox requests would "
+			 "go unanswered; project it with --readers 1 (docs/projection.md)", cfg->readers);
 		return -EINVAL;
 	}
 	ret = sim_setup(cfg, err, errlen);
@@ -507,9 +705,11 @@ int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, 
 	ret = -ENOMEM;
 	th = calloc(nthr, sizeof(*th));
 	heap = calloc(nthr, sizeof(*heap));
+	rheap = calloc(nthr, sizeof(*rheap));
 	slot_node = calloc(nthr, sizeof(*slot_node));
+	slot_l3 = calloc(nthr, sizeof(*slot_l3));
 	limit = calloc(cfg->nr_nodes, sizeof(*limit));
-	if (!th || !heap || !slot_node || !limit)
+	if (!th || !heap || !rheap || !slot_node || !slot_l3 || !limit)
 		goto out;
 	for (int i = 0; i < nthr; i++) {
 		th[i].pu = sim_logical(cfg->topo, cfg->pus[i]);
@@ -518,6 +718,8 @@ int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, 
 		slot_node[i] = topo_numa_node_of_pu(cfg->topo, cfg->pus[i]);
 		if (slot_node[i] < 0)
 			slot_node[i] = 0;
+		/* the L3 of each slot's thread, as the harness gives it (bench/setup.c) */
+		slot_l3[i] = S.pus[th[i].pu].l3;
 	}
 	/* limits as the harness sets them: 3/4 of what the workers below a node can hold */
 	{
@@ -538,18 +740,19 @@ int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, 
 	p.options = cfg->options;
 	p.flush_period_ms = cfg->flush_period_ms;
 	p.slot_node = slot_node;
+	p.slot_l3 = slot_l3;
 	if (cfg->workload == PROJ_W_CHARGE) {
 		p.limit = limit;
 		p.batch = (int64_t)64 * SIM_UNIT;	/* BENCH_CHARGE_BATCH */
 	}
 	/* created by worker 0, as the harness's main thread: shared lines are homed on its node */
 	S.pu = th[0].pu;
-	S.xfer = upd_xfer;
+	S.xfer = R.upd_xfer;
 	proj_rt_reset();
 	proj_rt_record(1);
 	if (raw) {
-		raw_mem = proj_malloc((size_t)64 * (nthr + 1));
-		if (!raw_mem)
+		R.raw_mem = proj_malloc((size_t)64 * (nthr + 1));
+		if (!R.raw_mem)
 			goto out;
 	}
 	t = raw ? NULL : proj_ctr_tree_new(a, &p);
@@ -561,23 +764,34 @@ int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, 
 	}
 	/* the periodic flusher, if any, runs on the last PU (a kworker somewhere) */
 	fl_pu = S.nr_pus - 1;
+	R.cfg = cfg;
+	R.res = res;
+	R.t = t;
+	R.raw = raw;
+	R.th = th;
+	R.heap = heap;
+	R.rheap = rheap;
+	R.unfinished = nthr;
 	/*
 	 * Every thread runs until all have done their measured operations: one
 	 * done early goes on, uncounted, so that what the others measure runs
 	 * against the same load (readers and updaters of very different speeds
-	 * overlap in virtual time instead of running one after the other).
+	 * overlap in virtual time instead of running one after the other).  The
+	 * earliest clock runs next, out of the heap while it runs (sim_yield
+	 * runs the others inside its operation).
 	 */
-	n = nthr;
-	for (int i = 0; i < n; i++)
-		heap[i] = i;
-	while (unfinished) {
-		struct sim_thread *w = &th[heap[0]];
-		const int i = heap[0];
-		/* readers warm up on a tenth of their reads (at least one), updaters on warmup_ops */
-		const long warm = w->reader ? (cfg->reads >= 10 ? cfg->reads / 10 : 1) : cfg->warmup_ops;
-		const long total = warm + (w->reader ? cfg->reads : cfg->ops);
+	for (int i = 0; i < nthr; i++)
+		if (th[i].reader)
+			rheap[R.rn++] = i;
+		else
+			heap[R.n++] = i;
+	while (R.unfinished) {
+		/* the earliest clock of either heap runs next */
+		const int rd = R.rn && (!R.n || th[rheap[0]].now < th[heap[0]].now);
+		int *h = rd ? rheap : heap, *hn = rd ? &R.rn : &R.n;
+		const int i = h[0];
 
-		if (proj_rt_have_flusher() && (double)proj_rt_flusher_due() <= w->now) {
+		if (proj_rt_have_flusher() && (double)proj_rt_flusher_due() <= th[i].now) {
 			S.pu = fl_pu;
 			S.now = (double)proj_rt_flusher_due();
 			S.counting = 0;
@@ -585,73 +799,17 @@ int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, 
 			proj_rt_flusher_step();
 			continue;
 		}
-		S.pu = w->pu;
-		S.now = w->now;
-		S.counting = w->done >= warm && w->done < total;
-		if (w->done == warm)
-			w->t0 = w->now;
-		S.op_serial = S.op_overlap = S.group_max = S.op_wait = 0;
-		S.xfer = w->reader ? rd_xfer : upd_xfer;
-		if (raw) {
-			/* a store to the thread's word: 8 bytes apart (one line) or 64 (a line each) */
-			proj_sim_access((uintptr_t)(raw_mem + (size_t)i * (raw == 1 ? 8 : 64)), 8, PROJ_STORE);
-		} else if (w->reader) {
-			int node = cfg->read_node >= 0 ? cfg->read_node :
-				   cfg->leaves[(w->done + i) % cfg->nr_leaves];
-
-			(void)proj_ctr_read(t, node, 0);
-		} else if (cfg->workload == PROJ_W_CHARGE) {
-			const int leaf = cfg->leaves[i % cfg->nr_leaves];
-			int ok;
-
-			if (w->held == SIM_WINDOW) {
-				proj_ctr_add(t, i, leaf, 0, -SIM_UNIT);
-				w->held--;
-			}
-			ok = proj_ctr_try_charge(t, i, leaf, SIM_UNIT);
-			w->held += ok;
-			if (!ok && w->held) {
-				proj_ctr_add(t, i, leaf, 0, -SIM_UNIT);
-				w->held--;
-			}
-			if (S.counting && !ok)
-				res->charges_refused++;
-		} else if (cfg->workload == PROJ_W_READERS) {
-			if (w->done && w->done % SIM_SWING == 0)
-				w->dir = -w->dir;
-			proj_ctr_add(t, i, cfg->leaves[i % cfg->nr_leaves], 0, w->dir);
-		} else {
-			proj_ctr_add(t, i, cfg->leaves[i % cfg->nr_leaves], 0, w->done & 1 ? -1 : 1);
-		}
-		sim_close_group();
-		if (S.counting) {
-			if (w->reader) {
-				res->reads++;
-				res->rns_serial += S.op_serial;
-				res->rns_overlap += S.op_overlap;
-				if (S.op_serial > res->rns_max)
-					res->rns_max = S.op_serial;
-			} else {
-				res->ops++;
-				res->ns_serial += S.op_serial;
-				res->ns_overlap += S.op_overlap;
-				res->wait_ns += S.op_wait;
-			}
-		}
-		w->now = S.now + (w->reader ? (double)cfg->read_interval_ns : (double)cfg->work_ns);
-		w->done++;
-		if (w->done == total) {
-			if (!w->reader) {
-				span += w->now - w->t0;
-				spans++;
-			}
-			unfinished--;
-		}
-		sim_heap_down(heap, n, 0, th);
+		h[0] = h[--*hn];
+		sim_heap_down(h, *hn, 0, th);
+		S.can_yield = 1;
+		sim_step(i);
+		S.can_yield = 0;
+		h[*hn] = i;
+		sim_heap_up(h, (*hn)++, th);
 	}
-	memcpy(res->xfer, upd_xfer, sizeof(upd_xfer));
-	memcpy(res->rxfer, rd_xfer, sizeof(rd_xfer));
-	res->elapsed_ns = spans ? span / spans : 0;
+	memcpy(res->xfer, R.upd_xfer, sizeof(R.upd_xfer));
+	memcpy(res->rxfer, R.rd_xfer, sizeof(R.rd_xfer));
+	res->elapsed_ns = R.spans ? R.span / R.spans : 0;
 	res->accesses = S.accesses;
 	for (int k = 0; k < S.nr_locks; k++)
 		if (S.locks[k].acq > res->lock_acq) {
@@ -663,14 +821,18 @@ int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, 
 out:
 	if (t) {
 		S.counting = 0;
+		S.can_yield = 0;
 		proj_ctr_tree_free(t);
 	}
 	proj_rt_record(0);
-	proj_free(raw_mem);
+	proj_free(R.raw_mem);
 	free(th);
 	free(heap);
+	free(rheap);
 	free(slot_node);
+	free(slot_l3);
 	free(limit);
 	sim_teardown();
+	memset(&R, 0, sizeof(R));
 	return ret;
 }

@@ -18,6 +18,8 @@ BADVAL="pack:x" bad project --algo atomic_tree --shape chain:2 --threads 2 --top
 BADVAL="--shape" bad project --algo atomic_tree --threads 2
 BADVAL="/no/such.json" bad project --algo atomic_tree --shape chain:2 --threads 2 --calibration /no/such.json
 BADVAL="sideways" bad project --algo atomic_tree --shape chain:2 --threads 2 --workload sideways
+BADVAL="percpu_hier_delegated with 2 readers" bad project --algo percpu_hier_delegated --workload readers \
+	--readers 2 --shape chain:2 --threads 8 --topology "$GENOA"
 BADVAL="--read-node 9" bad project --algo atomic_tree --shape chain:2 --threads 2 --read-node 9
 
 "$B" project --algo atomic_tree,percpu_hier --shape chain:4 --threads 16 --placement scatter \
@@ -35,6 +37,52 @@ l = [json.loads(x) for x in open(sys.argv[1])]
 assert len(l) == 1 and l[0]["kind"] == "projected" and l[0]["calibration"].startswith("default")
 assert l[0]["ns_per_read"]["serial"] >= l[0]["ns_per_read"]["overlap"] > 0
 ' "$tmp/out"
+
+# The JSON lines follow the projected field table (`ctrbench schema`, projected_fields): every row,
+# in its order, with its type, and nothing else.
+"$B" schema >"$tmp/schema.json"
+"$B" project --algo atomic_tree,percpu_hier --shape chain:4 --threads 16 --placement scatter \
+	--topology "$GENOA" --ops 200 --format json >"$tmp/out3" 2>"$tmp/err"
+"$B" project --algo atomic_tree,percpu_hier_delegated --workload readers --readers 1 --shape chain:2 \
+	--threads 8 --topology "$GENOA" --ops 100 --format json >"$tmp/out2" 2>"$tmp/err"
+check "json: every line follows the projected field table, in order" python3 - "$tmp/schema.json" "$tmp/out" "$tmp/out2" "$tmp/out3" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["projected_fields"]
+types = {"string": str, "integer": int, "number": (int, float), "object": dict}
+lines = [json.loads(x) for f in sys.argv[2:] for x in open(f)]
+assert len(lines) == 5 and rows, (len(lines), len(rows))
+for line in lines:
+    flat = []
+    for k, v in line.items():
+        flat.append(k)
+        if isinstance(v, dict):
+            flat += ["%s.%s" % (k, m) for m in v]
+    assert flat == [r["path"] for r in rows], (flat, [r["path"] for r in rows])
+    for r in rows:
+        head, _, tail = r["path"].partition(".")
+        v = line[head][tail] if tail else line[head]
+        assert isinstance(v, types[r["type"]]) and not isinstance(v, bool), (r, v)
+    assert line["kind"] == "projected" and line["calibration_name"] == "Genoa default"
+PY
+check "json: readers 0 outside the readers workload" python3 -c '
+import json, sys
+assert [json.loads(x)["readers"] for x in open(sys.argv[1])] == [0, 0]' "$tmp/out3"
+
+# Reads interleave with updates: a delegated read's mailbox requests are answered by an updater of
+# each L3. 48 updaters scattered over 6 L3s of 8 cores (pack:2 l3:3): a percpu_hier read loads the
+# 40 slots of the 5 other L3s across CCXs; a delegated one moves 3 lines per other L3's mailbox
+# (its post, the answer, the close), 15, when every group answers.
+"$B" project --algo percpu_hier,percpu_hier_delegated --workload readers --readers 1 --shape chain:2 \
+	--threads 48 --placement scatter --topology "pack:2 [numa] l3:3 core:8 pu:1" --ops 300 --reads 10 \
+	--format json >"$tmp/out4" 2>"$tmp/err"
+check "delegated reads answered by the L3s' updaters: 15 cross-CCX lines per read, percpu_hier 40" python3 -c '
+import json, sys
+x = {}
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    t = r["read_transfers"]
+    x[r["algo"]] = t["xccx"] + t["xccx_rh"] + t["socket"]
+assert abs(x["percpu_hier"] - 40) < 0.01 and abs(x["percpu_hier_delegated"] - 15) < 0.01, x' "$tmp/out4"
 
 printf '{"calibration":{"one_way_ns":{"ccx":50.0,"remote":300.0}}}\n' >"$tmp/c2c.json"
 "$B" project --algo atomic_tree --shape chain:1 --threads 2 --placement list:0,8 --topology "$GENOA" \

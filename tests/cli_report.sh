@@ -218,6 +218,35 @@ check "a partial last line is skipped with one line on stderr, the rest reported
 	'[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "killed.jsonl:3: skipped a partial last line" "$tmp/err" &&
 	 [ -s "$tmp/killed/index.html" ]'
 
+# --- Projected lines (ctrbench project): their own section, dashed and labelled ----------------
+# Made now by this binary (the field table is this build's): two projections on this machine (the
+# report sets the measured chain:4 runs beside them, solid) and a readers one on a synthetic
+# 192-PU layout (no measured line may join it).
+P=$tmp/projected.jsonl
+: >"$P"
+for T in 1 2; do
+	"$B" project --algo atomic_tree,percpu_hier --shape chain:4 --threads $T --placement compact \
+		--ops 200 --format json >>"$P" 2>"$tmp/err"
+done
+"$B" project --algo percpu_hier,percpu_hier_delegated --workload readers --readers 1 --shape chain:4 \
+	--threads 16 --placement scatter --topology "pack:2 [numa] l3:12 core:8 pu:2" --ops 200 --reads 5 \
+	--format json >>"$P" 2>"$tmp/err"
+run $D "$P" --out "$tmp/proj"
+check "projected lines: the report is written, saying how many projected lines it drew" eval \
+	'clean && grep -qF "and 6 projected lines (a model" "$tmp/proj/index.html"'
+run $D --out "$tmp/noproj"
+python3 tests/report_projected_check.py "$tmp/proj/index.html" "$tmp/noproj/index.html" "$P" ||
+	{ [ $? -eq 1 ] || nok "report_projected_check.py ran its checks"; }
+run $D "$P" --out "$tmp/projmd" --format markdown
+check "projected lines, markdown: their own section, every row labelled projected" eval \
+	'clean && grep -q "^## Projected (model, not measured)" "$tmp/projmd/report.md" &&
+	 [ "$(grep -c "^| [a-z_]* projected (model, calibration Genoa default) " "$tmp/projmd/report.md")" -eq 6 ]'
+sed 's/"ns_per_op":{"overlap":[^,]*,/"ns_per_op":{"overlap":"x",/' "$P" | head -1 >"$tmp/badproj.jsonl"
+run "$tmp/badproj.jsonl" --out "$tmp/badproj"
+check "a projected line off its field table: one line naming the field, exit 2" eval \
+	'[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -qF "ns_per_op.overlap" "$tmp/err" &&
+	 [ ! -e "$tmp/badproj" ]'
+
 # --- The binary's own failures: exit 1 and one line ----------------------------------------------
 CTRBENCH_SCRIPTS_DIR=$tmp/none "$B" report $D --out "$O" >"$tmp/out" 2>"$tmp/err"
 rc=$?

@@ -43,6 +43,18 @@ else
 	sed 's/^/#   /' "$tmp/err"
 fi
 
+# The page with a projected section (ctrbench project lines, dashed beside the measured runs).
+"$B" project --algo atomic_tree,percpu_hier --shape chain:4 --threads 2 --placement compact --ops 200 \
+	--format json >"$tmp/proj.jsonl" 2>"$tmp/err"
+if "$B" report tests/data/report.jsonl "$tmp/proj.jsonl" --out "$tmp/proj" >/dev/null 2>"$tmp/err"; then
+	timeout 120 node tests/report_browser.js "$PW" "$tmp/proj/index.html" "$tmp/proj-shot.png" |
+		sed '/^#/d; s/^\(not \)*ok - /&projected page: /'
+	[ "${PIPESTATUS[0]}" -eq 124 ] && nok "projected page: the browser checks ended within 120 s"
+else
+	nok "the report with projected lines is written"
+	sed 's/^/#   /' "$tmp/err"
+fi
+
 shot=${CTRBENCH_SCREENSHOT:-$tmp/shot.png}
 rm -f "$shot"
 timeout 120 node tests/report_browser.js "$PW" "$tmp/r/index.html" "$shot" | tee "$tmp/log"

@@ -18,6 +18,13 @@ check "schema --help: exit 0, names the default format" eval \
 "$B" schema --format table >"$tmp/out" 2>"$tmp/err"
 check "schema --format table: a row per field" eval \
 	'[ "$(grep -c "^ops_per_sec " "$tmp/out")" -eq 1 ] && grep -q "^# result schema " "$tmp/out"'
+check "schema --format table: the projected line's fields, after the c2c line's" eval \
+	'grep -q "^# projected line (kind projected" "$tmp/out" && grep -q "^ns_per_op.serial " "$tmp/out"'
+"$B" schema >"$tmp/out" 2>"$tmp/err"
+check "schema: projected_fields, kind first" python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["projected_fields"]
+assert p[0]["path"] == "kind" and "transfers_per_op.xccx" in [r["path"] for r in p]' "$tmp/out"
 BADVAL="'xml'" bad --format xml
 BADVAL="'extra'" bad extra
 BADVAL="--bogus" bad --bogus

@@ -90,7 +90,8 @@ const ok = (cond, name, detail) => {
 				 pt: u ? (u.getAttribute('xlink:href') || u.getAttribute('href') || '').replace(/^#[^-]*-/, '') : '' };
 		}).filter(Boolean),
 	})));
-	const algo_of = (name) => name.split(/ [·[#]| p\d|  | at rest| under/)[0].trim();
+	// "ALGO projected (model, ...)" and "ALGO measured" (the projected section) are ALGO's too
+	const algo_of = (name) => name.split(/ [·[#]| p\d|  | at rest| under| projected \(| measured$/)[0].trim();
 	const colour = {}, clash = [];
 	let line_plots = 0;
 	for (const l of legends) {
