@@ -97,6 +97,12 @@ static void add_value(struct samples *s, json_t *v, const char *file, int line, 
 /* The KEY fields a line must have to be compared (a line without one is not a result line). */
 static void check_keys(json_t *o, const char *file, int line)
 {
+	const char *kind = json_string_value(json_object_get(o, "kind"));
+
+	/* c2c, limits and projected lines have tables of their own: nothing here to compare */
+	if (kind)
+		die("%s:%d: a '%s' line, not a run result: compare takes ctrbench run or sweep results",
+		    file, line, kind);
 	for (int f = 0; f < BF_NR; f++) {
 		json_t *v = bench_line_field(o, f);
 
