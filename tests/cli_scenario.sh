@@ -136,15 +136,25 @@ check "shrinker-count: raw lines for Y and N" raw_ok shrinker-count $((2 * N))
 
 scn stat-read-storm
 check_scn stat-read-storm "reader strategies"
-check "stat-read-storm: every strategy for rstat_force and rstat_unified, both tests" python3 - \
-	"$tmp/stat-read-storm.out" <<'PY'
+check "stat-read-storm: every strategy for rstat_force and rstat_unified, both tests, a lone reader, subtree sizes" \
+	python3 - "$tmp/stat-read-storm.out" <<'PY'
 import sys
 rows = [l.split() for l in open(sys.argv[1]) if l.startswith("rstat_")]
+# test rows end in the verify column; the slowdown table's rows (storm vs lone) do not
+test = [r for r in rows if r[-1] in ("ok", "FAIL", "n/a")]
+slow = [r for r in rows if r[-1] not in ("ok", "FAIL", "n/a")]
 for a in ("rstat_force", "rstat_unified"):
     for s in ("spin", "mutex", "sem", "batch"):
-        hit = [r for r in rows if r[0] == a and r[1] == s]
-        assert len(hit) == 2, (a, s, len(hit))
+        hit = [r for r in test if r[0] == a and r[1] == s and len(r) == 14]
+        # spin: the lone reader (test 0) and tests 1 and 2; the others tests 1 and 2
+        assert len(hit) == (3 if s == "spin" else 2), (a, s, len(hit))
         assert all(r[-1] == "ok" for r in hit), hit
+        sl = [r for r in slow if r[0] == a and r[1] == s]
+        assert len(sl) == 1 and float(sl[0][4]) > 0, (a, s, sl)
+    sub = [r for r in test if r[0] == a and len(r) > 14]
+    assert [r[2] for r in sub] == ["root", "top-level", "leaf"] and all(r[-1] == "ok" for r in sub), sub
+# the seed's figures beside the mutex and spin rows: 004's 100-500x
+assert [r[-1] for r in slow if r[1] in ("spin", "mutex")] == ["100-500"] * 4, slow
 PY
 # flush/rd = flushes a reader did / reads that needed one, from the algorithm's own counts: 1 by
 # construction for rstat_force's spin (every such read flushes itself); batch serves readers that arrive during a
@@ -154,12 +164,13 @@ check "stat-read-storm: batch does fewer flushes per read than spin" python3 - \
 	"$tmp/stat-read-storm.out" <<'PY'
 import sys
 rows = [l.split() for l in open(sys.argv[1]) if l.startswith("rstat_force ")]
+rows = [r for r in rows if len(r) == 14 and r[-1] == "ok"]	# the test rows, not the slowdown table
 spin = [float(r[9]) for r in rows if r[1] == "spin" and r[9] != "n/a"]
 batch = [float(r[9]) for r in rows if r[1] == "batch" and r[9] != "n/a"]
 assert spin and batch, rows
 assert min(batch) < min(spin), "rstat_force: batch %s flushes/read, spin %s" % (batch, spin)
 PY
-check "stat-read-storm: raw lines" raw_ok stat-read-storm 16
+check "stat-read-storm: raw lines" raw_ok stat-read-storm 24
 
 scn admission-staleness
 check_scn admission-staleness "bursts"
@@ -265,3 +276,74 @@ check "--resume on half of it: the other half runs and is appended" eval \
 	'[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/half.jsonl")" -eq "$n" ] &&
 	 grep -q -- "--resume: $((n / 2)) configurations taken" "$tmp/res3.err"'
 BADVAL="--resume needs --out" bad worker-scaling --quick --resume
+
+# The seeds' figures under each row, read at run time from tables.csv (docs/seeds/tables.csv of the
+# tree the binary was built from, or $CTRBENCH_SEEDS): every seed cell is the file's figure, and
+# ours/seed is our cell over it.
+check "zswap-store-limit: under each depth, seed 000's figure from tables.csv and ours/seed" python3 - \
+	"$tmp/zswap-store-limit.out" docs/seeds/tables.csv <<'PY'
+import csv, sys
+out, seeds = sys.argv[1], sys.argv[2]
+fig = {}
+for r in csv.reader(l for l in open(seeds) if not l.startswith("#")):
+    if r[0] == "store_limit":
+        fig[(r[2], r[3])] = float(r[4])
+lines = open(out).read().split("\n")
+cols = [l for l in lines if l.startswith("ns/store ")][0].split()[1:]
+design = {"rstat_force": "a_rstat_force", "rstat_ratelimit": "b_rstat_ratelimit",
+          "percpu_hier": "c_percpu_hier", "atomic_tree": "d_page_counter"}
+seen = 0
+for i, l in enumerate(lines):
+    if not l.startswith("  seed 000"):
+        continue
+    row = lines[i - 1].split()
+    label, ours = " ".join(row[:2]), row[2:]
+    seed, ratio = l.split()[2:], lines[i + 1].split()[1:]
+    assert lines[i + 1].startswith("  ours/seed"), lines[i + 1]
+    for k, a in enumerate(cols):
+        if a not in design:
+            assert seed[k] == "-" and ratio[k] == "-", (label, a)
+            continue
+        want = fig[(label, design[a])]
+        assert float(seed[k]) == want, (label, a, seed[k], want)
+        got = float(ours[k].rstrip("~")) / want
+        assert abs(float(ratio[k]) - got) <= 0.01 * got, (label, a, ratio[k], got)
+        seen += 1
+assert seen == 5 * 4, seen
+PY
+check "zswap-store-limit: wall and CPU time, refusal share, seed 000's flush-calls table" eval \
+	'grep -q "^depth 32 wall " "$tmp/zswap-store-limit.out" && grep -q "^depth 32 refused % " "$tmp/zswap-store-limit.out" &&
+	 grep -q "^depth 32 before ratelimit .* 198977 *281017 *1.412$" "$tmp/zswap-store-limit.out" &&
+	 grep -q "the seed.s unit, kernel CPU time per zswap store" "$tmp/zswap-store-limit.out" &&
+	 grep -q "^# seed 000.s machine: .*CPU count 80" "$tmp/zswap-store-limit.out"'
+check "shrinker-count: seed 001's figures beside rstat_force" eval \
+	'grep -A1 "^Y contended acq/s" "$tmp/shrinker-count.out" | grep -q "^  seed 001 *248 *- "'
+# $CTRBENCH_SEEDS names the file; a missing one is said in the header and no figure is shown.
+sed 's/^store_limit,\(.*\),depth 1,a_rstat_force,567116,/store_limit,\1,depth 1,a_rstat_force,1234,/' \
+	docs/seeds/tables.csv >"$tmp/seeds.csv"
+CTRBENCH_SEEDS="$tmp/seeds.csv" "$B" scenario zswap-store-limit --quick --from "$tmp/zswap-store-limit.jsonl" \
+	>"$tmp/seeds.out" 2>&1
+check "\$CTRBENCH_SEEDS: its figures are the ones shown" eval \
+	'grep -A1 "^depth 1 " "$tmp/seeds.out" | grep -q "^  seed 000 *1234 "'
+CTRBENCH_SEEDS="$tmp/none.csv" "$B" scenario zswap-store-limit --quick --from "$tmp/zswap-store-limit.jsonl" \
+	>"$tmp/noseeds.out" 2>&1
+rc=$?
+check "a missing seeds file: said in the header, no seed rows, the table still printed" eval \
+	'[ $rc -eq 0 ] && grep -q "^# seed figures: .*none.csv not found" "$tmp/noseeds.out" &&
+	 ! grep -q "^  seed" "$tmp/noseeds.out" && grep -q "^depth 32 " "$tmp/noseeds.out"'
+
+# --from FILE: the tables from a results file, nothing measured: the same table as the run printed.
+for s in zswap-store-limit stat-read-storm shrinker-count; do
+	"$B" scenario $s --quick --from "$tmp/$s.jsonl" >"$tmp/$s.from" 2>"$tmp/$s.from.err"
+	rc=$?
+	check "--from: $s's table from its results equals the one its run printed" eval \
+		'[ $rc -eq 0 ] && [ ! -s "$tmp/$s.from.err" ] &&
+		 diff <(grep -v "^# raw results\|^# read from\|^# this machine\|^# the machine that" "$tmp/$s.out") \
+		      <(grep -v "^# raw results\|^# read from\|^# this machine\|^# the machine that" "$tmp/$s.from")'
+done
+"$B" scenario zswap-store-limit --quick --reps 2 --from "$tmp/zswap-store-limit.jsonl" >"$tmp/miss.out" 2>"$tmp/miss.err"
+rc=$?
+check "--from with other options: exit 1, 'not run' cells, said on stderr" eval \
+	'[ $rc -eq 1 ] && grep -q "^depth 1 .*not run" "$tmp/miss.out" && grep -q "not in" "$tmp/miss.err"'
+BADVAL="--from" bad zswap-store-limit --quick --from "$tmp/zswap-store-limit.jsonl" --out "$tmp/x.jsonl"
+BADVAL="$tmp/nofile.jsonl" bad zswap-store-limit --quick --from "$tmp/nofile.jsonl"
