@@ -86,13 +86,89 @@ static uint64_t ctr_now_ns(void)
 
 /* ---- the global flush lock, instrumented ---- */
 
+static inline void ctr_rstat_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/*
+ * lockkind=spin: test-and-test-and-set, spinning on a load; past
+ * CTR_RSTAT_SPIN_BUDGET pauses a waiter also yields between checks (rstat.h
+ * says why).  With no other thread runnable a yield returns at once: the
+ * wait stays CPU time.
+ */
+static int ctr_rstat_spin_trylock(struct ctr_rstat_lock *l)
+{
+	return !atomic_load_explicit(&l->locked, memory_order_relaxed) &&
+	       !atomic_exchange_explicit(&l->locked, 1, memory_order_acquire);
+}
+
+static void ctr_rstat_spin_wait(struct ctr_rstat_lock *l)
+{
+	atomic_fetch_add_explicit(&l->waiters, 1, memory_order_relaxed);
+	for (unsigned spins = 0; !ctr_rstat_spin_trylock(l); spins++) {
+		ctr_rstat_cpu_relax();
+		/* a yield in 16 checks: a breaking flusher's handoff window still finds it spinning */
+		if (spins >= CTR_RSTAT_SPIN_BUDGET && spins % 16 == 0)
+			sched_yield();
+	}
+	atomic_fetch_sub_explicit(&l->waiters, 1, memory_order_relaxed);
+}
+
+/* The lock without the figures: for reading the figures out, which must not count in them. */
+static void ctr_rstat_raw_lock(struct ctr_rstat_lock *l)
+{
+	if (l->kind != CTR_RSTAT_LOCK_SPIN)
+		pthread_mutex_lock(&l->mutex);
+	else if (!ctr_rstat_spin_trylock(l))
+		ctr_rstat_spin_wait(l);
+}
+
+static void ctr_rstat_raw_unlock(struct ctr_rstat_lock *l)
+{
+	if (l->kind == CTR_RSTAT_LOCK_SPIN)
+		atomic_store_explicit(&l->locked, 0, memory_order_release);
+	else
+		pthread_mutex_unlock(&l->mutex);
+}
+
+void __ctr_rstat_lock_raw(struct ctr_rstat *r)
+{
+	ctr_rstat_raw_lock(&r->lock);
+}
+
+void __ctr_rstat_unlock_raw(struct ctr_rstat *r)
+{
+	ctr_rstat_raw_unlock(&r->lock);
+}
+
+int __ctr_rstat_lock_waiters(struct ctr_rstat *r)
+{
+	return atomic_load_explicit(&r->lock.waiters, memory_order_relaxed);
+}
+
+/* spin_needbreak(): someone waits (either kind counts the threads in its wait). */
+static int ctr_rstat_lock_contended(struct ctr_rstat_lock *l)
+{
+	return atomic_load_explicit(&l->waiters, memory_order_relaxed) > 0;
+}
+
 static void ctr_rstat_lock(struct ctr_rstat *r)
 {
 	struct ctr_rstat_lock *l = &r->lock;
 	uint64_t t0 = 0;
 	int waited = 0;
 
-	if (pthread_mutex_trylock(&l->mutex)) {
+	/* __cgroup_rstat_lock(): a trylock first, so the contended case is known and timed */
+	if (l->kind == CTR_RSTAT_LOCK_SPIN) {
+		if (!ctr_rstat_spin_trylock(l)) {
+			t0 = ctr_rstat_ticks();
+			ctr_rstat_spin_wait(l);
+			waited = 1;
+		}
+	} else if (pthread_mutex_trylock(&l->mutex)) {
 		t0 = ctr_rstat_ticks();
 		atomic_fetch_add_explicit(&l->waiters, 1, memory_order_relaxed);
 		pthread_mutex_lock(&l->mutex);
@@ -112,7 +188,7 @@ static void ctr_rstat_unlock(struct ctr_rstat *r)
 	struct ctr_rstat_lock *l = &r->lock;
 
 	l->hold_ns += ctr_rstat_ticks() - l->t_acquired;
-	pthread_mutex_unlock(&l->mutex);
+	ctr_rstat_raw_unlock(l);
 }
 
 /* ---- the updated trees ---- */
@@ -263,18 +339,32 @@ static void ctr_rstat_fold(struct ctr_rstat *r, int cpu, int head)
 }
 
 /*
- * Let a waiter in between two CPUs, as the kernel does.  A glibc mutex is not
- * fair: the flusher would usually take it back before the woken waiter runs,
- * so it yields until a waiter got in (or a few rounds pass).
+ * Let a waiter in between two CPUs, as cgroup_rstat_flush_locked() does
+ * ("play nice and yield if necessary": unlock, cond_resched() or
+ * cpu_relax(), relock).  spin: a queued spinlock hands the lock to its
+ * waiter; this one is not fair, so the flusher pauses until a waiter has
+ * taken it, for at most CTR_RSTAT_HANDOFF_NS (a waiter that is
+ * preempted, not spinning, cannot take it, and the flusher must not wait
+ * for its next time slice), then queues for it.  mutex: a glibc mutex is
+ * not fair either; the flusher yields until a waiter got in (or a few
+ * rounds pass).
  */
 static void ctr_rstat_lock_break(struct ctr_rstat *r)
 {
-	int waiting = atomic_load_explicit(&r->lock.waiters, memory_order_relaxed);
+	struct ctr_rstat_lock *l = &r->lock;
+	int waiting = atomic_load_explicit(&l->waiters, memory_order_relaxed);
 
 	r->lock_breaks++;
 	ctr_rstat_unlock(r);
-	for (int i = 0; i < 16 && atomic_load_explicit(&r->lock.waiters, memory_order_relaxed) >= waiting; i++)
-		sched_yield();
+	if (l->kind == CTR_RSTAT_LOCK_SPIN) {
+		uint64_t until = ctr_rstat_ticks() + (uint64_t)(CTR_RSTAT_HANDOFF_NS / ctr_rstat_ns_per_tick);
+
+		while (!atomic_load_explicit(&l->locked, memory_order_relaxed) && ctr_rstat_ticks() < until)
+			ctr_rstat_cpu_relax();
+	}
+	else
+		for (int i = 0; i < 16 && atomic_load_explicit(&l->waiters, memory_order_relaxed) >= waiting; i++)
+			sched_yield();
 	ctr_rstat_lock(r);
 }
 
@@ -332,12 +422,10 @@ static void ctr_rstat_flush(struct ctr_rstat *r, int n)
 		int head = r->fence == CTR_RSTAT_FENCE_MEMBARRIER ? ctr_rstat_collect(r, cpu, n) :
 			   ctr_rstat_detach(r, cpu, n);
 
-		if (head < 0)
-			continue;
-		ctr_rstat_fold(r, cpu, head);
-		/* As the kernel does: do not make a waiter sit through every CPU. */
-		if (cpu + 1 < r->base.nr_cpus &&
-		    atomic_load_explicit(&r->lock.waiters, memory_order_relaxed) > 0)
+		if (head >= 0)
+			ctr_rstat_fold(r, cpu, head);
+		/* As the kernel does, after every CPU: do not make a waiter sit through them all. */
+		if (cpu + 1 < r->base.nr_cpus && ctr_rstat_lock_contended(&r->lock))
 			ctr_rstat_lock_break(r);
 	}
 done:
@@ -639,6 +727,15 @@ static int ctr_rstat_set_option(struct ctr_tree *t, const char *key, const char 
 		}
 		return -EINVAL;
 	}
+	if (!strcmp(key, "lockkind")) {
+		if (!strcmp(value, "spin"))
+			r->lock.kind = CTR_RSTAT_LOCK_SPIN;
+		else if (!strcmp(value, "mutex"))
+			r->lock.kind = CTR_RSTAT_LOCK_MUTEX;
+		else
+			return -EINVAL;
+		return 0;
+	}
 	if (strcmp(key, "fence"))
 		return -ENOENT;
 	if (!strcmp(value, "membarrier"))
@@ -832,8 +929,8 @@ static void ctr_rstat_flush_stats(struct ctr_tree *t, struct ctr_flush_stats *ou
 {
 	struct ctr_rstat *r = ctr_rstat_of(t);
 
-	/* The raw mutex: reading the figures must not count in them. */
-	pthread_mutex_lock(&r->lock.mutex);
+	/* The raw lock: reading the figures must not count in them. */
+	ctr_rstat_raw_lock(&r->lock);
 	out->flushes = r->flushes;
 	out->lock_breaks = r->lock_breaks;
 	out->lock_acquisitions = r->lock.acquisitions;
@@ -857,7 +954,7 @@ static void ctr_rstat_flush_stats(struct ctr_tree *t, struct ctr_flush_stats *ou
 		r->lock.wait_ns = r->lock.hold_ns = 0;
 		ctr_hist_reset(&r->flush_ns);
 	}
-	pthread_mutex_unlock(&r->lock.mutex);
+	ctr_rstat_raw_unlock(&r->lock);
 }
 
 #define CTR_RSTAT_ALGO(algo, policy, text)					\

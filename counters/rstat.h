@@ -148,10 +148,41 @@ struct ctr_rstat_cpu {
 	int64_t pending_abs __ctr_aligned;	/* rstat_threshold: |delta| not yet in the total; owner only */
 };
 
-/* The global flush lock and what it costs (the figures of 001_1254a0fcae606091.txt). */
+/*
+ * The global flush lock and what it costs (the figures of 001_1254a0fcae606091.txt).
+ * options=lockkind=spin (default) is the kernel's cgroup_rstat_lock: a
+ * spinlock taken with irqs off, whose waiters spin, so waiting is CPU time.
+ * Here a test-and-test-and-set lock with a count of the threads waiting for
+ * it; "the count is not zero" is spin_needbreak()'s test (a qspinlock with
+ * a waiter queued or pending).  The flush loop's lock break is the kernel's:
+ * release, cpu_relax(), retake.  A queued spinlock hands the lock to its
+ * waiter on release; this one is not fair, so the breaking flusher pauses
+ * until a waiter has taken it, at most CTR_RSTAT_HANDOFF_NS, then
+ * queues.  Why not a FIFO (ticket) lock, fair like the kernel's: the
+ * kernel's holder and waiters cannot be preempted (irqs off), ours can (16
+ * threads on 2 CPUs in the tests), and a FIFO lock whose next waiter is
+ * preempted stalls everyone until it runs again: every lock break became a
+ * context switch and test_mt_charge's rstat_force went from seconds to over
+ * 5 minutes.  An unfair lock lets whoever is running take it.  For the same
+ * reason a waiter that has spun CTR_RSTAT_SPIN_BUDGET pauses also calls
+ * sched_yield() every 16 checks, which returns at once when nothing else is
+ * runnable, leaving the wait CPU time as in the kernel (with more threads
+ * than CPUs, time given to others is not).  need_resched() has no user-space
+ * equivalent: the OS preempts a long flush instead.
+ * options=lockkind=mutex: an adaptive pthread mutex (spins briefly, then
+ * sleeps: the time asleep is not CPU time), what the model used before;
+ * unfair, so its lock break yields until a waiter got in.
+ */
+enum ctr_rstat_lockkind { CTR_RSTAT_LOCK_SPIN, CTR_RSTAT_LOCK_MUTEX };
+#define CTR_RSTAT_SPIN_BUDGET 1024	/* pauses before a waiter starts yielding (tens of us here) */
+#define CTR_RSTAT_HANDOFF_NS 5000	/* how long a lock break waits for a spinning waiter to take it
+					 * (a pause is a few cycles on this Zen: a count of them is ~0.3 us) */
+
 struct ctr_rstat_lock {
-	pthread_mutex_t mutex;		/* adaptive: spins briefly, then sleeps, like a kernel mutex */
-	_Atomic int waiters;		/* threads blocked on it: a flusher drops it between CPUs if > 0 */
+	enum ctr_rstat_lockkind kind;	/* options=lockkind=...; read-only after init */
+	_Atomic int locked;		/* spin: 1 while held */
+	pthread_mutex_t mutex;		/* mutex: adaptive, spins briefly, then sleeps */
+	_Atomic int waiters;		/* threads waiting for it: a flusher drops it between CPUs if > 0 */
 	/* The rest is written by the holder only. */
 	uint64_t acquisitions;		/* times taken */
 	uint64_t contended;		/* times taken after waiting */
@@ -232,6 +263,14 @@ extern const struct ctr_algo ctr_algo_rstat_unified;
 
 /* Out of line: link node and its unlinked ancestors on cpu's updated tree. */
 void __ctr_rstat_link(struct ctr_rstat *r, int cpu, int node);
+/*
+ * The global flush lock taken and released as a flusher would, without the
+ * figures, and the threads waiting for it while it is held (tests gate
+ * readers on it; reading the figures out uses the same raw lock).
+ */
+void __ctr_rstat_lock_raw(struct ctr_rstat *r);
+void __ctr_rstat_unlock_raw(struct ctr_rstat *r);
+int __ctr_rstat_lock_waiters(struct ctr_rstat *r);
 /* Out of line: the policy's read, flushing as it decides. */
 int64_t __ctr_rstat_read(struct ctr_tree *t, int node, int stat);
 
