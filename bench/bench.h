@@ -19,8 +19,21 @@ enum bench_workload {
 	BENCH_UPDATE,	/* +1/-1 pairs on the worker's leaf */
 	BENCH_CHARGE,	/* try_charge(+BENCH_CHARGE_UNIT), uncharge the oldest past a window */
 	BENCH_READERS,	/* updaters swinging their leaf up and down, plus reader threads */
+	BENCH_STORE,	/* a zswap store as the kernel does it: limit check, charge, two stats */
 	BENCH_NR_WORKLOADS
 };
+
+/* The workloads that charge against limits (and are audited): charge and store. */
+static inline int bench_workload_charges(int w)
+{
+	return w == BENCH_CHARGE || w == BENCH_STORE;
+}
+
+/*
+ * store: the stats a zswap store updates besides the charged one (stat 0,
+ * MEMCG_ZSWAP_B in bytes): stat 1 is MEMCG_ZSWAPPED, +1 page per store.
+ */
+#define BENCH_STORE_NR_STATS 2
 
 /*
  * readers: an updater adds +1 this many times, then -1 as many, so values
@@ -131,6 +144,8 @@ struct bench_worker {
 	uint64_t ev_val[PMU_MAX_EVENTS];	/* their counts over the window, scaled */
 	const char *ev_why[PMU_MAX_EVENTS];	/* why one has no count (NULL: counted) */
 	const char *ev_tag[PMU_MAX_EVENTS];	/* the same in a word or two, for the table */
+	struct ctr_hist cpu_hist;	/* store: the sampled stores' CPU time (thread CPU clock), ns */
+	uint64_t cpu_overhead;		/* store: a pair of thread CPU clock reads, ns (the least of 16) */
 	struct ctr_hist hist;		/* sampled operation latencies (every read for readers), TSC ticks;
 					 * update workload: per op, 1/BENCH_LAT_SCALE ticks, overhead subtracted */
 	unsigned lat_batch;		/* update workload: ops per latency sample (1: each op timed alone) */

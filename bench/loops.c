@@ -206,6 +206,30 @@ static void bench_audit_charge(struct bench_worker *w, int admitted)
 	}
 }
 
+/* The calling thread's CPU time, ns (a system call where the vDSO has no thread clock). */
+static inline uint64_t bench_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* What a sampled store's CPU time carries besides the store: the least of 16 empty brackets. */
+static uint64_t bench_cpu_bracket_ns(void)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int j = 0; j < 16; j++) {
+		uint64_t c0 = bench_thread_cpu_ns(), t0 = bench_tsc(), t1 = bench_tsc(), c1;
+
+		c1 = bench_thread_cpu_ns();
+		(void)t0, (void)t1;
+		best = c1 - c0 < best ? c1 - c0 : best;
+	}
+	return best;
+}
+
 /*
  * charge: try_charge(+unit); past a window of BENCH_CHARGE_WINDOW held
  * charges, uncharge one first, and after a refusal uncharge one (what
@@ -214,6 +238,16 @@ static void bench_audit_charge(struct bench_worker *w, int admitted)
  * "cost per zswap store").  One attempt per block, at a random position, is
  * sampled and audited.  Holdings are published (a store to the worker's own line).
  *
+ * store (the same loop with STORE 1): one op is a zswap store as the kernel
+ * does it: obj_cgroup_may_zswap()'s check at every level with a limit (the
+ * algorithm's try_charge: a read per level, after a flush for the rstat
+ * designs), the charge of MEMCG_ZSWAP_B (stat 0, bytes) and, admitted,
+ * MEMCG_ZSWAPPED (stat 1, +1 page); a free undoes both.  The sampled store
+ * is timed whole, on the TSC (wall: update_ns) and on the thread CPU clock
+ * (store_cpu_ns), which does not count time asleep on a lock: the seed's
+ * figure is kernel CPU time per store.  memory.max's own page counter
+ * charge, the same for every design, is not modelled.
+ *
  * --charge-burst B (the admission-staleness scenario): B charge attempts in a
  * row, refusals included, then every held charge freed in a row, as a burst
  * of zswap stores and then of loads or invalidations.  Values swing from 0 to
@@ -221,8 +255,15 @@ static void bench_audit_charge(struct bench_worker *w, int admitted)
  * stale is as likely too high (a false rejection, the premature OOM) as too
  * low (an overshoot), and the audit counts both.
  */
-#define BENCH_CHARGE_LOOP(name, add, try_charge)				\
-static void bench_charge_##name(struct bench_worker *w)			\
+#define BENCH_ADMIT_FREE(add, t, cpu, node, STORE)				\
+	do {									\
+		add(t, cpu, node, 0, -BENCH_CHARGE_UNIT);			\
+		if (STORE)							\
+			add(t, cpu, node, 1, -1);				\
+	} while (0)
+
+#define BENCH_ADMIT_LOOP(fn, add, try_charge, STORE)				\
+static void fn(struct bench_worker *w)						\
 {										\
 	struct ctr_tree *t = w->tree;						\
 	const int cpu = w->index, node = w->node;				\
@@ -232,15 +273,17 @@ static void bench_charge_##name(struct bench_worker *w)			\
 	uint64_t ops = 0, fails = 0, rng = BENCH_RNG_SEED(w);			\
 	int seen = BENCH_WARMUP, held = 0, tried = 0;				\
 										\
+	if (STORE)								\
+		w->cpu_overhead = bench_cpu_bracket_ns();			\
 	while (!BENCH_PHASE_CHECK(w, seen, ops, fails)) {			\
-		unsigned timed = bench_sample_pos(&rng, every);	\
+		unsigned timed = bench_sample_pos(&rng, every);			\
 										\
-		for (unsigned i = 0; i < every; i++) {		\
-			uint64_t t0 = 0;					\
+		for (unsigned i = 0; i < every; i++) {				\
+			uint64_t t0 = 0, c0 = 0;				\
 			int ok;							\
 										\
 			while (burst ? tried == burst && held : held == BENCH_CHARGE_WINDOW) { \
-				add(t, cpu, node, 0, -BENCH_CHARGE_UNIT);	\
+				BENCH_ADMIT_FREE(add, t, cpu, node, STORE);	\
 				held--;						\
 				atomic_store_explicit(&w->published, held, memory_order_relaxed); \
 				if (!burst)					\
@@ -249,27 +292,43 @@ static void bench_charge_##name(struct bench_worker *w)			\
 			if (burst && tried == burst)				\
 				tried = 0;					\
 			tried++;						\
-			if (i == timed)						\
+			if (i == timed) {					\
+				if (STORE)					\
+					c0 = bench_thread_cpu_ns();		\
 				t0 = bench_tsc();				\
+			}							\
 			ok = try_charge(t, cpu, node, BENCH_CHARGE_UNIT);	\
-			if (i == timed)						\
+			if (STORE && ok)					\
+				add(t, cpu, node, 1, 1);			\
+			if (i == timed) {					\
 				ctr_hist_add(&w->hist, bench_tsc() - t0);	\
+				if (STORE) {					\
+					uint64_t c = bench_thread_cpu_ns() - c0; \
+										\
+					ctr_hist_add(&w->cpu_hist, c > w->cpu_overhead ? \
+						     c - w->cpu_overhead : 0);	\
+				}						\
+			}							\
 			held += ok;						\
 			atomic_store_explicit(&w->published, held, memory_order_relaxed); \
 			if (i == timed)						\
 				bench_audit_charge(w, ok);			\
 			if (!ok && held && !burst) {	/* refused: free one, as reclaim would */ \
-				add(t, cpu, node, 0, -BENCH_CHARGE_UNIT);	\
+				BENCH_ADMIT_FREE(add, t, cpu, node, STORE);	\
 				held--;						\
 				atomic_store_explicit(&w->published, held, memory_order_relaxed); \
 			}							\
 			fails += !ok;						\
 			bench_work(work);					\
 		}								\
-		ops += every;					\
+		ops += every;							\
 	}									\
 	w->tally = (int64_t)held * BENCH_CHARGE_UNIT;				\
 }
+
+#define BENCH_CHARGE_LOOP(name, add, try_charge)				\
+	BENCH_ADMIT_LOOP(bench_charge_##name, add, try_charge, 0)		\
+	BENCH_ADMIT_LOOP(bench_store_##name, add, try_charge, 1)
 
 /*
  * readers, the updaters' side: +1 BENCH_SWING times, then -1 as many, so a
@@ -394,7 +453,8 @@ BENCH_LOOPS(shared_atomic, bench_shared_atomic_add, bench_shared_atomic_try_char
 CTR_ALGO_LIST(BENCH_CTR_LOOPS)
 
 #define BENCH_ENTRY(name, table, verify, baseline) \
-	{ #name, &table, { bench_update_##name, bench_charge_##name, bench_swing_##name }, \
+	{ #name, &table, { bench_update_##name, bench_charge_##name, bench_swing_##name, \
+			   bench_store_##name }, \
 	  bench_read_##name, verify, baseline },
 #define BENCH_CTR_ENTRY(name) BENCH_ENTRY(name, ctr_algo_##name, BENCH_VERIFY_NODES, 0)
 

@@ -24,6 +24,7 @@ int bench_worker_phase(struct bench_worker *w, int phase, uint64_t ops, uint64_t
 {
 	if (phase == BENCH_MEASURE) {
 		ctr_hist_reset(&w->hist);
+		ctr_hist_reset(&w->cpu_hist);
 		w->audited = w->audit_rejected = w->false_rejects = 0;
 		w->overshoot_max = INT64_MIN;
 		w->err_max = 0;
@@ -46,6 +47,7 @@ int bench_worker_phase(struct bench_worker *w, int phase, uint64_t ops, uint64_t
 	if (!w->t_start) {
 		/* Preempted through the whole window: it measured nothing. */
 		ctr_hist_reset(&w->hist);
+		ctr_hist_reset(&w->cpu_hist);
 		w->ops = w->charge_fail = w->cpu_ns = 0;
 		w->audited = w->audit_rejected = w->false_rejects = 0;
 		w->err_max = 0;
@@ -135,10 +137,15 @@ static int bench_latency_ms(int duration_ms)
 	return ms < 1 ? 1 : ms > 250 ? 250 : ms;
 }
 
-/* Charge workload limits: 3/4 of what the workers below a node can hold, so some charges fail. */
+/*
+ * Charge workload limits: --limit-headroom (3/4 by default) times what the
+ * workers below a node can hold, at every level with a worker below it.
+ */
 static int64_t *bench_charge_limits(const struct bench_config *cfg, const struct bench_worker *ws)
 {
 	const struct bench_shape *s = &cfg->shape;
+	const double headroom = cfg->limit_headroom > 0 ? cfg->limit_headroom : BENCH_LIMIT_HEADROOM;
+	const int hold = cfg->charge_burst ? cfg->charge_burst : BENCH_CHARGE_WINDOW;
 	int64_t *limit = calloc(s->nr_nodes, sizeof(*limit));
 	int *below = calloc(s->nr_nodes, sizeof(*below));
 
@@ -151,8 +158,7 @@ static int64_t *bench_charge_limits(const struct bench_config *cfg, const struct
 		for (int n = ws[i].node; n >= 0; n = s->parent[n])
 			below[n]++;
 	for (int n = 0; n < s->nr_nodes; n++)
-		limit[n] = below[n] ? (int64_t)BENCH_CHARGE_UNIT * (cfg->charge_burst ? cfg->charge_burst :
-				      BENCH_CHARGE_WINDOW) * below[n] * 3 / 4
+		limit[n] = below[n] ? (int64_t)llround((double)BENCH_CHARGE_UNIT * hold * below[n] * headroom)
 				    : CTR_NO_LIMIT;
 	free(below);
 	return limit;
@@ -228,8 +234,11 @@ static void bench_verify(const struct bench_config *cfg, const struct bench_algo
 	 */
 	for (int n = 0; r->verify >= 0 && n < s->nr_nodes; n++) {
 		int64_t expect = ba->verify == BENCH_VERIFY_TOTAL ? total : want[n];
+		int64_t off;
 
-		int64_t off = bench_abs64(ctr_read(t, n, 0) - expect);	/* once: a read may flush */
+		if (cfg->workload == BENCH_STORE && ba->verify == BENCH_VERIFY_TOTAL)
+			expect += expect / BENCH_CHARGE_UNIT;
+		off = bench_abs64(ctr_read(t, n, 0) - expect);	/* once: a read may flush */
 
 		if (off > r->read_error)
 			r->read_error = off;
@@ -238,11 +247,21 @@ static void bench_verify(const struct bench_config *cfg, const struct bench_algo
 		int64_t exact = ctr_read_exact(t, n, 0);
 		int64_t expect = ba->verify == BENCH_VERIFY_TOTAL ? total : want[n];
 
+		/* store: one shared word holds both stats; the nodes' stat 1 counts the pages */
+		if (cfg->workload == BENCH_STORE && ba->verify == BENCH_VERIFY_TOTAL)
+			expect += expect / BENCH_CHARGE_UNIT;
 		if (r->verify == 1 && exact != expect) {
 			r->verify = 0;
 			r->bad_node = n;
 			r->got = exact;
 			r->want = expect;
+		}
+		if (r->verify == 1 && cfg->workload == BENCH_STORE && ba->verify == BENCH_VERIFY_NODES &&
+		    ctr_read_exact(t, n, 1) != want[n] / BENCH_CHARGE_UNIT) {
+			r->verify = 0;
+			r->bad_node = n;
+			r->got = ctr_read_exact(t, n, 1);
+			r->want = want[n] / BENCH_CHARGE_UNIT;
 		}
 		/* A single shared word is checked against the root's limit only. */
 		if (limit && limit[n] != CTR_NO_LIMIT && exact - limit[n] > r->limit_max_over &&
@@ -308,6 +327,7 @@ static void bench_collect(const struct bench_config *cfg, const struct bench_wor
 {
 	const int nthr = cfg->threads, total = nthr + cfg->readers;
 	struct ctr_hist *upd = calloc(1, sizeof(*upd)), *rd = calloc(1, sizeof(*rd));
+	struct ctr_hist *cpu = calloc(1, sizeof(*cpu));
 	double err_sum = 0;
 	unsigned min_batch = 0;
 
@@ -350,6 +370,8 @@ static void bench_collect(const struct bench_config *cfg, const struct bench_wor
 			r->overshoot_max = w->overshoot_max;
 		if (upd)
 			ctr_hist_merge(upd, &w->hist);
+		if (cpu)
+			ctr_hist_merge(cpu, &w->cpu_hist);
 		if (w->lat_batch > r->lat.batch)
 			r->lat.batch = w->lat_batch;
 		if (w->lat_batch && (!min_batch || w->lat_batch < min_batch))
@@ -377,8 +399,21 @@ static void bench_collect(const struct bench_config *cfg, const struct bench_wor
 		bench_summarize_latency(cfg, upd, cfg->workload == BENCH_UPDATE ? BENCH_LAT_SCALE : 1, &r->lat);
 	if (rd)
 		bench_summarize_latency(cfg, rd, 1, &r->read_lat);
+	if (cpu && cpu->count) {
+		/* already ns, overhead subtracted */
+		r->store_cpu.samples = cpu->count;
+		r->store_cpu.batch = 1;
+		r->store_cpu.mean = (double)cpu->sum / (double)cpu->count;
+		r->store_cpu.p50 = (double)ctr_hist_quantile(cpu, 0.50);
+		r->store_cpu.p90 = (double)ctr_hist_quantile(cpu, 0.90);
+		r->store_cpu.p95 = (double)ctr_hist_quantile(cpu, 0.95);
+		r->store_cpu.p99 = (double)ctr_hist_quantile(cpu, 0.99);
+		r->store_cpu.p999 = (double)ctr_hist_quantile(cpu, 0.999);
+		r->store_cpu.max = (double)cpu->max;
+	}
 	free(upd);
 	free(rd);
+	free(cpu);
 }
 
 int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
@@ -392,8 +427,9 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 	struct ctr_params p = {
 		.nr_nodes = cfg->shape.nr_nodes,
 		.parent = cfg->shape.parent,
-		.nr_cpus = nthr,
-		.nr_stats = 1,
+		/* idle slots past the updaters' are real memory every read, flush and drain walks */
+		.nr_cpus = cfg->slots > 0 ? cfg->slots : nthr,
+		.nr_stats = cfg->workload == BENCH_STORE ? BENCH_STORE_NR_STATS : 1,
 		.options = cfg->options,
 		.flush_period_ms = cfg->flush_period_ms,
 	};
@@ -453,7 +489,7 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 	if (err)
 		goto out;
 	err = -ENOMEM;
-	if (cfg->workload == BENCH_CHARGE) {
+	if (bench_workload_charges(cfg->workload)) {
 		limit = bench_charge_limits(cfg, ws);
 		if (!limit)
 			goto out;

@@ -44,6 +44,7 @@
 #include "results.h"
 #include "run.h"
 #include "schema.h"
+#include "setup.h"
 #include "sweep.h"
 
 #define SWEEP_CHILD_SECS 0.15		/* a child's own start (hwloc, TSC calibration), measured here */
@@ -52,7 +53,7 @@
 
 struct sweep_config {
 	const struct bench_algo *algo;	/* what runs */
-	const char *workload;		/* update, charge or readers */
+	const char *workload;		/* update, charge, readers or store */
 	const char *shape;		/* as typed */
 	const char *placement;		/* as run --placement takes it */
 	int threads;			/* updaters */
@@ -82,13 +83,16 @@ static char *sweep_expected_key(const struct bench_sweep *s, const struct sweep_
 	json_object_set_new(o, "workload", json_string(c->workload));
 	json_object_set_new(o, "shape", json_string(c->shape));
 	json_object_set_new(o, "threads", json_integer(c->threads));
+	json_object_set_new(o, "slots", json_integer(s->slots ? s->slots : bench_default_slots(c->threads)));
 	json_object_set_new(o, "placement", json_string(c->placement));
 	if (!strcmp(c->workload, "readers")) {
 		json_object_set_new(o, "readers", json_integer(s->readers < 0 ? 1 : s->readers));
 		json_object_set_new(o, "read_node", json_string("random"));
 	}
-	if (!strcmp(c->workload, "charge"))
+	if (!strcmp(c->workload, "charge") || !strcmp(c->workload, "store")) {
 		json_object_set_new(o, "batch", json_integer(BENCH_CHARGE_BATCH));
+		json_object_set_new(o, "limit_headroom", json_real(BENCH_LIMIT_HEADROOM));
+	}
 	json_object_set_new(o, "reps_requested", json_integer(s->reps));
 	json_object_set_new(o, "duration_ms", json_integer(s->duration_ms));
 	json_object_set_new(o, "warmup_ms", json_integer(s->warmup_ms));
@@ -129,6 +133,8 @@ static char **sweep_child_argv(const struct bench_sweep *s, const struct sweep_c
 	ARG("--shape");
 	ARG(c->shape);
 	ARGI("--threads", c->threads);
+	if (s->slots)
+		ARGI("--slots", s->slots);
 	ARG("--placement");
 	ARG(c->placement);
 	ARGI("--reps", s->reps);
