@@ -80,7 +80,16 @@ struct scn_ctx {
 	const char *from;			/* --from FILE: print the tables from its lines, run nothing */
 	int from_pus;				/* ... the PUs of the machine that wrote it */
 	int missing;				/* --from: configurations the file does not hold */
+	int slots;				/* --slots, default the seed's CPU count (0: run's default) */
+	double limit_headroom;			/* --limit-headroom of the store scenarios (0: not given) */
 };
+
+/*
+ * The store scenarios' limits: twice what the workers hold, so an exact
+ * design is never refused (the seed's case: zswap.max set at every level and,
+ * apparently, not hit); --limit-headroom 0.75 is the charge workload's own.
+ */
+#define SCN_STORE_HEADROOM 2.0
 
 /* The seed's column order: designs (a), (b), (c), (d), then the rest of the suite in list order. */
 static const char *const scn_seed_order[] = { "rstat_force", "rstat_ratelimit", "percpu_hier", "atomic_tree" };
@@ -119,6 +128,8 @@ static struct bench_config scn_config(const struct scn_ctx *c, enum bench_worklo
 	cfg.pus = NULL;
 	cfg.slot_node = NULL;
 	cfg.slot_l3 = NULL;
+	cfg.slots = c->slots > threads ? c->slots : c->slots ? threads : 0;
+	cfg.limit_headroom = bench_workload_charges(w) ? c->limit_headroom : 0;
 	if (bench_shape_parse(shape, &cfg.shape, &why))
 		die("scenario %s: bad shape '%s' (%s)", c->s->name, shape, why);
 	return cfg;
@@ -405,8 +416,23 @@ static double scn_cpu_ns(const struct bench_summary *s, int *noisy)
 	return s->med.cpu_ns_per_op;
 }
 
+/* store: the sampled stores' own CPU time (thread CPU clock), else task-clock per op. */
+static double scn_store_cpu_ns(const struct bench_summary *s, int *noisy)
+{
+	if (s->med.store_cpu.samples) {
+		*noisy = scn_noisy(s, BF_STORE_CPU_NS_MEAN);
+		return s->med.store_cpu.mean;
+	}
+	return scn_cpu_ns(s, noisy);
+}
+
+/* store: the sampled stores' wall time (TSC); else the window's threads x seconds / ops. */
 static double scn_wall_ns(const struct bench_summary *s, int *noisy)
 {
+	if (s->med.store_cpu.samples) {
+		*noisy = scn_noisy(s, BF_UPDATE_NS_MEAN);
+		return s->med.lat.mean;
+	}
 	*noisy = scn_noisy(s, BF_NS_PER_OP);
 	return s->med.ns_per_op;
 }
@@ -475,9 +501,14 @@ static void scn_common_notes(const struct scn_ctx *c, const char *workers)
 		 c->s->name, c->s->seed, c->reps, c->reps == 1 ? "" : "s", c->duration_ms, c->warmup_ms);
 	if (c->s->seed_cpus)
 		scn_note(c, "seed %.3s's machine: %s (CPU count %d)", c->s->seed, c->s->seed_machine, c->s->seed_cpus);
-	scn_note(c, "%s: %d PUs; slots: one per thread (each thread owns its slot; idle CPUs' slots are"
-		 " not modelled); threads: %s", c->from ? "the machine that measured it" : "this machine", c->pus,
+	scn_note(c, "%s: %d PUs; threads: %s", c->from ? "the machine that measured it" : "this machine", c->pus,
 		 workers);
+	if (c->slots)
+		scn_note(c, "slots: %d%s (--slots; the algorithms' per-CPU slots: threads own the first, the rest"
+			 " are idle CPUs that every read, flush and drain still walks)", c->slots,
+			 c->slots == c->s->seed_cpus ? ", the seed's CPU count" : "");
+	else
+		scn_note(c, "slots: this machine's possible CPUs, or the threads if more (--slots)");
 	if (c->from)
 		scn_note(c, "read from %s (--from: nothing measured now)", c->from);
 	if (c->s->seed_table && c->seeds.why)
@@ -577,15 +608,19 @@ static void scn_store(struct scn_ctx *c, enum bench_workload w)
 	snprintf(buf, sizeof(buf), "%d (the seed's 20%s) on a chain's leaf", workers,
 		 workers < SCN_SEED_WORKERS ? ", capped at this machine's PUs" : "");
 	scn_common_notes(c, buf);
-	if (w == BENCH_CHARGE)
-		scn_note(c, "a store: try_charge of one 4 KiB page with a limit at every level (checked through"
-			 " each algorithm's own read, as obj_cgroup_may_zswap), its uncharge later; limits 3/4 of"
-			 " what the workers can hold (so some are refused: the refused %% row)");
+	if (w == BENCH_STORE)
+		scn_note(c, "a store (--workload store): the limit check at every level through each algorithm's"
+			 " own read (as obj_cgroup_may_zswap), the charge of one 4 KiB page and +1 page of a second"
+			 " stat (MEMCG_ZSWAPPED), its free later; limits %.2g x what the workers hold (--limit-headroom;"
+			 " >= 1: never hit by an exact design, the seed's case; refused %%: attempts refused)",
+			 c->limit_headroom);
 	else
-		scn_note(c, "a store: one update (+1 or -1 on the leaf, every ancestor's view included): the"
-			 " store path with no limit to check");
-	scn_note(c, "row \"depth D\": CPU time per store, ns (task-clock / stores: the seed's unit, kernel CPU"
-		 " time per zswap store); \"wall\": wall time per store (threads x window / stores)");
+		scn_note(c, "a store here: one update (+1 or -1 on the leaf, every ancestor's view included): the"
+			 " update path with no limit to check, half of the kernel's store (it updates two stats)");
+	scn_note(c, "row \"depth D\": CPU time per store, ns (%s: the seed's unit is kernel CPU time per zswap"
+		 " store); \"wall\": wall time per store (%s)", w == BENCH_STORE ?
+		 "the sampled stores' thread CPU clock, which a wait asleep on a lock does not count" :
+		 "task-clock / stores", w == BENCH_STORE ? "the same stores on the TSC" : "threads x window / stores");
 	scn_note(c, "the seed's stores also compressed a page (~35 us); here only the counter's cost is"
 		 " timed (--work-ns adds a stand-in)");
 	scn_header(c, "ns/store", 18);
@@ -598,14 +633,14 @@ static void scn_store(struct scn_ctx *c, enum bench_workload w)
 		snprintf(label, sizeof(label), "depth %d", scn_store_depths[d]);
 		snprintf(row, sizeof(row), "depth %d", scn_store_depths[d]);
 		seed.row = row;
-		scn_row_seed(c, label, 18, scn_cpu_ns, &seed);
+		scn_row_seed(c, label, 18, scn_store_cpu_ns, &seed);
 		snprintf(label, sizeof(label), "depth %d wall", scn_store_depths[d]);
 		scn_row(c, label, 18, scn_wall_ns);
-		if (w == BENCH_CHARGE) {
+		if (w == BENCH_STORE) {
 			snprintf(label, sizeof(label), "depth %d refused %%", scn_store_depths[d]);
 			scn_row(c, label, 18, scn_refused_share);
 		}
-		if (w == BENCH_CHARGE && fa >= 0 && fb >= 0 && c->sums[fa].k && c->sums[fb].k) {
+		if (w == BENCH_STORE && fa >= 0 && fb >= 0 && c->sums[fa].k && c->sums[fb].k) {
 			const struct bench_summary *sa = &c->sums[fa], *sb = &c->sums[fb];
 
 			fc[d].have = 1;
@@ -617,13 +652,13 @@ static void scn_store(struct scn_ctx *c, enum bench_workload w)
 		if (stop)
 			break;
 	}
-	if (w == BENCH_CHARGE)
+	if (w == BENCH_STORE)
 		scn_flush_calls_table(c, fc, nd);
 }
 
 static void scn_store_limit(struct scn_ctx *c)
 {
-	scn_store(c, BENCH_CHARGE);
+	scn_store(c, BENCH_STORE);
 }
 
 static void scn_store_nolimit(struct scn_ctx *c)
@@ -671,7 +706,8 @@ static void scn_worker_scaling(struct scn_ctx *c)
 
 	scn_common_notes(c, c->no_cap ? "as the seed's rows ask (--no-cap: past the PUs they share CPUs)"
 				      : "as the row asks, capped at this machine's PUs (--no-cap runs them all)");
-	scn_note(c, "ns/store = CPU time per charge attempt at depth 8 (chain:8), limits at every level");
+	scn_note(c, "ns/store = CPU time per store (--workload store: thread CPU clock of the sampled stores) at"
+		 " depth 8 (chain:8), limits at every level, %.2g x the holdings (--limit-headroom)", c->limit_headroom);
 	scn_header(c, "workers", 16);
 	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
 		const int t = scn_workers(c, want[k]);
@@ -683,19 +719,19 @@ static void scn_worker_scaling(struct scn_ctx *c)
 			snprintf(label, sizeof(label), "%d", want[k]);
 		/* a capped row that would repeat the one above prints its figures again, not a new run */
 		if (t != ran) {
-			struct bench_config cfg = scn_config(c, BENCH_CHARGE, "chain:8", t);
+			struct bench_config cfg = scn_config(c, BENCH_STORE, "chain:8", t);
 			int stop = scn_measure(c, &cfg, c->algos, c->nr_algos, label);
 
 			bench_shape_free(&cfg.shape);
 			ran = t;
 			if (stop) {
-				scn_row(c, label, 16, scn_cpu_ns);
+				scn_row(c, label, 16, scn_store_cpu_ns);
 				return;
 			}
 		} else if (c->table) {
 			snprintf(label + strlen(label), sizeof(label) - strlen(label), "=");
 		}
-		scn_row(c, label, 16, scn_cpu_ns);
+		scn_row(c, label, 16, scn_store_cpu_ns);
 	}
 	scn_note(c, "a label ending in = repeats the run above it (same capped worker count)");
 }
@@ -1166,6 +1202,9 @@ static const char *const scn_help =
 	"  --readers R              stat-read-storm only (default 1000; 100 with --quick)\n"
 	"  --algo LIST              (default the scenario's own list)\n"
 	"  --work-ns NS             (default 0)\n"
+	"  --slots N                per-CPU slots (default the seed's CPU count: 80 for 000, 96 for 001,\n"
+	"                           384 for 004; subsys-flush-locks: run's default)\n"
+	"  --limit-headroom X       store scenarios' limits, X times the holdings (default 2: not hit)\n"
 	"  --no-cap                 the seed's thread counts even past this machine's PUs (default: capped)\n"
 	"  --resume                 with --out: reuse the configurations it already holds, run the rest\n"
 	"                           (default: refuse a non-empty --out)\n"
@@ -1191,6 +1230,8 @@ static void scn_parse(int argc, char **argv, struct scn_ctx *c, char **algo_list
 		{ "no-cap", no_argument, NULL, 'C' },
 		{ "resume", no_argument, NULL, 'R' },
 		{ "from", required_argument, NULL, 'F' },
+		{ "slots", required_argument, NULL, 'S' },
+		{ "limit-headroom", required_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
@@ -1245,6 +1286,12 @@ static void scn_parse(int argc, char **argv, struct scn_ctx *c, char **algo_list
 		case 'F':
 			c->from = optarg;
 			break;
+		case 'S':
+			c->slots = bench_parse_int("slots", optarg, 1, 8192);
+			break;
+		case 'H':
+			c->limit_headroom = bench_parse_num("limit-headroom", optarg, 0.01, 1000);
+			break;
 		default:
 			bench_die_getopt(opt, argv);
 		}
@@ -1257,6 +1304,11 @@ static void scn_parse(int argc, char **argv, struct scn_ctx *c, char **algo_list
 		die("--from does not apply to subsys-flush-locks (its table is not made from result lines)");
 	if (c->base.work_ns && (c->s->run == scn_read_storm || c->s->run == scn_shrinker || c->s->run == scn_subsys))
 		die("--work-ns applies to the store, load, scaling and admission scenarios");
+	if (c->limit_headroom && c->s->run != scn_store_limit && c->s->run != scn_worker_scaling &&
+	    c->s->run != scn_admission)
+		die("--limit-headroom applies to the zswap-store-limit, worker-scaling and admission-staleness scenarios");
+	if (c->slots && c->s->run == scn_subsys)
+		die("--slots does not apply to subsys-flush-locks");
 	if (c->readers >= 0 && c->s->run != scn_read_storm)
 		die("--readers applies to the stat-read-storm scenario");
 	/* its workers are this machine's PUs, never capped */
@@ -1277,6 +1329,10 @@ static void scn_defaults(struct scn_ctx *c, char *algo_list)
 	}
 	if (c->reps < 0)
 		c->reps = c->quick ? 1 : 3;
+	if (!c->slots)
+		c->slots = c->s->seed_cpus;
+	if (!c->limit_headroom && (c->s->run == scn_store_limit || c->s->run == scn_worker_scaling))
+		c->limit_headroom = SCN_STORE_HEADROOM;
 	if (!c->duration_ms)
 		c->duration_ms = c->s->run == scn_read_storm ? (c->quick ? 400 : 3000) : c->quick ? 60 : 1000;
 	if (c->warmup_ms < 0)

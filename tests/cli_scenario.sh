@@ -90,7 +90,7 @@ check_scn zswap-store-limit "$(wc -l <"$tmp/zswap-store-limit.jsonl") results"
 check "zswap-store-limit: depths 1-32 x algorithms" \
 	table_ok zswap-store-limit ns/store "depth 1" "depth 2" "depth 4" "depth 8" "depth 32"
 check "zswap-store-limit: one raw line per depth and algorithm" raw_ok zswap-store-limit $((5 * N))
-check "zswap-store-limit: charge workload" grep -q '"workload":"charge"' "$tmp/zswap-store-limit.jsonl"
+check "zswap-store-limit: store workload, the seed's 80 CPUs as slots, limits not hit (headroom 2)" eval 'grep -q "\"workload\":\"store\"" "$tmp/zswap-store-limit.jsonl" && grep -q "\"slots\":80," "$tmp/zswap-store-limit.jsonl" && grep -q "\"limit_headroom\":2" "$tmp/zswap-store-limit.jsonl"'
 
 scn zswap-store-nolimit
 check_scn zswap-store-nolimit "update path"
@@ -314,7 +314,7 @@ PY
 check "zswap-store-limit: wall and CPU time, refusal share, seed 000's flush-calls table" eval \
 	'grep -q "^depth 32 wall " "$tmp/zswap-store-limit.out" && grep -q "^depth 32 refused % " "$tmp/zswap-store-limit.out" &&
 	 grep -q "^depth 32 before ratelimit .* 198977 *281017 *1.412$" "$tmp/zswap-store-limit.out" &&
-	 grep -q "the seed.s unit, kernel CPU time per zswap store" "$tmp/zswap-store-limit.out" &&
+	 grep -q "the seed.s unit is kernel CPU time per zswap store" "$tmp/zswap-store-limit.out" &&
 	 grep -q "^# seed 000.s machine: .*CPU count 80" "$tmp/zswap-store-limit.out"'
 check "shrinker-count: seed 001's figures beside rstat_force" eval \
 	'grep -A1 "^Y contended acq/s" "$tmp/shrinker-count.out" | grep -q "^  seed 001 *248 *- "'
@@ -347,3 +347,10 @@ check "--from with other options: exit 1, 'not run' cells, said on stderr" eval 
 	'[ $rc -eq 1 ] && grep -q "^depth 1 .*not run" "$tmp/miss.out" && grep -q "not in" "$tmp/miss.err"'
 BADVAL="--from" bad zswap-store-limit --quick --from "$tmp/zswap-store-limit.jsonl" --out "$tmp/x.jsonl"
 BADVAL="$tmp/nofile.jsonl" bad zswap-store-limit --quick --from "$tmp/nofile.jsonl"
+# The seed's CPU count is the slots by default (080 CPUs for 000, 96 for 001, 384 for 004); --slots sets it.
+check "default slots: 96 for shrinker-count, 384 for stat-read-storm" eval \
+	'grep -q "\"slots\":96," "$tmp/shrinker-count.jsonl" && grep -q "\"slots\":384," "$tmp/stat-read-storm.jsonl"'
+"$B" scenario admission-staleness --quick --algo atomic_tree --slots 8 --format json >"$tmp/s8" 2>&1
+check "--slots 8 is what runs" grep -q '"slots":8,' "$tmp/s8"
+BADVAL="--limit-headroom" bad stat-read-storm --quick --limit-headroom 2
+BADVAL="'0'" bad zswap-store-limit --quick --slots 0
