@@ -398,15 +398,31 @@ static void ctr_rstat_flush(struct ctr_rstat *r, int n)
 
 	ctr_rstat_lock(r);
 	t0 = r->lock.t_acquired;
-	if (!n) {
-		/*
-		 * Everything will be folded: restart the threshold count (memcg
-		 * resets it per flush).  From the reset until the last CPU is
-		 * folded the total understates what is pending, so the flag tells
-		 * threshold readers to flush (and so wait for this one) meanwhile.
-		 */
+	/*
+	 * Restart the threshold counts of what will be folded (memcg resets them
+	 * per flush): count=global the total, on a flush from the root;
+	 * count=memcg the shared count of every node of n's subtree.  From the
+	 * reset until the last CPU is folded the counts understate what is
+	 * pending, so the flag tells threshold readers to flush (and so wait for
+	 * this one) meanwhile.  The reset is done before any CPU is folded, by
+	 * an exchange: a hand-in it erases happened before it (release, then
+	 * acquire), so the folds that follow see the slot stores it counted;
+	 * a hand-in after it stays counted.  A count read as 0 is left alone:
+	 * a hand-in missed that way stays counted too (counting more only
+	 * flushes sooner).  The owners' per-CPU counts are never reset here
+	 * (the kernel does, racily): at most batch - 1 each, held back.
+	 */
+	if (r->count == CTR_RSTAT_COUNT_MEMCG || (!n && r->count == CTR_RSTAT_COUNT_GLOBAL))
 		atomic_fetch_add_explicit(&r->root_flushing, 1, memory_order_seq_cst);
-		atomic_store_explicit(&r->total, 0, memory_order_seq_cst);
+	if (r->count == CTR_RSTAT_COUNT_MEMCG) {
+		for (int i = r->sub_start[n]; i < r->sub_start[n + 1]; i++) {
+			_Atomic int64_t *nu = &r->node_updates[(size_t)r->sub_nodes[i] * CTR_RSTAT_NU_STRIDE];
+
+			if (atomic_load_explicit(nu, memory_order_relaxed))
+				atomic_exchange_explicit(nu, 0, memory_order_seq_cst);
+		}
+	} else if (!n && r->count == CTR_RSTAT_COUNT_GLOBAL) {
+		atomic_exchange_explicit(&r->total, 0, memory_order_seq_cst);
 	}
 	if (r->fence == CTR_RSTAT_FENCE_MEMBARRIER) {
 		uint64_t now = ctr_jiffies_ns();
@@ -429,7 +445,7 @@ static void ctr_rstat_flush(struct ctr_rstat *r, int n)
 			ctr_rstat_lock_break(r);
 	}
 done:
-	if (!n)
+	if (r->count == CTR_RSTAT_COUNT_MEMCG || (!n && r->count == CTR_RSTAT_COUNT_GLOBAL))
 		atomic_fetch_sub_explicit(&r->root_flushing, 1, memory_order_seq_cst);
 	r->flushes++;
 	ctr_hist_add(&r->flush_ns, ctr_rstat_ns(ctr_rstat_ticks() - t0));
@@ -628,10 +644,21 @@ int64_t __ctr_rstat_read(struct ctr_tree *t, int node, int stat)
 		break;
 	}
 	case CTR_RSTAT_THRESHOLD:
-		/* total first, then the flag: a reset this load missed was flagged before it */
-		if (atomic_load_explicit(&r->total, memory_order_seq_cst) > r->threshold ||
-		    atomic_load_explicit(&r->root_flushing, memory_order_seq_cst))
+		/*
+		 * The count first, then the flag: a reset this load missed was
+		 * flagged before it.  memcg (mem_cgroup_flush_stats(memcg) since
+		 * 6.8): the node's own count, and a flush of its subtree only;
+		 * global (2023): the one total, and a flush from the root.
+		 */
+		if (r->count == CTR_RSTAT_COUNT_MEMCG) {
+			if (atomic_load_explicit(&r->node_updates[(size_t)node * CTR_RSTAT_NU_STRIDE],
+						 memory_order_seq_cst) > r->threshold ||
+			    atomic_load_explicit(&r->root_flushing, memory_order_seq_cst))
+				ctr_rstat_read_flush(r, node);
+		} else if (atomic_load_explicit(&r->total, memory_order_seq_cst) > r->threshold ||
+			   atomic_load_explicit(&r->root_flushing, memory_order_seq_cst)) {
 			ctr_rstat_read_flush(r, 0);
+		}
 		break;
 	case CTR_RSTAT_UNIFIED:
 		ctr_rstat_read_flush(r, 0);
@@ -727,6 +754,24 @@ static int ctr_rstat_set_option(struct ctr_tree *t, const char *key, const char 
 		}
 		return -EINVAL;
 	}
+	if (!strcmp(key, "update")) {
+		if (!strcmp(value, "memcg"))
+			r->update = CTR_RSTAT_UPDATE_MEMCG;
+		else if (!strcmp(value, "plain") && t->algo != &ctr_algo_rstat_threshold)
+			r->update = CTR_RSTAT_UPDATE_PLAIN;	/* rstat_threshold's reads need the counts */
+		else
+			return -EINVAL;
+		return 0;
+	}
+	if (!strcmp(key, "threshold")) {
+		if (!strcmp(value, "memcg"))
+			r->thresh_kind = CTR_RSTAT_THRESHOLD_MEMCG;
+		else if (!strcmp(value, "global"))
+			r->thresh_kind = CTR_RSTAT_THRESHOLD_GLOBAL;
+		else
+			return -EINVAL;
+		return 0;
+	}
 	if (!strcmp(key, "lockkind")) {
 		if (!strcmp(value, "spin"))
 			r->lock.kind = CTR_RSTAT_LOCK_SPIN;
@@ -750,26 +795,31 @@ static int ctr_rstat_set_option(struct ctr_tree *t, const char *key, const char 
 }
 
 /* One block per slot (on the slot's node if mapped): header, slots, last values, links; each part on its own lines. */
-static size_t ctr_rstat_cpu_size(const struct ctr_tree *t, size_t *hdr, size_t *vals)
+static size_t ctr_rstat_cpu_size(const struct ctr_tree *t, size_t *hdr, size_t *vals, size_t *links)
 {
+	const struct ctr_rstat *r = ctr_container_of(t, struct ctr_rstat, base);
 	size_t words = (size_t)t->nr_nodes * t->nr_stats;
-	size_t links = CTR_ROUND_UP(t->nr_nodes * sizeof(struct ctr_rstat_link), CTR_CACHELINE);
+	size_t counts = r->count == CTR_RSTAT_COUNT_MEMCG ?
+			CTR_ROUND_UP(t->nr_nodes * sizeof(int64_t), CTR_CACHELINE) : 0;
 
-	*hdr = CTR_ROUND_UP(sizeof(struct ctr_rstat_cpu), CTR_CACHELINE);
+	*hdr = CTR_RSTAT_CPU_HDR;	/* the update computes the slots' address from it */
 	*vals = CTR_ROUND_UP(words * sizeof(int64_t), CTR_CACHELINE);
-	return *hdr + 2 * *vals + links;
+	*links = CTR_ROUND_UP(t->nr_nodes * sizeof(struct ctr_rstat_link), CTR_CACHELINE);
+	return *hdr + 2 * *vals + *links + counts;
 }
 
 static struct ctr_rstat_cpu *ctr_rstat_cpu_new(const struct ctr_tree *t, int cpu)
 {
-	size_t hdr, vals;
-	struct ctr_rstat_cpu *c = ctr_alloc_slot_area(t, cpu, ctr_rstat_cpu_size(t, &hdr, &vals));
+	size_t hdr, vals, links;
+	struct ctr_rstat_cpu *c = ctr_alloc_slot_area(t, cpu, ctr_rstat_cpu_size(t, &hdr, &vals, &links));
 
 	if (!c)
 		return NULL;
 	c->slot = (_Atomic int64_t *)((char *)c + hdr);
 	c->last = (int64_t *)((char *)c + hdr + vals);
 	c->link = (struct ctr_rstat_link *)((char *)c + hdr + 2 * vals);
+	if (ctr_rstat_of((struct ctr_tree *)t)->count == CTR_RSTAT_COUNT_MEMCG)
+		c->stats_updates = (int64_t *)((char *)c + hdr + 2 * vals + links);	/* zeroed */
 	for (int n = 0; n < t->nr_nodes; n++) {
 		atomic_init(&c->link[n].updated_next, CTR_RSTAT_OFF);
 		c->link[n].updated_children = n;
@@ -786,21 +836,59 @@ static void ctr_rstat_fini(struct ctr_tree *t)
 	for (int cpu = 0; r->cpu && cpu < t->nr_cpus; cpu++) {
 		if (!r->cpu[cpu])
 			continue;
-		size_t hdr, vals;
+		size_t hdr, vals, links;
 
 		pthread_mutex_destroy(&r->cpu[cpu]->lock);
-		ctr_free_slot_area(t, r->cpu[cpu], ctr_rstat_cpu_size(t, &hdr, &vals));
+		ctr_free_slot_area(t, r->cpu[cpu], ctr_rstat_cpu_size(t, &hdr, &vals, &links));
 	}
 	free(r->cpu);
 	free(r->aggr);
 	free(r->pending);
 	free(r->stack);
 	free(r->heads);
+	free(r->node_updates);
+	free(r->sub_start);
+	free(r->sub_nodes);
 	pthread_mutex_destroy(&r->lock.mutex);
 	pthread_mutex_destroy(&r->gate.user_mutex);
 	sem_destroy(&r->gate.sem);
 	pthread_mutex_destroy(&r->gate.mutex);
 	pthread_cond_destroy(&r->gate.done_cond);
+}
+
+/*
+ * count=memcg: every node's shared count, a line each, and every node's
+ * subtree as a list (node first), which a flush of it resets: each node
+ * appears in the lists of its depth ancestors, as many ints as the
+ * ancestor lists hold.  -ENOMEM on failure (the caller frees).
+ */
+static int ctr_rstat_subtrees(struct ctr_rstat *r)
+{
+	const struct ctr_tree *t = &r->base;
+	int n = t->nr_nodes, *fill;
+	size_t total = 0;
+
+	r->node_updates = ctr_zalloc_aligned((size_t)n * CTR_RSTAT_NU_STRIDE * sizeof(int64_t));
+	r->sub_start = calloc((size_t)n + 1, sizeof(int));
+	for (int x = 0; x < n; x++)
+		total += (size_t)t->depth[x];
+	r->sub_nodes = malloc(total * sizeof(int));
+	fill = calloc((size_t)n, sizeof(int));
+	if (!r->node_updates || !r->sub_start || !r->sub_nodes || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (int x = 0; x < n; x++)
+		for (const int *a = t->ancestors[x]; *a >= 0; a++)
+			r->sub_start[*a + 1]++;
+	for (int x = 0; x < n; x++)
+		r->sub_start[x + 1] += r->sub_start[x];
+	/* x ascending, parent[x] < x: a node comes first in its own list */
+	for (int x = 0; x < n; x++)
+		for (const int *a = t->ancestors[x]; *a >= 0; a++)
+			r->sub_nodes[r->sub_start[*a] + fill[*a]++] = x;
+	free(fill);
+	return 0;
 }
 
 static int ctr_rstat_init(struct ctr_tree *t, enum ctr_rstat_policy policy)
@@ -811,6 +899,13 @@ static int ctr_rstat_init(struct ctr_tree *t, enum ctr_rstat_policy policy)
 	int err = -ENOMEM;
 
 	r->policy = policy;
+	if (r->update == CTR_RSTAT_UPDATE_DEFAULT)
+		r->update = policy == CTR_RSTAT_THRESHOLD ? CTR_RSTAT_UPDATE_MEMCG : CTR_RSTAT_UPDATE_PLAIN;
+	if (r->update == CTR_RSTAT_UPDATE_PLAIN)
+		r->count = CTR_RSTAT_COUNT_NONE;
+	else
+		r->count = r->thresh_kind == CTR_RSTAT_THRESHOLD_GLOBAL ? CTR_RSTAT_COUNT_GLOBAL :
+			   CTR_RSTAT_COUNT_MEMCG;
 	r->batch = t->batch ? t->batch : CTR_RSTAT_DEFAULT_BATCH;
 	r->threshold = r->batch * t->nr_cpus;
 	r->period_ms = t->flush_period_ms ? t->flush_period_ms : CTR_RSTAT_DEFAULT_PERIOD_MS;
@@ -835,6 +930,8 @@ static int ctr_rstat_init(struct ctr_tree *t, enum ctr_rstat_policy policy)
 	r->heads = malloc(sizeof(int) * t->nr_cpus);
 	if (!r->cpu || !r->aggr || !r->pending || !r->stack || !r->heads)
 		goto fail;
+	if (r->count == CTR_RSTAT_COUNT_MEMCG && ctr_rstat_subtrees(r))
+		goto fail;
 	/*
 	 * fence=membarrier needs the process registered for expedited private
 	 * barriers (idempotent); where the kernel refuses (too old, seccomp),
@@ -844,6 +941,7 @@ static int ctr_rstat_init(struct ctr_tree *t, enum ctr_rstat_policy policy)
 	    syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0))
 		r->fence = CTR_RSTAT_FENCE_UPDATE;
 	r->last_prune_ns = ctr_jiffies_ns();
+	r->plain = r->fence != CTR_RSTAT_FENCE_UPDATE && r->count == CTR_RSTAT_COUNT_NONE;
 	for (int cpu = 0; cpu < t->nr_cpus; cpu++) {
 		r->cpu[cpu] = ctr_rstat_cpu_new(t, cpu);
 		if (!r->cpu[cpu]) {
@@ -879,9 +977,13 @@ static int64_t ctr_rstat_error_bound(const struct ctr_tree *t)
 		return 0;
 	case CTR_RSTAT_THRESHOLD:
 		/*
-		 * A read that does not flush found total <= batch x nr_cpus, and
-		 * every CPU holds back less than batch of |delta|: what is not
-		 * folded is less than 2 x batch x nr_cpus in absolute value.
+		 * A read that does not flush found its count <= batch x nr_cpus
+		 * (global: the total; memcg: the node's own, which every update
+		 * under it reaches or was skipped while the count was over the
+		 * threshold, so over it still), and every CPU holds back less
+		 * than batch of |delta| (per node, memcg): what is not folded is
+		 * less than 2 x batch x nr_cpus in absolute value (memcg: under
+		 * that node).
 		 */
 		return 2 * r->batch * t->nr_cpus;
 	case CTR_RSTAT_UNIFIED:

@@ -120,7 +120,8 @@ static void test_flushing_readers(void **state)
 	for (size_t k = 0; k < sizeof(rstat_algos) / sizeof(rstat_algos[0]); k++) {
 	for (size_t rdo = 0; rdo <= NR_READ; rdo++) {
 		size_t rd = rdo == NR_READ ? CTR_RSTAT_READ_SPIN : rdo;	/* the last: spin on lockkind=mutex */
-		const char *lk = rdo == NR_READ ? "mutex" : "spin";
+		/* ... with the other counting: memcg's walk where the policy ignores it, else 2023's */
+		const char *lk = rdo < NR_READ ? "spin" : k == 2 ? "mutex,threshold=global" : "mutex,update=memcg";
 		const struct ctr_algo *a = ctr_algo_find(rstat_algos[k]);
 		uint64_t rng = tu_seed(rstat_algos[k]);
 		struct rs_shared sh = { .n = 60 };
@@ -130,7 +131,7 @@ static void test_flushing_readers(void **state)
 		int64_t direct[60] = { 0 }, want[60];
 		struct ctr_flush_stats fs;
 		long reads = 0, policy_reads = 0, updates = 0;
-		char opts[48];
+		char opts[64];
 
 		assert_non_null(a);
 		assert_non_null(ws);
@@ -567,16 +568,18 @@ static void *thr_read_root(void *arg)
 
 static void test_threshold_bound_racing_readers(void **state)
 {
+	for (int mode = 0; mode < 2; mode++) {
 	enum { N = 8000, ROUNDS = 60 };
 	int *parent = malloc(sizeof(int) * N);
 	struct ctr_tree *t;
 	int64_t want = 0, bound, worst = 0;
+	const char *opts = mode ? "threshold=global" : "threshold=memcg";
 
 	(void)state;
 	for (int i = 0; i < N; i++)
 		parent[i] = i ? (i - 1) / 2 : -1;
 	t = ctr_tree_new(ctr_algo_find("rstat_threshold"), &(struct ctr_params){
-		.nr_nodes = N, .parent = parent, .nr_cpus = 2, .flush_period_ms = 600000 });
+		.nr_nodes = N, .parent = parent, .nr_cpus = 2, .flush_period_ms = 600000, .options = opts });
 	assert_non_null(t);
 	bound = ctr_read_error_bound(t);
 	for (int r = 0; r < ROUNDS; r++) {
@@ -596,11 +599,106 @@ static void test_threshold_bound_racing_readers(void **state)
 		}
 		pthread_barrier_destroy(&go);
 	}
-	printf("# rstat_threshold, two readers at rest: worst error %lld, bound %lld\n",
+	printf("# rstat_threshold %s, two readers at rest: worst error %lld, bound %lld\n", opts,
 	       (long long)worst, (long long)bound);
 	assert_true(worst <= bound);
 	ctr_tree_free(t);
 	free(parent);
+	}
+}
+
+/*
+ * Each mode's stated bound, |ctr_read - exact| <= 2 x batch x CPUs, on a
+ * random tree: one thread, updates of both signs on every CPU, each followed
+ * by a read of a random node through the policy (which flushes only past the
+ * threshold).  The worst error is printed, and must be above 0: the reads
+ * are stale (else the check could not fail).
+ */
+static void test_threshold_bound_each_mode(void **state)
+{
+	static const char *const modes[] = { "threshold=memcg", "threshold=global" };
+
+	(void)state;
+	for (int m = 0; m < 2; m++) {
+		enum { N = 40, CPUS = 4, NOPS = 200000 };
+		uint64_t rng = tu_seed(modes[m]);
+		int *parent = tu_random_tree(&rng, N, 6, NULL);
+		int64_t direct[N] = { 0 }, want[N], worst = 0, bound;
+		struct ctr_flush_stats fs;
+		struct ctr_tree *t = ctr_tree_new(ctr_algo_find("rstat_threshold"), &(struct ctr_params){
+			.nr_nodes = N, .parent = parent, .nr_cpus = CPUS, .batch = 16,
+			.flush_period_ms = 600000, .options = modes[m] });
+
+		assert_non_null(t);
+		bound = ctr_read_error_bound(t);
+		assert_int_equal(bound, 2 * 16 * CPUS);
+		for (int i = 0; i < NOPS; i++) {
+			int node = tu_range(&rng, 0, N - 1), rd = tu_range(&rng, 0, N - 1);
+			int64_t d = tu_range(&rng, -7, 9), err;
+
+			ctr_add(t, tu_range(&rng, 0, CPUS - 1), node, 0, d);
+			direct[node] += d;
+			if (i % 8)
+				continue;
+			tu_hier_sums(parent, N, 1, direct, want);
+			err = llabs(ctr_read(t, rd, 0) - want[rd]);
+			if (err > worst)
+				worst = err;
+			if (err > bound)
+				fail_msg("%s: node %d read %lld, exact %lld: error %lld over the bound %lld", modes[m],
+					 rd, (long long)ctr_read(t, rd, 0), (long long)want[rd], (long long)err,
+					 (long long)bound);
+		}
+		t->algo->flush_stats(t, &fs, 0);
+		printf("# rstat_threshold %s, batch 16 x %d CPUs: worst error %lld of bound %lld, %llu flushes\n",
+		       modes[m], CPUS, (long long)worst, (long long)bound, (unsigned long long)fs.flushes);
+		assert_true(worst > 0);
+		ctr_tree_free(t);
+		free(parent);
+	}
+}
+
+/*
+ * The per-memcg threshold flushes only the subtree that passed it: root 0
+ * with children A = 1 and B = 2, 2 CPUs, batch 64 (threshold 128).  +200 on
+ * A (its count and the root's reach 192), +10 on B (held back per CPU).  A
+ * read of B does not flush (B's count is 0); a read of A flushes A's subtree
+ * only: A is exact, B and the root are still unflushed.  threshold=global:
+ * the total passed, so the read of B flushes from the root, A included.
+ */
+static void test_threshold_memcg_subtree(void **state)
+{
+	(void)state;
+	for (int global = 0; global < 2; global++) {
+		struct ctr_tree *t = ctr_tree_new(ctr_algo_find("rstat_threshold"), &(struct ctr_params){
+			.nr_nodes = 3, .parent = (int[]){ -1, 0, 0 }, .nr_cpus = 2, .flush_period_ms = 600000,
+			.options = global ? "threshold=global" : "threshold=memcg" });
+		struct ctr_flush_stats fs;
+
+		assert_non_null(t);
+		for (int i = 0; i < 200; i++)
+			ctr_add(t, 0, 1, 0, 1);
+		ctr_add(t, 1, 2, 0, 10);
+		/* B: its own count is under the threshold, the global total is not */
+		assert_int_equal(ctr_read(t, 2, 0), global ? 10 : 0);
+		assert_int_equal(ctr_read(t, 1, 0), 200);	/* A: past it (memcg), or flushed already */
+		t->algo->flush_stats(t, &fs, 0);
+		assert_int_equal(fs.flushes, 1);
+		assert_int_equal(fs.reads_flush, 1);
+		if (!global) {
+			/* the flush was A's subtree: B and the root were not folded */
+			assert_int_equal(ctr_rstat_of(t)->aggr[2], 0);
+			assert_int_equal(ctr_rstat_of(t)->aggr[0], 0);
+			/* the root's own count passed too: its read flushes everything */
+			assert_int_equal(ctr_read(t, 0, 0), 210);
+			assert_int_equal(ctr_read(t, 2, 0), 10);
+		} else {
+			assert_int_equal(ctr_read(t, 0, 0), 210);
+			t->algo->flush_stats(t, &fs, 0);
+			assert_int_equal(fs.flushes, 1);	/* one flush served all three */
+		}
+		ctr_tree_free(t);
+	}
 }
 
 static int count_threads(void)
@@ -772,6 +870,8 @@ int main(void)
 		cmocka_unit_test(test_flusher_lifecycle),
 		cmocka_unit_test(test_flushing_readers),
 		cmocka_unit_test(test_threshold_bound_racing_readers),
+		cmocka_unit_test(test_threshold_bound_each_mode),
+		cmocka_unit_test(test_threshold_memcg_subtree),
 		cmocka_unit_test(test_batch_fewer_flushes),
 		cmocka_unit_test(test_lock_break_hands_over),
 		cmocka_unit_test(test_batch_read_is_fresh),
