@@ -224,6 +224,62 @@ static int scn_measure(struct scn_ctx *c, struct bench_config *cfg, const struct
 	return stop;
 }
 
+/*
+ * The seed's rstat is memcg's: its update walks the ancestors for the flush
+ * threshold (memcg_rstat_updated, 6.8 on), so the scenarios run the rstat
+ * algorithms of counters/rstat.c with update=memcg (docs/algorithms.md).
+ */
+#define SCN_RSTAT_UPDATE "update=memcg"
+
+static int scn_memcg_update(const struct bench_algo *ba)
+{
+	static const char *const names[] = { "rstat_force", "rstat_ratelimit", "rstat_threshold", "rstat_unified" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(ba->name, names[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * scn_measure of every column in cfg: the rstat ones with SCN_RSTAT_UPDATE
+ * added to cfg's options, the others as cfg is, in two measurements whose
+ * summaries land in c->sums in column order.  Returns scn_measure's stop.
+ */
+static int scn_measure_cols(struct scn_ctx *c, struct bench_config *cfg, const char *note)
+{
+	const struct bench_algo *part[2][BENCH_MAX_ALGOS];
+	struct bench_summary *got[2];
+	int idx[2][BENCH_MAX_ALGOS], n[2] = { 0, 0 }, stop = 0;
+	const char *base = cfg->options;
+	char opt[128];
+
+	snprintf(opt, sizeof(opt), "%s%s%s", base ? base : "", base ? "," : "", SCN_RSTAT_UPDATE);
+	for (int i = 0; i < c->nr_algos; i++) {
+		const int k = scn_memcg_update(c->algos[i]);
+
+		idx[k][n[k]] = i;
+		part[k][n[k]++] = c->algos[i];
+	}
+	got[0] = bench_xcalloc((size_t)c->nr_algos, sizeof(*got[0]));
+	got[1] = bench_xcalloc((size_t)c->nr_algos, sizeof(*got[1]));
+	for (int k = 0; k < 2 && !stop; k++) {
+		if (!n[k])
+			continue;
+		cfg->options = k ? opt : base;
+		stop = scn_measure(c, cfg, part[k], n[k], note);
+		memcpy(got[k], c->sums, sizeof(*c->sums) * (size_t)n[k]);
+	}
+	cfg->options = base;
+	memset(c->sums, 0, sizeof(*c->sums) * (size_t)c->nr_algos);
+	for (int k = 0; k < 2; k++)
+		for (int j = 0; j < n[k]; j++)
+			c->sums[idx[k][j]] = got[k][j];
+	free(got[0]);
+	free(got[1]);
+	return stop;
+}
+
 /* --- the tables --------------------------------------------------------- */
 
 /* A figure of one summary; NaN where it does not apply.  *noisy: its median has a CV over 10%. */
@@ -509,6 +565,10 @@ static void scn_common_notes(const struct scn_ctx *c, const char *workers)
 			 c->slots == c->s->seed_cpus ? ", the seed's CPU count" : "");
 	else
 		scn_note(c, "slots: this machine's possible CPUs, or the threads if more (--slots)");
+	if (c->s->seed_cpus)
+		scn_note(c, "rstat_force, _ratelimit, _threshold and _unified run with options %s (memcg's"
+			 " update: the ancestor walk for the flush threshold) and their default lockkind=spin (the"
+			 " kernel's spinning flush lock: waiting is CPU time)", SCN_RSTAT_UPDATE);
 	if (c->from)
 		scn_note(c, "read from %s (--from: nothing measured now)", c->from);
 	if (c->s->seed_table && c->seeds.why)
@@ -536,7 +596,7 @@ static int scn_measure_chain(struct scn_ctx *c, enum bench_workload w, int depth
 	snprintf(shape, sizeof(shape), "chain:%d", depth);
 	snprintf(label, sizeof(label), "depth %d", depth);
 	cfg = scn_config(c, w, shape, workers);
-	stop = scn_measure(c, &cfg, c->algos, c->nr_algos, label);
+	stop = scn_measure_cols(c, &cfg, label);
 	bench_shape_free(&cfg.shape);
 	return stop;
 }
@@ -720,7 +780,7 @@ static void scn_worker_scaling(struct scn_ctx *c)
 		/* a capped row that would repeat the one above prints its figures again, not a new run */
 		if (t != ran) {
 			struct bench_config cfg = scn_config(c, BENCH_STORE, "chain:8", t);
-			int stop = scn_measure(c, &cfg, c->algos, c->nr_algos, label);
+			int stop = scn_measure_cols(c, &cfg, label);
 
 			bench_shape_free(&cfg.shape);
 			ran = t;
@@ -804,7 +864,7 @@ static void scn_shrinker(struct scn_ctx *c)
 			cfg.read_node = BENCH_READ_LEAF;
 			cfg.read_interval_us = 100;
 		}
-		stop = scn_measure(c, &cfg, c->algos, c->nr_algos, y ? "shrinker=Y" : "shrinker=N");
+		stop = scn_measure_cols(c, &cfg, y ? "shrinker=Y" : "shrinker=N");
 		bench_shape_free(&cfg.shape);
 		for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 			char label[64];
@@ -913,7 +973,8 @@ static int scn_storm_test(struct scn_ctx *c, int test, struct scn_storm_fig *fig
 			cfg.read_node = test == 0 ? BENCH_READ_RANDOM : test >= 3 ? subtree_node[test - 3] : BENCH_READ_OWN;
 			cfg.read_interval_us = test == 0 || test >= 3 ? 1000 : scn_storm_interval_us(c, test);
 			if (rstat) {
-				snprintf(opt, sizeof(opt), "read=%s", scn_strategies[k]);
+				snprintf(opt, sizeof(opt), "read=%s%s", scn_strategies[k],
+					 scn_memcg_update(ba) ? "," SCN_RSTAT_UPDATE : "");
 				cfg.options = opt;
 				snprintf(label, sizeof(label), "test %d %s %s", test, ba->name, scn_strategies[k]);
 			} else {
@@ -1101,7 +1162,7 @@ static void scn_admission(struct scn_ctx *c)
 	scn_header(c, "admission", 28);
 	cfg = scn_config(c, BENCH_CHARGE, "chain:4", workers);
 	cfg.charge_burst = burst;
-	stop = scn_measure(c, &cfg, c->algos, c->nr_algos, "bursts");
+	stop = scn_measure_cols(c, &cfg, "bursts");
 	bench_shape_free(&cfg.shape);
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++)
 		scn_row(c, rows[r].name, 28, rows[r].fn);

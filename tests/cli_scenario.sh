@@ -354,3 +354,9 @@ check "default slots: 96 for shrinker-count, 384 for stat-read-storm" eval \
 check "--slots 8 is what runs" grep -q '"slots":8,' "$tmp/s8"
 BADVAL="--limit-headroom" bad stat-read-storm --quick --limit-headroom 2
 BADVAL="'0'" bad zswap-store-limit --quick --slots 0
+check "zswap-store-limit: the rstat algorithms of rstat.c run memcg's update, the others no options" python3 -c '
+import json, sys
+for o in map(json.loads, open(sys.argv[1])):
+    want = "update=memcg" if o["algo"] in ("rstat_force", "rstat_ratelimit", "rstat_threshold", "rstat_unified") else None
+    assert o["options"] == want, (o["algo"], o["options"])
+' "$tmp/zswap-store-limit.jsonl"
