@@ -396,7 +396,9 @@ static void scn_seed_cells(const struct bench_seed_fig *g, double scale, double 
 	}
 	scn_fmt(a, sizeof(a), g->lo * scale);
 	scn_fmt(b, sizeof(b), g->hi * scale);
-	if (g->lo == g->hi)
+	if (scale == 1)
+		snprintf(fig, len, "%s", g->value);	/* as posted: 2.88 stays 2.88 */
+	else if (g->lo == g->hi)
 		snprintf(fig, len, "%s", a);
 	else
 		snprintf(fig, len, "%s-%s", a, b);
@@ -821,6 +823,22 @@ static double scn_flushes(const struct bench_summary *s, int *noisy)
 	return scn_flush_rate(s, s->med.flush.flushes);
 }
 
+/*
+ * 001's "84% of kswapd cycles in flushing", as far as the counts go: the
+ * flush lock's hold and wait time per second over the count calls' time per
+ * second (reads x mean read latency), %.  The holds include the periodic
+ * flusher's (a few per window), so it can pass 100 where counts rarely flush.
+ */
+static double scn_flush_share(const struct bench_summary *s, int *noisy)
+{
+	const double busy = (double)s->med.reads * s->med.read_lat.mean;
+
+	*noisy = 0;
+	if (!s->med.has_flush || !s->med.reads || !(busy > 0))
+		return NAN;
+	return 100.0 * (double)(s->med.flush.lock_hold_ns + s->med.flush.lock_wait_ns) / busy;
+}
+
 static double scn_read_p99(const struct bench_summary *s, int *noisy)
 {
 	*noisy = scn_noisy(s, BF_READ_NS_P99);
@@ -840,9 +858,11 @@ static void scn_shrinker(struct scn_ctx *c)
 	static const struct scn_rowdef rows[] = {
 		{ "osq_lock % cycles", scn_na }, { "contended acq/s", scn_contended },
 		{ "lock wait s/s", scn_lock_wait }, { "flushes/s", scn_flushes }, { "count p99 ns", scn_read_p99 },
+		{ "count time flushing %", scn_flush_share },
 	};
 	/* 001's figures of each row: the kernel then, whose shrinker count forced a flush (rstat_force) */
-	static const char *const seed_col[] = { "osq_lock_cycles", "contended_acquisitions", "lock_wait", NULL, NULL };
+	static const char *const seed_col[] = { "osq_lock_cycles", "contended_acquisitions", "lock_wait", NULL, NULL,
+						NULL };
 	char buf[160];
 
 	snprintf(buf, sizeof(buf), "%d updaters on the leaves of tree:4x4 (16 memcgs)", workers);
@@ -854,6 +874,9 @@ static void scn_shrinker(struct scn_ctx *c)
 		 " (rstat_ratelimit); lock figures are n/a for algorithms without a flush lock");
 	scn_note(c, "osq_lock %% cycles is n/a: it needs a PMU and a kernel's optimistic spinning; this"
 		 " machine has no PMU and user space has no osq_lock");
+	scn_note(c, "count time flushing %%: the flush lock's hold and wait time over the count calls' time"
+		 " (reads x mean read ns; holds include the periodic flusher's); 001 saw 84%% of kswapd's"
+		 " cycles in flushing");
 	scn_header(c, "shrinker", 22);
 	for (int y = 1; y >= 0; y--) {
 		struct bench_config cfg = scn_config(c, y ? BENCH_READERS : BENCH_UPDATE, "tree:4x4", workers);
@@ -869,7 +892,7 @@ static void scn_shrinker(struct scn_ctx *c)
 		for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 			char label[64];
 
-			if (!y && rows[r].fn == scn_read_p99)
+			if (!y && (rows[r].fn == scn_read_p99 || rows[r].fn == scn_flush_share))
 				continue;
 			const struct scn_seedref seed = { .row = seed_col[r] ? (y ? "shrinker=Y" : "shrinker=N") : NULL,
 							  .column = seed_col[r], .algo = "rstat_force" };
@@ -1103,6 +1126,69 @@ out:
 	free(storm);
 }
 
+/* --- stat-read-pressure (003) ------------------------------------------------ */
+
+/* 003's unit: the time of 10,000 reads, ms (the reps' median of the mean read). */
+static double scn_10k_reads_ms(const struct bench_summary *s, int *noisy)
+{
+	*noisy = scn_noisy(s, BF_READ_NS_MEAN);
+	return s->med.reads ? s->med.read_lat.mean * 10000 / 1e6 : NAN;
+}
+
+/* Its stddev over the reps: the coefficient of variation times the figure (NaN with one rep). */
+static double scn_10k_sd(const struct bench_summary *s, int *noisy)
+{
+	*noisy = 0;
+	return s->k > 1 && s->med.reads ? s->stat[BF_READ_NS_MEAN].cv * s->med.read_lat.mean * 10000 / 1e6 : NAN;
+}
+
+static void scn_read_pressure(struct scn_ctx *c)
+{
+	struct bench_config cfg;
+	double base = NAN, base_sd = NAN;
+	int stop;
+
+	scn_common_notes(c, "2 updaters (pressure: +1/-1 swings on the leaves of tree:4x4) and one reader");
+	scn_note(c, "the reader reads the root (17 nodes) back to back through the algorithm's own read,"
+		 " as 003's benchmark 4 read memory.stat 10,000 times under memory pressure; 003 reports the"
+		 " average and stddev over trials and their delta in %%: here over --reps, against the first"
+		 " column");
+	scn_header(c, "10000 reads", 26);
+	cfg = scn_config(c, BENCH_READERS, "tree:4x4", c->pus);
+	cfg.readers = 1;
+	cfg.read_node = 0;
+	cfg.read_interval_us = 0;
+	stop = scn_measure_cols(c, &cfg, "one reader");
+	bench_shape_free(&cfg.shape);
+	scn_row(c, "average ms", 26, scn_10k_reads_ms);
+	scn_row(c, "stddev ms", 26, scn_10k_sd);
+	if (c->table && c->nr_algos && c->sums[0].k) {
+		int noisy;
+
+		base = scn_10k_reads_ms(&c->sums[0], &noisy);
+		base_sd = scn_10k_sd(&c->sums[0], &noisy);
+		printf("%-26s", "average delta %");
+		for (int i = 0; i < c->nr_algos; i++) {
+			double v = c->sums[i].k ? scn_10k_reads_ms(&c->sums[i], &noisy) : NAN;
+			char buf[32];
+
+			snprintf(buf, sizeof(buf), "%+.1f%%", 100 * (v / base - 1));
+			printf(" %*s", SCN_COL, isnan(v) || isnan(base) ? "n/a" : buf);
+		}
+		printf("\n%-26s", "stddev delta %");
+		for (int i = 0; i < c->nr_algos; i++) {
+			double v = c->sums[i].k ? scn_10k_sd(&c->sums[i], &noisy) : NAN;
+			char buf[32];
+
+			snprintf(buf, sizeof(buf), "%+.1f%%", 100 * (v / base_sd - 1));
+			printf(" %*s", SCN_COL, isnan(v) || isnan(base_sd) || !(base_sd > 0) ? "n/a" : buf);
+		}
+		putchar('\n');
+	}
+	scn_row(c, "read p99 ns", 26, scn_read_p99);
+	(void)stop;
+}
+
 /* --- admission-staleness -------------------------------------------------- */
 
 /* Of the audited attempts: from one rep, the one with the most false rejects (bench_summarize). */
@@ -1207,6 +1293,9 @@ static const struct scn scn_list[] = {
 	{ "stat-read-storm", "004_8da19ccf0ddfde5d.txt",
 	  "stat readers by the hundred: read latency per reader-side flush strategy", scn_read_storm,
 	  "read_storm", "10K reader threads, 1K memcgs", 384 },
+	{ "stat-read-pressure", "003_340db1117e54b711.txt",
+	  "one reader reading a stat 10,000 times under update pressure: average, stddev, deltas", scn_read_pressure,
+	  NULL, NULL, 0 },
 	{ "admission-staleness", "000_2f7e5ca340efc1f8.txt",
 	  "bursts of stores and frees against a limit: false rejections and overshoot", scn_admission,
 	  NULL, "20 workers", 80 },
@@ -1363,7 +1452,8 @@ static void scn_parse(int argc, char **argv, struct scn_ctx *c, char **algo_list
 		die("--from prints the tables of a results file: it takes no --out, --resume or --format json");
 	if (c->from && c->s->run == scn_subsys)
 		die("--from does not apply to subsys-flush-locks (its table is not made from result lines)");
-	if (c->base.work_ns && (c->s->run == scn_read_storm || c->s->run == scn_shrinker || c->s->run == scn_subsys))
+	if (c->base.work_ns && (c->s->run == scn_read_storm || c->s->run == scn_shrinker || c->s->run == scn_subsys ||
+				 c->s->run == scn_read_pressure))
 		die("--work-ns applies to the store, load, scaling and admission scenarios");
 	if (c->limit_headroom && c->s->run != scn_store_limit && c->s->run != scn_worker_scaling &&
 	    c->s->run != scn_admission)
@@ -1373,7 +1463,8 @@ static void scn_parse(int argc, char **argv, struct scn_ctx *c, char **algo_list
 	if (c->readers >= 0 && c->s->run != scn_read_storm)
 		die("--readers applies to the stat-read-storm scenario");
 	/* its workers are this machine's PUs, never capped */
-	if (c->no_cap && (c->s->run == scn_read_storm || c->s->run == scn_admission || c->s->run == scn_subsys))
+	if (c->no_cap && (c->s->run == scn_read_storm || c->s->run == scn_admission || c->s->run == scn_subsys ||
+			  c->s->run == scn_read_pressure))
 		die("--no-cap applies to the store, load, scaling and shrinker scenarios");
 }
 

@@ -80,10 +80,10 @@ N=$(echo $ALL | wc -w)
 
 "$B" scenario list >"$tmp/list" 2>&1
 for s in zswap-store-limit zswap-store-nolimit zswap-load-latency worker-scaling shrinker-count \
-	 stat-read-storm admission-staleness subsys-flush-locks; do
+	 stat-read-storm stat-read-pressure admission-staleness subsys-flush-locks; do
 	grep -q "^$s " "$tmp/list" || nok "scenario list names $s"
 done
-check "scenario list names all eight" test "$(wc -l <"$tmp/list")" -eq 8
+check "scenario list names all nine" test "$(wc -l <"$tmp/list")" -eq 9
 
 scn zswap-store-limit
 check_scn zswap-store-limit "$(wc -l <"$tmp/zswap-store-limit.jsonl") results"
@@ -126,7 +126,7 @@ check "worker-scaling: one run per distinct worker count" raw_ok worker-scaling 
 scn shrinker-count
 check_scn shrinker-count "flush lock"
 check "shrinker-count: shrinker=Y/N rows of 001's figures" table_ok shrinker-count shrinker \
-	"Y osq_lock % cycles" "Y contended acq/s" "Y lock wait s/s" "Y flushes/s" "Y count p99 ns" \
+	"Y osq_lock % cycles" "Y contended acq/s" "Y lock wait s/s" "Y flushes/s" "Y count p99 ns" "Y count time flushing %" \
 	"N osq_lock % cycles" "N contended acq/s" "N lock wait s/s" "N flushes/s"
 check "shrinker-count: osq_lock is n/a, never a number" \
 	awk '/^Y osq_lock/ { for (i = 5; i <= NF; i++) if ($i != "n/a") exit 1 }' "$tmp/shrinker-count.out"
@@ -171,6 +171,14 @@ assert spin and batch, rows
 assert min(batch) < min(spin), "rstat_force: batch %s flushes/read, spin %s" % (batch, spin)
 PY
 check "stat-read-storm: raw lines" raw_ok stat-read-storm 24
+
+# 003: one reader, 10,000 reads: average and stddev over the reps, their deltas against the first column.
+scn stat-read-pressure --reps 2
+check_scn stat-read-pressure "one reader"
+check "stat-read-pressure: 003's average, stddev and both deltas, one raw line per algorithm" eval \
+	'table_ok stat-read-pressure "10000 reads" "average ms" "stddev ms" "average delta %" "stddev delta %" "read p99 ns" &&
+	 raw_ok stat-read-pressure $N &&
+	 awk "/^average delta %/ { exit !(\$4 == \"+0.0%\") }" "$tmp/stat-read-pressure.out"'
 
 scn admission-staleness
 check_scn admission-staleness "bursts"
