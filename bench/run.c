@@ -458,8 +458,8 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 		th[i].w = &ws[i];
 		th[i].loop = ws[i].reader ? ba->read_loop : ba->loop[cfg->workload];
 	}
-	for (int i = nthr; i < total; i++) {
-		/* written every read: on lines of its own, not shared with another reader's */
+	for (int i = bench_workload_charges(cfg->workload) ? 0 : nthr; i < total; i++) {
+		/* written every read (or audit): on lines of its own, not shared with another thread's */
 		ws[i].seen = ctr_zalloc_aligned(nthr * sizeof(int64_t));
 		if (!ws[i].seen)
 			goto out;
@@ -561,7 +561,7 @@ out:
 	free(fs);
 	free(tids);
 	free(th);
-	for (int i = nthr; ws && i < total; i++)
+	for (int i = 0; ws && i < total; i++)
 		free(ws[i].seen);
 	free(ws);
 	return err;

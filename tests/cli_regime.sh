@@ -128,3 +128,30 @@ check "store_cpu_ns is null outside the store workload" python3 -c "
 import json; assert json.loads(open('$tmp/ch').read())['store_cpu_ns'] is None"
 "$B" run --algo rstat_force --workload store --limit-headroom 2 "${Q[@]}" >"$tmp/stt"
 check "store table: the store cpu line and the op described" sh -c "grep -q '^  store cpu    sampled stores' '$tmp/stt' && grep -q 'an op is one zswap store' '$tmp/stt'"
+
+# ---- the admission audit is sound: an exact design never has a false reject ----
+# 8 updaters on this machine's CPUs (more threads than cores here), preempted mid-attempt and
+# mid-audit; steady window and bursts.  And the audit is not blind: rstat_threshold's stale-high
+# reads (pending deltas below its threshold) refuse charges that had room.
+EXACT_ALL=atomic_tree,percpu_hier,locked_tree,rstat_force,atomic_tree_stock,striped,percpu_hier_delegated
+for burst in "" "--charge-burst 64"; do
+	for w in charge store; do
+		"$B" run --algo $EXACT_ALL --workload $w $burst --shape tree:2x2 --threads 8 --reps 1 \
+			--duration-ms 150 --warmup-ms 10 --format json >"$tmp/au" 2>/dev/null
+		check "audit: exact designs, $w ${burst:-steady}, 8 threads: refusals audited, none false" \
+			python3 - "$tmp/au" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) == 7
+for j in lines:
+    a = j["admission"]
+    assert j["verify"] == "ok" and a["audited"] > 0, j["algo"]
+    assert a["false_rejects"] == 0, (j["algo"], a)
+PY
+	done
+done
+"$B" run --algo rstat_threshold --workload charge --shape chain:8 --threads 2 --reps 1 \
+	--duration-ms 100 --warmup-ms 10 --format json >"$tmp/th" 2>/dev/null
+check "audit: rstat_threshold's stale-high refusals are counted false" python3 -c "
+import json; a = json.loads(open('$tmp/th').read())['admission']
+assert a['false_rejects'] > 0 and a['false_rejects'] <= a['audited_rejected'], a"
