@@ -81,8 +81,10 @@ BADVAL="'1e9'" bad run --workload charge --limit-headroom 1e9
 BADVAL="--limit-headroom" bad run --workload update --limit-headroom 2
 
 EXACT=atomic_tree,percpu_hier,locked_tree,rstat_force
-"$B" run --algo $EXACT --workload charge --shape chain:4 --threads 2 "${Q[@]}" --format json >"$tmp/h075"
-"$B" run --algo $EXACT --workload charge --shape chain:4 --threads 2 --limit-headroom 1 "${Q[@]}" \
+# tree:2, one worker per leaf: at 0.75 a leaf's limit is below what its lone worker holds, so
+# refusals do not depend on the workers running at the same time
+"$B" run --algo $EXACT --workload charge --shape tree:2 --threads 2 "${Q[@]}" --format json >"$tmp/h075"
+"$B" run --algo $EXACT --workload charge --shape tree:2 --threads 2 --limit-headroom 1 "${Q[@]}" \
 	--format json >"$tmp/h1"
 check "headroom 0.75 (default) refuses, 1 never refuses an exact design; recorded" python3 - "$tmp/h075" "$tmp/h1" <<'PY'
 import json, sys
