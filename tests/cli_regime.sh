@@ -152,8 +152,8 @@ for j in lines:
 PY
 	done
 done
-"$B" run --algo rstat_threshold --workload charge --shape chain:8 --threads 2 --reps 1 \
-	--duration-ms 100 --warmup-ms 10 --format json >"$tmp/th" 2>/dev/null
+"$B" run --algo rstat_threshold --workload charge --shape chain:8 --threads 2 --reps 1 --sample 1/2 \
+	--duration-ms 300 --warmup-ms 10 --format json >"$tmp/th" 2>/dev/null
 check "audit: rstat_threshold's stale-high refusals are counted false" python3 -c "
 import json; a = json.loads(open('$tmp/th').read())['admission']
 assert a['false_rejects'] > 0 and a['false_rejects'] <= a['audited_rejected'], a"
