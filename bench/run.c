@@ -141,11 +141,12 @@ static int bench_latency_ms(int duration_ms)
  * Charge workload limits: --limit-headroom (3/4 by default) times what the
  * workers below a node can hold, at every level with a worker below it.
  */
-static int64_t *bench_charge_limits(const struct bench_config *cfg, const struct bench_worker *ws)
+static int64_t *bench_charge_limits(const struct bench_config *cfg, const struct bench_worker *ws,
+				    int burst)
 {
 	const struct bench_shape *s = &cfg->shape;
 	const double headroom = cfg->limit_headroom > 0 ? cfg->limit_headroom : BENCH_LIMIT_HEADROOM;
-	const int hold = cfg->charge_burst ? cfg->charge_burst : BENCH_CHARGE_WINDOW;
+	const int hold = burst ? burst : BENCH_CHARGE_WINDOW;
 	int64_t *limit = calloc(s->nr_nodes, sizeof(*limit));
 	int *below = calloc(s->nr_nodes, sizeof(*below));
 
@@ -162,6 +163,39 @@ static int64_t *bench_charge_limits(const struct bench_config *cfg, const struct
 				    : CTR_NO_LIMIT;
 	free(below);
 	return limit;
+}
+
+/* --charge-burst bound: B for this algorithm (BENCH_BURST_FROM_BOUND in run.h); 0 or -errno. */
+static int bench_burst_from_bound(const struct bench_config *cfg, const struct bench_algo *ba,
+				  const struct ctr_params *p, int *burst)
+{
+	double headroom = cfg->limit_headroom > 0 ? cfg->limit_headroom : BENCH_LIMIT_HEADROOM;
+	struct ctr_params probe = *p;
+	struct ctr_tree *t;
+	int64_t bound;
+	double b;
+
+	/* the bound of the very instance, limits aside: a tree of its own, freed at once */
+	probe.limit = NULL;
+	probe.slot_node = NULL;
+	t = ctr_tree_new(ba->algo, &probe);
+	if (!t)
+		return -errno;
+	bound = ctr_read_error_bound(t);
+	ctr_tree_free(t);
+	if (headroom > 0.75)
+		headroom = 0.75;
+	if (bound == 0) {
+		*burst = BENCH_BURST_EXACT;
+		return 0;
+	}
+	if (bound < 0) {
+		*burst = BENCH_BURST_TIMED;
+		return 0;
+	}
+	b = ceil(2.0 * (double)bound / ((double)cfg->threads * BENCH_CHARGE_UNIT * (1 - headroom)));
+	*burst = b < BENCH_BURST_EXACT ? BENCH_BURST_EXACT : b > BENCH_BURST_MAX ? BENCH_BURST_MAX : (int)b;
+	return 0;
 }
 
 static double bench_ticks_to_ns(const struct bench_config *cfg, double ticks)
@@ -490,11 +524,19 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 		goto out;
 	err = -ENOMEM;
 	if (bench_workload_charges(cfg->workload)) {
-		limit = bench_charge_limits(cfg, ws);
+		p.batch = BENCH_CHARGE_BATCH;
+		r->charge_burst = cfg->charge_burst;
+		if (cfg->charge_burst == BENCH_BURST_FROM_BOUND) {
+			err = bench_burst_from_bound(cfg, ba, &p, &r->charge_burst);
+			if (err)
+				goto out;
+			err = -ENOMEM;
+		}
+		gate.charge_burst = r->charge_burst;
+		limit = bench_charge_limits(cfg, ws, r->charge_burst);
 		if (!limit)
 			goto out;
 		p.limit = limit;
-		p.batch = BENCH_CHARGE_BATCH;
 		gate.limit = limit;
 	}
 	err = bench_shared_mem_policy(cfg->shared_mem);

@@ -70,7 +70,7 @@
 	X(OPTIONS, "options", BT_STR, BI_KNOB, BS_SAME, C(options), BW_ALL, 1, "null", "--options of the algorithm, null if none") \
 	X(FLUSH_PERIOD_MS, "flush_period_ms", BT_INT, BI_KNOB, BS_SAME, C(flush_period_ms), BW_ALL, 1, "0", "--flush-period-ms, 0: the algorithm's default") \
 	X(WORK_NS, "work_ns", BT_INT, BI_KNOB, BS_SAME, C(work_ns), BW_ALL, 1, "0", "--work-ns: private work after each operation") \
-	X(CHARGE_BURST, "charge_burst", BT_INT, BI_KNOB, BS_SAME, C(charge_burst), BW_ALL, 1, "0", "--charge-burst: 0 steady window, B bursts of B") \
+	X(CHARGE_BURST, "charge_burst", BT_INT, BI_KNOB, BS_SAME, C(charge_burst), BW_ALL, 1, "0", "--charge-burst: 0 steady window, B bursts of B, -1 sized from the bound (charge_burst_used)") \
 	X(LIMIT_HEADROOM, "limit_headroom", BT_NUM, BI_KNOB, BS_SAME, C(limit_headroom), BW_CHARGE, 1, "null", "--limit-headroom: limits are this times the steady holdings (charge; 0.75 in lines from before it)") \
 	X(BATCH, "batch", BT_INT, BI_KNOB, BS_SAME, FN, BW_ALL, 0, "0", "ctr_params.batch: 0 the algorithm's default") \
 	X(READ_NODE, "read_node", BT_STR, BI_KNOB, BS_SAME, FN, BW_READERS, 1, "null", "--read-node: random, leaf, own or a node index (readers)") \
@@ -112,6 +112,7 @@
 	X(READ_ERROR_BOUND, "read_error_bound", BT_INT, BI_NONE, BS_SAME, R(error_bound), BW_ALL, 1, NULL, "stated bound of ctr_read (-1: bounded by time only)") \
 	X(READ_ERROR_AT_REST, "read_error_at_rest", BT_INT, BI_NONE, BS_WORST, R(read_error), BW_ALL, 1, NULL, "max |ctr_read - exact| over nodes at rest") \
 	X(CHARGE_FAIL, "charge_fail", BT_INT, BI_NONE, BS_REP, R(charge_fail), BW_CHARGE, 1, NULL, "refused charges in the window") \
+	X(CHARGE_BURST_USED, "charge_burst_used", BT_INT, BI_NONE, BS_SAME, R(charge_burst), BW_CHARGE, 0, "null", "the burst the run used (0 steady window): --charge-burst bound sizes it per algorithm") \
 	X(LIMIT_MAX_OVER, "limit_max_over", BT_INT, BI_NONE, BS_WORST, R(limit_max_over), BW_CHARGE, 1, NULL, "worst value - limit at rest (<= 0 within)") \
 	X(ADMISSION, "admission", BT_OBJ, BI_NONE, BS_REP, FN, BW_CHARGE, 0, NULL, "charge: attempts, rejected, audited, audited_rejected, false_rejects (worst rep), overshoot_max (worst)") \
 	X(READS, "reads", BT_INT, BI_NONE, BS_MEDIAN, R(reads), BW_READERS, 1, NULL, "reads in the window") \

@@ -157,3 +157,26 @@ done
 check "audit: rstat_threshold's stale-high refusals are counted false" python3 -c "
 import json; a = json.loads(open('$tmp/th').read())['admission']
 assert a['false_rejects'] > 0 and a['false_rejects'] <= a['audited_rejected'], a"
+
+# ---- --charge-burst bound: the swing sized from each algorithm's stated error bound ----
+BADVAL="'bounds'" bad run --workload charge --charge-burst bounds
+"$B" run --algo percpu_hier,rstat_ratelimit,rstat_threshold,batched_percpu,percpu_counter --workload charge \
+	--charge-burst bound --shape chain:4 --threads 2 "${Q[@]}" --format json >"$tmp/bb" 2>/dev/null
+check "burst from the bound: exact 64, time-bounded 16384, else threads x B x 1/4 covers twice the bound" \
+	python3 - "$tmp/bb" <<'PY'
+import json, math, sys
+for l in open(sys.argv[1]):
+    j = json.loads(l)
+    b, used = j["read_error_bound"], j["charge_burst_used"]
+    assert j["charge_burst"] == -1 and j["verify"] == "ok", j["algo"]
+    if b == 0:
+        assert used == 64, (j["algo"], used)
+    elif b < 0:
+        assert used == 16384, (j["algo"], used)
+    else:
+        want = max(64, min(1 << 20, math.ceil(2 * b / (2 * 4096 * 0.25))))
+        assert used == want and 2 * used * 4096 * 0.25 >= 2 * b, (j["algo"], used, want, b)
+PY
+"$B" run --algo atomic_tree --workload charge --charge-burst 32 "${Q[@]}" --format json >"$tmp/b32"
+check "a fixed burst is used as given" python3 -c "
+import json; j = json.loads(open('$tmp/b32').read()); assert j['charge_burst'] == j['charge_burst_used'] == 32, j"
