@@ -144,8 +144,6 @@ struct bench_worker {
 	uint64_t ev_val[PMU_MAX_EVENTS];	/* their counts over the window, scaled */
 	const char *ev_why[PMU_MAX_EVENTS];	/* why one has no count (NULL: counted) */
 	const char *ev_tag[PMU_MAX_EVENTS];	/* the same in a word or two, for the table */
-	struct ctr_hist cpu_hist;	/* store: the sampled stores' CPU time (thread CPU clock), ns */
-	uint64_t cpu_overhead;		/* store: a pair of thread CPU clock reads, ns (the least of 16) */
 	struct ctr_hist hist;		/* sampled operation latencies (every read for readers), TSC ticks;
 					 * update workload: per op, 1/BENCH_LAT_SCALE ticks, overhead subtracted */
 	unsigned lat_batch;		/* update workload: ops per latency sample (1: each op timed alone) */

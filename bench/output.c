@@ -98,7 +98,7 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 		       cfg->workload == BENCH_CHARGE ? "; an op is one charge attempt (its uncharge included)" :
 		       cfg->workload == BENCH_STORE ? "; an op is one zswap store: the limit check at every level"
 		       " (a read per level), the charge of stat 0 (bytes), stat 1 +1 page, its later free included;"
-		       " cpu p50 = thread CPU time of the sampled stores" :
+		       " ns/op is wall, cpu ns/op CPU time per store (the seeds' unit)" :
 		       cfg->workload == BENCH_READERS ? " (n/a with readers); read errors are distances outside"
 		       " every value the node held during the read" : "");
 		printf("%-14s %12s %9s %9s %8s %8s %8s %8s %10s %s%s\n", "algo", "ops/s", "ns/op",
@@ -236,9 +236,6 @@ static void bench_table_details(const struct bench_config *cfg, const struct ben
 			printf(", %lld at most under updates", (long long)r->read_err_max);
 		printf("; stated bound %s\n", bound);
 	}
-	if (cfg->workload == BENCH_STORE)
-		printf("  %-12s sampled stores' CPU time ns mean %.1f p50 %.1f p99 %.1f (wall p50 %.1f)\n",
-		       "store cpu", r->store_cpu.mean, r->store_cpu.p50, r->store_cpu.p99, r->lat.p50);
 	if (bench_workload_charges(cfg->workload) && r->audited && r->ba->verify != BENCH_VERIFY_NONE)
 		printf("  %-12s %llu of %llu audited refusals had room (false rejects); worst overshoot %lld"
 		       "%s%.0d\n", "admission", (unsigned long long)r->false_rejects,

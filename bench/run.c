@@ -24,7 +24,6 @@ int bench_worker_phase(struct bench_worker *w, int phase, uint64_t ops, uint64_t
 {
 	if (phase == BENCH_MEASURE) {
 		ctr_hist_reset(&w->hist);
-		ctr_hist_reset(&w->cpu_hist);
 		w->audited = w->audit_rejected = w->false_rejects = 0;
 		w->overshoot_max = INT64_MIN;
 		w->err_max = 0;
@@ -47,7 +46,6 @@ int bench_worker_phase(struct bench_worker *w, int phase, uint64_t ops, uint64_t
 	if (!w->t_start) {
 		/* Preempted through the whole window: it measured nothing. */
 		ctr_hist_reset(&w->hist);
-		ctr_hist_reset(&w->cpu_hist);
 		w->ops = w->charge_fail = w->cpu_ns = 0;
 		w->audited = w->audit_rejected = w->false_rejects = 0;
 		w->err_max = 0;
@@ -361,7 +359,6 @@ static void bench_collect(const struct bench_config *cfg, const struct bench_wor
 {
 	const int nthr = cfg->threads, total = nthr + cfg->readers;
 	struct ctr_hist *upd = calloc(1, sizeof(*upd)), *rd = calloc(1, sizeof(*rd));
-	struct ctr_hist *cpu = calloc(1, sizeof(*cpu));
 	double err_sum = 0;
 	unsigned min_batch = 0;
 
@@ -404,8 +401,6 @@ static void bench_collect(const struct bench_config *cfg, const struct bench_wor
 			r->overshoot_max = w->overshoot_max;
 		if (upd)
 			ctr_hist_merge(upd, &w->hist);
-		if (cpu)
-			ctr_hist_merge(cpu, &w->cpu_hist);
 		if (w->lat_batch > r->lat.batch)
 			r->lat.batch = w->lat_batch;
 		if (w->lat_batch && (!min_batch || w->lat_batch < min_batch))
@@ -433,21 +428,8 @@ static void bench_collect(const struct bench_config *cfg, const struct bench_wor
 		bench_summarize_latency(cfg, upd, cfg->workload == BENCH_UPDATE ? BENCH_LAT_SCALE : 1, &r->lat);
 	if (rd)
 		bench_summarize_latency(cfg, rd, 1, &r->read_lat);
-	if (cpu && cpu->count) {
-		/* already ns, overhead subtracted */
-		r->store_cpu.samples = cpu->count;
-		r->store_cpu.batch = 1;
-		r->store_cpu.mean = (double)cpu->sum / (double)cpu->count;
-		r->store_cpu.p50 = (double)ctr_hist_quantile(cpu, 0.50);
-		r->store_cpu.p90 = (double)ctr_hist_quantile(cpu, 0.90);
-		r->store_cpu.p95 = (double)ctr_hist_quantile(cpu, 0.95);
-		r->store_cpu.p99 = (double)ctr_hist_quantile(cpu, 0.99);
-		r->store_cpu.p999 = (double)ctr_hist_quantile(cpu, 0.999);
-		r->store_cpu.max = (double)cpu->max;
-	}
 	free(upd);
 	free(rd);
-	free(cpu);
 }
 
 int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,

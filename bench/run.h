@@ -113,7 +113,6 @@ struct bench_result {
 	enum pmu_source clock_source;	/* perf or thread_cputime (worst of the workers) */
 	int clock_errno;		/* why perf was not used, if not */
 	struct bench_lat lat;		/* sampled update (or charge, or store) latency: wall, TSC */
-	struct bench_lat store_cpu;	/* store: the same samples' thread CPU time, ns */
 	int verify;			/* 1 ok, 0 mismatch, -1 not applicable */
 	int bad_node;			/* first mismatching node */
 	int64_t got, want;		/* its value and the expected one */

@@ -32,7 +32,7 @@
  *           computes it), SUB (written as part of the object at its parent path)
  *   WHEN    BW_ALL, BW_READERS (null unless the readers workload), BW_CHARGE (null
  *           unless charge or store), BW_NOREADERS (null with readers: their CPU time is
- *           mixed in), BW_STORE (null unless store)
+ *           mixed in)
  *   CSV     1: a column of `--format csv`, named PATH, in this order
  *   DEFAULT the value as JSON text that a line which lacks the field is read as
  *           (and a sweep's expected key assumes for a setting it does not pass);
@@ -101,11 +101,6 @@
 	X(UPDATE_NS_OVER_1S, "update_ns.over_1s", BT_NUM, BI_NONE, BS_REP, R(lat.over_1s), BW_ALL, 0, NULL, "share above 1 s") \
 	X(UPDATE_NS_BATCH, "update_ns.batch", BT_INT, BI_NONE, BS_REP, R(lat.batch), BW_ALL, 0, "1", "ops per latency sample (update workload: batched where one op is below 16 timer steps; 1: timed alone)") \
 	X(UPDATE_NS_RESOLUTION_NS, "update_ns.resolution_ns", BT_NUM, BI_NONE, BS_REP, R(lat.resolution_ns), BW_ALL, 0, "null", "per-op resolution: the timer's step over the smallest batch; a figure below it is < it") \
-	X(STORE_CPU_NS, "store_cpu_ns", BT_OBJ, BI_NONE, BS_MEDIAN, FN, BW_STORE, 0, NULL, "store: thread CPU time of the sampled stores, ns (wall: update_ns), clock reads' overhead subtracted") \
-	X(STORE_CPU_NS_MEAN, "store_cpu_ns.mean", BT_NUM, BI_NONE, BS_MEDIAN, R(store_cpu.mean), BW_STORE, 1, NULL, "mean") \
-	X(STORE_CPU_NS_P50, "store_cpu_ns.p50", BT_NUM, BI_NONE, BS_MEDIAN, R(store_cpu.p50), BW_STORE, 1, NULL, "median") \
-	X(STORE_CPU_NS_P99, "store_cpu_ns.p99", BT_NUM, BI_NONE, BS_MEDIAN, R(store_cpu.p99), BW_STORE, 0, NULL, "99th percentile") \
-	X(STORE_CPU_NS_SAMPLES, "store_cpu_ns.samples", BT_INT, BI_NONE, BS_REP, R(store_cpu.samples), BW_STORE, 0, NULL, "stores timed") \
 	X(SAMPLED_OP, "sampled_op", BT_STR, BI_NONE, BS_SAME, FN, BW_ALL, 0, NULL, "what update_ns times: add, try_charge or store") \
 	X(VERIFY, "verify", BT_STR, BI_NONE, BS_WORST, FN, BW_ALL, 1, NULL, "ok, mismatch or n/a: the worst of the reps") \
 	X(VERIFY_DETAIL, "verify_detail", BT_OBJ, BI_NONE, BS_WORST, FN, BW_ALL, 0, "null", "first mismatching node {node, got, want}, null if none") \
@@ -168,7 +163,7 @@ enum bench_ftype { BT_STR, BT_INT, BT_NUM, BT_BOOL, BT_OBJ, BT_ARR };
 enum bench_fident { BI_NONE, BI_KEY, BI_KNOB, BI_RUN, BI_BUILD };
 enum bench_fsum { BS_SAME, BS_MEDIAN, BS_WORST, BS_REP, BS_ALL };
 enum bench_fsrc { BSRC_FN, BSRC_SUB, BSRC_RESULT, BSRC_CONFIG };
-enum bench_fwhen { BW_ALL, BW_READERS, BW_CHARGE, BW_NOREADERS, BW_STORE };
+enum bench_fwhen { BW_ALL, BW_READERS, BW_CHARGE, BW_NOREADERS };
 /* C type of an R() or C() member */
 enum bench_fctype { BC_NONE, BC_DOUBLE, BC_U64, BC_I64, BC_INT, BC_UINT, BC_STR };
 

@@ -110,7 +110,7 @@ check "sweep --resume keys a charge line with its headroom (nothing runs twice)"
 BADVAL="'stor'" bad run --workload stor
 "$B" run --algo all --workload store --shape chain:4 --threads 2 --slots 16 "${Q[@]}" --format json >"$tmp/st" 2>"$tmp/err"
 rc=$?
-check "store: every algorithm verifies both stats; wall and CPU time per sampled store; refusals audited" python3 - "$tmp/st" "$rc" <<'PY'
+check "store: every algorithm verifies both stats; wall and CPU time per store; refusals audited" python3 - "$tmp/st" "$rc" <<'PY'
 import json, sys
 assert sys.argv[2] == "0", "exit " + sys.argv[2]
 lines = [json.loads(l) for l in open(sys.argv[1])]
@@ -118,18 +118,13 @@ assert len(lines) >= 14
 for j in lines:
     assert j["workload"] == "store" and j["sampled_op"] == "store", j["algo"]
     assert j["verify"] in ("ok", "n/a"), (j["algo"], j["verify"])
-    c = j["store_cpu_ns"]
-    assert c["samples"] == j["update_ns"]["samples"] > 0, (j["algo"], c)
-    assert 0 <= c["p50"] <= c["p99"], (j["algo"], c)
+    assert j["update_ns"]["samples"] > 0, j["algo"]
     assert j["cpu_ns_per_op"] > 0 and j["ns_per_op"] > 0
     assert j["limit_headroom"] == 0.75 and j["admission"]["attempts"] == j["ops"]
     assert j["batch"] == 262144
 PY
-"$B" run --algo atomic_tree --workload charge "${Q[@]}" --format json >"$tmp/ch"
-check "store_cpu_ns is null outside the store workload" python3 -c "
-import json; assert json.loads(open('$tmp/ch').read())['store_cpu_ns'] is None"
 "$B" run --algo rstat_force --workload store --limit-headroom 2 "${Q[@]}" >"$tmp/stt"
-check "store table: the store cpu line and the op described" sh -c "grep -q '^  store cpu    sampled stores' '$tmp/stt' && grep -q 'an op is one zswap store' '$tmp/stt'"
+check "store table: the op described" grep -q 'an op is one zswap store' "$tmp/stt"
 
 # ---- the admission audit is sound: an exact design never has a false reject ----
 # 8 updaters on this machine's CPUs (more threads than cores here), preempted mid-attempt and
