@@ -53,7 +53,8 @@ static const char *const bench_run_help =
 	"  --work-ns NS             private work after each operation (default 0)\n"
 	"  --options KEY=VAL,...    the algorithm's options, docs/algorithms.md (default none)\n"
 	"  --flush-period-ms MS     periodic flusher's period (default the algorithm's, 2000 for rstat)\n"
-	"  --charge-burst B         charge: bursts of B, then free them all (default 0, steady window)\n"
+	"  --charge-burst B|bound   charge: bursts of B, then free them all; bound: B sized from each\n"
+	"                           algorithm's error bound (default 0, steady window)\n"
 	"  --limit-headroom X       charge: every level's limit is X times what the workers below it\n"
 	"                           hold at most; 1 or more: never hit by an exact design (default 0.75)\n"
 	"  --duration-ms MS         measured window per rep (default 1000)\n"
@@ -184,7 +185,11 @@ static void run_option(int opt, char **argv, struct run_args *a)
 		bench_check_utf8("--options", optarg);
 		break;
 	case 'B':
-		a->cfg.charge_burst = bench_parse_int("charge-burst", optarg, 1, 1 << 20);
+		if (strcmp(optarg, "bound") && (*optarg < '0' || *optarg > '9'))
+			die("bad value '%s' for --charge-burst (want an integer in [1, %d] or bound)", optarg,
+			    BENCH_BURST_MAX);
+		a->cfg.charge_burst = !strcmp(optarg, "bound") ? BENCH_BURST_FROM_BOUND :
+				      bench_parse_int("charge-burst", optarg, 1, BENCH_BURST_MAX);
 		break;
 	case 'L':
 		a->cfg.limit_headroom = bench_parse_num("limit-headroom", optarg, 0.01, 1000);

@@ -75,13 +75,21 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 		if (cfg->flush_period_ms)
 			printf("# periodic flush every %d ms where the algorithm has a flusher\n",
 			       cfg->flush_period_ms);
-		if (bench_workload_charges(cfg->workload))
-			printf("# limits at every level: %.3g x the most the workers below it hold (%d charges"
+		if (bench_workload_charges(cfg->workload) && cfg->charge_burst == BENCH_BURST_FROM_BOUND)
+			printf("# bursts sized from each algorithm's stated error bound (burst per row)\n");
+		if (bench_workload_charges(cfg->workload)) {
+			char hold[32] = "B";
+
+			if (cfg->charge_burst != BENCH_BURST_FROM_BOUND)
+				snprintf(hold, sizeof(hold), "%d", cfg->charge_burst ? cfg->charge_burst :
+					 BENCH_CHARGE_WINDOW);
+			printf("# limits at every level: %.3g x the most the workers below it hold (%s charges"
 			       " of %d bytes each)%s; refused = share of attempts refused\n",
-			       cfg->limit_headroom > 0 ? cfg->limit_headroom : BENCH_LIMIT_HEADROOM,
-			       cfg->charge_burst ? cfg->charge_burst : BENCH_CHARGE_WINDOW, BENCH_CHARGE_UNIT,
+			       cfg->limit_headroom > 0 ? cfg->limit_headroom : BENCH_LIMIT_HEADROOM, hold,
+			       BENCH_CHARGE_UNIT,
 			       (cfg->limit_headroom > 0 ? cfg->limit_headroom : BENCH_LIMIT_HEADROOM) >= 1 ?
 			       ": not hit by an exact design" : "");
+		}
 		if (cfg->work_ns)
 			printf("# %d ns of private work after each operation (--work-ns), counted in ns/op,"
 			       " not in the latencies\n", cfg->work_ns);
@@ -90,7 +98,7 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 		       cfg->workload == BENCH_CHARGE ? "; an op is one charge attempt (its uncharge included)" :
 		       cfg->workload == BENCH_STORE ? "; an op is one zswap store: the limit check at every level"
 		       " (a read per level), the charge of stat 0 (bytes), stat 1 +1 page, its later free included;"
-		       " cpu p50 = thread CPU time of the sampled stores" :
+		       " ns/op is wall, cpu ns/op CPU time per store (the seeds' unit)" :
 		       cfg->workload == BENCH_READERS ? " (n/a with readers); read errors are distances outside"
 		       " every value the node held during the read" : "");
 		printf("%-14s %12s %9s %9s %8s %8s %8s %8s %10s %s%s\n", "algo", "ops/s", "ns/op",
@@ -228,13 +236,12 @@ static void bench_table_details(const struct bench_config *cfg, const struct ben
 			printf(", %lld at most under updates", (long long)r->read_err_max);
 		printf("; stated bound %s\n", bound);
 	}
-	if (cfg->workload == BENCH_STORE)
-		printf("  %-12s sampled stores' CPU time ns mean %.1f p50 %.1f p99 %.1f (wall p50 %.1f)\n",
-		       "store cpu", r->store_cpu.mean, r->store_cpu.p50, r->store_cpu.p99, r->lat.p50);
 	if (bench_workload_charges(cfg->workload) && r->audited && r->ba->verify != BENCH_VERIFY_NONE)
-		printf("  %-12s %llu of %llu audited refusals had room (false rejects); worst overshoot %lld\n",
-		       "admission", (unsigned long long)r->false_rejects,
-		       (unsigned long long)r->audit_rejected, (long long)r->overshoot_max);
+		printf("  %-12s %llu of %llu audited refusals had room (false rejects); worst overshoot %lld"
+		       "%s%.0d\n", "admission", (unsigned long long)r->false_rejects,
+		       (unsigned long long)r->audit_rejected, (long long)r->overshoot_max,
+		       cfg->charge_burst == BENCH_BURST_FROM_BOUND ? "; burst " : "",
+		       cfg->charge_burst == BENCH_BURST_FROM_BOUND ? r->charge_burst : 0);
 	if (cfg->nr_events) {
 		printf("  %-12s", "events");
 		for (int e = 0; e < cfg->nr_events; e++) {

@@ -184,7 +184,7 @@ static json_t *bench_field_value(int f, const struct bench_rec_ctx *x)
 	case BF_SHARED_MEM: return json_string(cfg->shared_mem ? cfg->shared_mem : "local");
 	case BF_REPS_REQUESTED: return json_integer(cfg->reps ? cfg->reps : 1);
 	case BF_CPUS: return json_integer(x->nr_cpus);
-	case BF_UPDATE_NS: case BF_READ_NS: case BF_READ_ERROR: case BF_STORE_CPU_NS: return json_object();
+	case BF_UPDATE_NS: case BF_READ_NS: case BF_READ_ERROR: return json_object();
 	case BF_SAMPLED_OP: return json_string(cfg->workload == BENCH_CHARGE ? "try_charge" :
 					       cfg->workload == BENCH_STORE ? "store" : "add");
 	case BF_VERIFY: return json_string(bench_verify_name(r->verify));
@@ -283,7 +283,6 @@ static int bench_field_applies(const struct bench_field *d, const struct bench_c
 	switch (d->when) {
 	case BW_READERS: return cfg->workload == BENCH_READERS;
 	case BW_CHARGE: return bench_workload_charges(cfg->workload);
-	case BW_STORE: return cfg->workload == BENCH_STORE;
 	case BW_NOREADERS: return !cfg->readers;
 	default: return 1;
 	}

@@ -24,7 +24,6 @@ int bench_worker_phase(struct bench_worker *w, int phase, uint64_t ops, uint64_t
 {
 	if (phase == BENCH_MEASURE) {
 		ctr_hist_reset(&w->hist);
-		ctr_hist_reset(&w->cpu_hist);
 		w->audited = w->audit_rejected = w->false_rejects = 0;
 		w->overshoot_max = INT64_MIN;
 		w->err_max = 0;
@@ -47,7 +46,6 @@ int bench_worker_phase(struct bench_worker *w, int phase, uint64_t ops, uint64_t
 	if (!w->t_start) {
 		/* Preempted through the whole window: it measured nothing. */
 		ctr_hist_reset(&w->hist);
-		ctr_hist_reset(&w->cpu_hist);
 		w->ops = w->charge_fail = w->cpu_ns = 0;
 		w->audited = w->audit_rejected = w->false_rejects = 0;
 		w->err_max = 0;
@@ -141,11 +139,12 @@ static int bench_latency_ms(int duration_ms)
  * Charge workload limits: --limit-headroom (3/4 by default) times what the
  * workers below a node can hold, at every level with a worker below it.
  */
-static int64_t *bench_charge_limits(const struct bench_config *cfg, const struct bench_worker *ws)
+static int64_t *bench_charge_limits(const struct bench_config *cfg, const struct bench_worker *ws,
+				    int burst)
 {
 	const struct bench_shape *s = &cfg->shape;
 	const double headroom = cfg->limit_headroom > 0 ? cfg->limit_headroom : BENCH_LIMIT_HEADROOM;
-	const int hold = cfg->charge_burst ? cfg->charge_burst : BENCH_CHARGE_WINDOW;
+	const int hold = burst ? burst : BENCH_CHARGE_WINDOW;
 	int64_t *limit = calloc(s->nr_nodes, sizeof(*limit));
 	int *below = calloc(s->nr_nodes, sizeof(*below));
 
@@ -162,6 +161,39 @@ static int64_t *bench_charge_limits(const struct bench_config *cfg, const struct
 				    : CTR_NO_LIMIT;
 	free(below);
 	return limit;
+}
+
+/* --charge-burst bound: B for this algorithm (BENCH_BURST_FROM_BOUND in run.h); 0 or -errno. */
+static int bench_burst_from_bound(const struct bench_config *cfg, const struct bench_algo *ba,
+				  const struct ctr_params *p, int *burst)
+{
+	double headroom = cfg->limit_headroom > 0 ? cfg->limit_headroom : BENCH_LIMIT_HEADROOM;
+	struct ctr_params probe = *p;
+	struct ctr_tree *t;
+	int64_t bound;
+	double b;
+
+	/* the bound of the very instance, limits aside: a tree of its own, freed at once */
+	probe.limit = NULL;
+	probe.slot_node = NULL;
+	t = ctr_tree_new(ba->algo, &probe);
+	if (!t)
+		return -errno;
+	bound = ctr_read_error_bound(t);
+	ctr_tree_free(t);
+	if (headroom > 0.75)
+		headroom = 0.75;
+	if (bound == 0) {
+		*burst = BENCH_BURST_EXACT;
+		return 0;
+	}
+	if (bound < 0) {
+		*burst = BENCH_BURST_TIMED;
+		return 0;
+	}
+	b = ceil(2.0 * (double)bound / ((double)cfg->threads * BENCH_CHARGE_UNIT * (1 - headroom)));
+	*burst = b < BENCH_BURST_EXACT ? BENCH_BURST_EXACT : b > BENCH_BURST_MAX ? BENCH_BURST_MAX : (int)b;
+	return 0;
 }
 
 static double bench_ticks_to_ns(const struct bench_config *cfg, double ticks)
@@ -327,7 +359,6 @@ static void bench_collect(const struct bench_config *cfg, const struct bench_wor
 {
 	const int nthr = cfg->threads, total = nthr + cfg->readers;
 	struct ctr_hist *upd = calloc(1, sizeof(*upd)), *rd = calloc(1, sizeof(*rd));
-	struct ctr_hist *cpu = calloc(1, sizeof(*cpu));
 	double err_sum = 0;
 	unsigned min_batch = 0;
 
@@ -370,8 +401,6 @@ static void bench_collect(const struct bench_config *cfg, const struct bench_wor
 			r->overshoot_max = w->overshoot_max;
 		if (upd)
 			ctr_hist_merge(upd, &w->hist);
-		if (cpu)
-			ctr_hist_merge(cpu, &w->cpu_hist);
 		if (w->lat_batch > r->lat.batch)
 			r->lat.batch = w->lat_batch;
 		if (w->lat_batch && (!min_batch || w->lat_batch < min_batch))
@@ -399,21 +428,8 @@ static void bench_collect(const struct bench_config *cfg, const struct bench_wor
 		bench_summarize_latency(cfg, upd, cfg->workload == BENCH_UPDATE ? BENCH_LAT_SCALE : 1, &r->lat);
 	if (rd)
 		bench_summarize_latency(cfg, rd, 1, &r->read_lat);
-	if (cpu && cpu->count) {
-		/* already ns, overhead subtracted */
-		r->store_cpu.samples = cpu->count;
-		r->store_cpu.batch = 1;
-		r->store_cpu.mean = (double)cpu->sum / (double)cpu->count;
-		r->store_cpu.p50 = (double)ctr_hist_quantile(cpu, 0.50);
-		r->store_cpu.p90 = (double)ctr_hist_quantile(cpu, 0.90);
-		r->store_cpu.p95 = (double)ctr_hist_quantile(cpu, 0.95);
-		r->store_cpu.p99 = (double)ctr_hist_quantile(cpu, 0.99);
-		r->store_cpu.p999 = (double)ctr_hist_quantile(cpu, 0.999);
-		r->store_cpu.max = (double)cpu->max;
-	}
 	free(upd);
 	free(rd);
-	free(cpu);
 }
 
 int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
@@ -458,8 +474,8 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 		th[i].w = &ws[i];
 		th[i].loop = ws[i].reader ? ba->read_loop : ba->loop[cfg->workload];
 	}
-	for (int i = nthr; i < total; i++) {
-		/* written every read: on lines of its own, not shared with another reader's */
+	for (int i = bench_workload_charges(cfg->workload) ? 0 : nthr; i < total; i++) {
+		/* written every read (or audit): on lines of its own, not shared with another thread's */
 		ws[i].seen = ctr_zalloc_aligned(nthr * sizeof(int64_t));
 		if (!ws[i].seen)
 			goto out;
@@ -490,11 +506,19 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 		goto out;
 	err = -ENOMEM;
 	if (bench_workload_charges(cfg->workload)) {
-		limit = bench_charge_limits(cfg, ws);
+		p.batch = BENCH_CHARGE_BATCH;
+		r->charge_burst = cfg->charge_burst;
+		if (cfg->charge_burst == BENCH_BURST_FROM_BOUND) {
+			err = bench_burst_from_bound(cfg, ba, &p, &r->charge_burst);
+			if (err)
+				goto out;
+			err = -ENOMEM;
+		}
+		gate.charge_burst = r->charge_burst;
+		limit = bench_charge_limits(cfg, ws, r->charge_burst);
 		if (!limit)
 			goto out;
 		p.limit = limit;
-		p.batch = BENCH_CHARGE_BATCH;
 		gate.limit = limit;
 	}
 	err = bench_shared_mem_policy(cfg->shared_mem);
@@ -561,7 +585,7 @@ out:
 	free(fs);
 	free(tids);
 	free(th);
-	for (int i = nthr; ws && i < total; i++)
+	for (int i = 0; ws && i < total; i++)
 		free(ws[i].seen);
 	free(ws);
 	return err;

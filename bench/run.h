@@ -37,6 +37,20 @@ void bench_shape_free(struct bench_shape *s);
  */
 #define BENCH_LIMIT_HEADROOM 0.75
 
+/*
+ * --charge-burst bound: each algorithm's burst B sized from its stated error
+ * bound E (ctr_read_error_bound, bytes), so that what the workers can hold
+ * past the limits, threads x B x (1 - headroom) charges, is twice E: a read
+ * stale by its whole bound can overshoot by all of it (with B fixed, the
+ * overshoot of every approximate design stopped at the same cap and they
+ * could not be ranked).  Exact designs (E = 0) get BENCH_BURST_EXACT; those
+ * bounded by time only (E = -1) BENCH_BURST_TIMED, as no count reaches a
+ * flush period's worth of charges.  Headroom of 3/4 or more is taken as 3/4.
+ */
+#define BENCH_BURST_FROM_BOUND (-1)
+#define BENCH_BURST_EXACT 64
+#define BENCH_BURST_TIMED 16384
+#define BENCH_BURST_MAX (1 << 20)
 struct bench_config {
 	enum bench_workload workload;	/* what the workers do */
 	struct bench_shape shape;	/* the tree */
@@ -50,7 +64,8 @@ struct bench_config {
 	int readers;			/* readers workload: reader threads */
 	int read_interval_us;		/* readers: pause between reads, 0 = back to back */
 	int read_node;			/* readers: BENCH_READ_RANDOM, _LEAF, _OWN, or a node */
-	int charge_burst;		/* charge: 0 steady window; B: bursts of B charges, then free all */
+	int charge_burst;		/* charge: 0 steady window; B: bursts of B charges, then free all;
+					 * BENCH_BURST_FROM_BOUND: B sized from the algorithm's error bound */
 	double limit_headroom;		/* --limit-headroom: every level's limit is this times what the
 					 * workers below it hold at most (BENCH_CHARGE_WINDOW or the burst,
 					 * each); < 1 is hit, >= 1 never is by an exact design; 0: the
@@ -98,13 +113,13 @@ struct bench_result {
 	enum pmu_source clock_source;	/* perf or thread_cputime (worst of the workers) */
 	int clock_errno;		/* why perf was not used, if not */
 	struct bench_lat lat;		/* sampled update (or charge, or store) latency: wall, TSC */
-	struct bench_lat store_cpu;	/* store: the same samples' thread CPU time, ns */
 	int verify;			/* 1 ok, 0 mismatch, -1 not applicable */
 	int bad_node;			/* first mismatching node */
 	int64_t got, want;		/* its value and the expected one */
 	int64_t error_bound;		/* ctr_read_error_bound() */
 	int64_t read_error;		/* max |ctr_read - ctr_read_exact| over nodes at rest */
 	uint64_t charge_fail;		/* refused charges in the window */
+	int charge_burst;		/* the burst this run used (--charge-burst bound: from the bound) */
 	int64_t limit_max_over;		/* worst value - limit over nodes at rest (<= 0 is within) */
 	uint64_t audited;		/* charge: sampled attempts checked against exact values */
 	uint64_t audit_rejected;	/* ... refused */

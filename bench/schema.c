@@ -65,7 +65,7 @@ const char *bench_fsum_name(enum bench_fsum s)
 
 const char *bench_fwhen_name(enum bench_fwhen w)
 {
-	static const char *const n[] = { "always", "readers", "charge", "no readers", "store" };
+	static const char *const n[] = { "always", "readers", "charge", "no readers" };
 
 	return n[w];
 }

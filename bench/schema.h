@@ -32,7 +32,7 @@
  *           computes it), SUB (written as part of the object at its parent path)
  *   WHEN    BW_ALL, BW_READERS (null unless the readers workload), BW_CHARGE (null
  *           unless charge or store), BW_NOREADERS (null with readers: their CPU time is
- *           mixed in), BW_STORE (null unless store)
+ *           mixed in)
  *   CSV     1: a column of `--format csv`, named PATH, in this order
  *   DEFAULT the value as JSON text that a line which lacks the field is read as
  *           (and a sweep's expected key assumes for a setting it does not pass);
@@ -70,7 +70,7 @@
 	X(OPTIONS, "options", BT_STR, BI_KNOB, BS_SAME, C(options), BW_ALL, 1, "null", "--options of the algorithm, null if none") \
 	X(FLUSH_PERIOD_MS, "flush_period_ms", BT_INT, BI_KNOB, BS_SAME, C(flush_period_ms), BW_ALL, 1, "0", "--flush-period-ms, 0: the algorithm's default") \
 	X(WORK_NS, "work_ns", BT_INT, BI_KNOB, BS_SAME, C(work_ns), BW_ALL, 1, "0", "--work-ns: private work after each operation") \
-	X(CHARGE_BURST, "charge_burst", BT_INT, BI_KNOB, BS_SAME, C(charge_burst), BW_ALL, 1, "0", "--charge-burst: 0 steady window, B bursts of B") \
+	X(CHARGE_BURST, "charge_burst", BT_INT, BI_KNOB, BS_SAME, C(charge_burst), BW_ALL, 1, "0", "--charge-burst: 0 steady window, B bursts of B, -1 sized from the bound (charge_burst_used)") \
 	X(LIMIT_HEADROOM, "limit_headroom", BT_NUM, BI_KNOB, BS_SAME, C(limit_headroom), BW_CHARGE, 1, "null", "--limit-headroom: limits are this times the steady holdings (charge; 0.75 in lines from before it)") \
 	X(BATCH, "batch", BT_INT, BI_KNOB, BS_SAME, FN, BW_ALL, 0, "0", "ctr_params.batch: 0 the algorithm's default") \
 	X(READ_NODE, "read_node", BT_STR, BI_KNOB, BS_SAME, FN, BW_READERS, 1, "null", "--read-node: random, leaf, own or a node index (readers)") \
@@ -101,17 +101,13 @@
 	X(UPDATE_NS_OVER_1S, "update_ns.over_1s", BT_NUM, BI_NONE, BS_REP, R(lat.over_1s), BW_ALL, 0, NULL, "share above 1 s") \
 	X(UPDATE_NS_BATCH, "update_ns.batch", BT_INT, BI_NONE, BS_REP, R(lat.batch), BW_ALL, 0, "1", "ops per latency sample (update workload: batched where one op is below 16 timer steps; 1: timed alone)") \
 	X(UPDATE_NS_RESOLUTION_NS, "update_ns.resolution_ns", BT_NUM, BI_NONE, BS_REP, R(lat.resolution_ns), BW_ALL, 0, "null", "per-op resolution: the timer's step over the smallest batch; a figure below it is < it") \
-	X(STORE_CPU_NS, "store_cpu_ns", BT_OBJ, BI_NONE, BS_MEDIAN, FN, BW_STORE, 0, NULL, "store: thread CPU time of the sampled stores, ns (wall: update_ns), clock reads' overhead subtracted") \
-	X(STORE_CPU_NS_MEAN, "store_cpu_ns.mean", BT_NUM, BI_NONE, BS_MEDIAN, R(store_cpu.mean), BW_STORE, 1, NULL, "mean") \
-	X(STORE_CPU_NS_P50, "store_cpu_ns.p50", BT_NUM, BI_NONE, BS_MEDIAN, R(store_cpu.p50), BW_STORE, 1, NULL, "median") \
-	X(STORE_CPU_NS_P99, "store_cpu_ns.p99", BT_NUM, BI_NONE, BS_MEDIAN, R(store_cpu.p99), BW_STORE, 0, NULL, "99th percentile") \
-	X(STORE_CPU_NS_SAMPLES, "store_cpu_ns.samples", BT_INT, BI_NONE, BS_REP, R(store_cpu.samples), BW_STORE, 0, NULL, "stores timed") \
 	X(SAMPLED_OP, "sampled_op", BT_STR, BI_NONE, BS_SAME, FN, BW_ALL, 0, NULL, "what update_ns times: add, try_charge or store") \
 	X(VERIFY, "verify", BT_STR, BI_NONE, BS_WORST, FN, BW_ALL, 1, NULL, "ok, mismatch or n/a: the worst of the reps") \
 	X(VERIFY_DETAIL, "verify_detail", BT_OBJ, BI_NONE, BS_WORST, FN, BW_ALL, 0, "null", "first mismatching node {node, got, want}, null if none") \
 	X(READ_ERROR_BOUND, "read_error_bound", BT_INT, BI_NONE, BS_SAME, R(error_bound), BW_ALL, 1, NULL, "stated bound of ctr_read (-1: bounded by time only)") \
 	X(READ_ERROR_AT_REST, "read_error_at_rest", BT_INT, BI_NONE, BS_WORST, R(read_error), BW_ALL, 1, NULL, "max |ctr_read - exact| over nodes at rest") \
 	X(CHARGE_FAIL, "charge_fail", BT_INT, BI_NONE, BS_REP, R(charge_fail), BW_CHARGE, 1, NULL, "refused charges in the window") \
+	X(CHARGE_BURST_USED, "charge_burst_used", BT_INT, BI_NONE, BS_SAME, R(charge_burst), BW_CHARGE, 0, "null", "the burst the run used (0 steady window): --charge-burst bound sizes it per algorithm") \
 	X(LIMIT_MAX_OVER, "limit_max_over", BT_INT, BI_NONE, BS_WORST, R(limit_max_over), BW_CHARGE, 1, NULL, "worst value - limit at rest (<= 0 within)") \
 	X(ADMISSION, "admission", BT_OBJ, BI_NONE, BS_REP, FN, BW_CHARGE, 0, NULL, "charge: attempts, rejected, audited, audited_rejected, false_rejects (worst rep), overshoot_max (worst)") \
 	X(READS, "reads", BT_INT, BI_NONE, BS_MEDIAN, R(reads), BW_READERS, 1, NULL, "reads in the window") \
@@ -167,7 +163,7 @@ enum bench_ftype { BT_STR, BT_INT, BT_NUM, BT_BOOL, BT_OBJ, BT_ARR };
 enum bench_fident { BI_NONE, BI_KEY, BI_KNOB, BI_RUN, BI_BUILD };
 enum bench_fsum { BS_SAME, BS_MEDIAN, BS_WORST, BS_REP, BS_ALL };
 enum bench_fsrc { BSRC_FN, BSRC_SUB, BSRC_RESULT, BSRC_CONFIG };
-enum bench_fwhen { BW_ALL, BW_READERS, BW_CHARGE, BW_NOREADERS, BW_STORE };
+enum bench_fwhen { BW_ALL, BW_READERS, BW_CHARGE, BW_NOREADERS };
 /* C type of an R() or C() member */
 enum bench_fctype { BC_NONE, BC_DOUBLE, BC_U64, BC_I64, BC_INT, BC_UINT, BC_STR };
 

@@ -81,8 +81,10 @@ BADVAL="'1e9'" bad run --workload charge --limit-headroom 1e9
 BADVAL="--limit-headroom" bad run --workload update --limit-headroom 2
 
 EXACT=atomic_tree,percpu_hier,locked_tree,rstat_force
-"$B" run --algo $EXACT --workload charge --shape chain:4 --threads 2 "${Q[@]}" --format json >"$tmp/h075"
-"$B" run --algo $EXACT --workload charge --shape chain:4 --threads 2 --limit-headroom 1 "${Q[@]}" \
+# tree:2, one worker per leaf: at 0.75 a leaf's limit is below what its lone worker holds, so
+# refusals do not depend on the workers running at the same time
+"$B" run --algo $EXACT --workload charge --shape tree:2 --threads 2 "${Q[@]}" --format json >"$tmp/h075"
+"$B" run --algo $EXACT --workload charge --shape tree:2 --threads 2 --limit-headroom 1 "${Q[@]}" \
 	--format json >"$tmp/h1"
 check "headroom 0.75 (default) refuses, 1 never refuses an exact design; recorded" python3 - "$tmp/h075" "$tmp/h1" <<'PY'
 import json, sys
@@ -108,7 +110,7 @@ check "sweep --resume keys a charge line with its headroom (nothing runs twice)"
 BADVAL="'stor'" bad run --workload stor
 "$B" run --algo all --workload store --shape chain:4 --threads 2 --slots 16 "${Q[@]}" --format json >"$tmp/st" 2>"$tmp/err"
 rc=$?
-check "store: every algorithm verifies both stats; wall and CPU time per sampled store; refusals audited" python3 - "$tmp/st" "$rc" <<'PY'
+check "store: every algorithm verifies both stats; wall and CPU time per store; refusals audited" python3 - "$tmp/st" "$rc" <<'PY'
 import json, sys
 assert sys.argv[2] == "0", "exit " + sys.argv[2]
 lines = [json.loads(l) for l in open(sys.argv[1])]
@@ -116,15 +118,60 @@ assert len(lines) >= 14
 for j in lines:
     assert j["workload"] == "store" and j["sampled_op"] == "store", j["algo"]
     assert j["verify"] in ("ok", "n/a"), (j["algo"], j["verify"])
-    c = j["store_cpu_ns"]
-    assert c["samples"] == j["update_ns"]["samples"] > 0, (j["algo"], c)
-    assert 0 <= c["p50"] <= c["p99"], (j["algo"], c)
+    assert j["update_ns"]["samples"] > 0, j["algo"]
     assert j["cpu_ns_per_op"] > 0 and j["ns_per_op"] > 0
     assert j["limit_headroom"] == 0.75 and j["admission"]["attempts"] == j["ops"]
     assert j["batch"] == 262144
 PY
-"$B" run --algo atomic_tree --workload charge "${Q[@]}" --format json >"$tmp/ch"
-check "store_cpu_ns is null outside the store workload" python3 -c "
-import json; assert json.loads(open('$tmp/ch').read())['store_cpu_ns'] is None"
 "$B" run --algo rstat_force --workload store --limit-headroom 2 "${Q[@]}" >"$tmp/stt"
-check "store table: the store cpu line and the op described" sh -c "grep -q '^  store cpu    sampled stores' '$tmp/stt' && grep -q 'an op is one zswap store' '$tmp/stt'"
+check "store table: the op described" grep -q 'an op is one zswap store' "$tmp/stt"
+
+# ---- the admission audit is sound: an exact design never has a false reject ----
+# 8 updaters on this machine's CPUs (more threads than cores here), preempted mid-attempt and
+# mid-audit; steady window and bursts.  And the audit is not blind: rstat_threshold's stale-high
+# reads (pending deltas below its threshold) refuse charges that had room.
+EXACT_ALL=atomic_tree,percpu_hier,locked_tree,rstat_force,atomic_tree_stock,striped,percpu_hier_delegated
+for burst in "" "--charge-burst 64"; do
+	for w in charge store; do
+		"$B" run --algo $EXACT_ALL --workload $w $burst --shape tree:2x2 --threads 8 --reps 1 \
+			--duration-ms 150 --warmup-ms 10 --format json >"$tmp/au" 2>/dev/null
+		check "audit: exact designs, $w ${burst:-steady}, 8 threads: refusals audited, none false" \
+			python3 - "$tmp/au" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) == 7
+for j in lines:
+    a = j["admission"]
+    assert j["verify"] == "ok" and a["audited"] > 0, j["algo"]
+    assert a["false_rejects"] == 0, (j["algo"], a)
+PY
+	done
+done
+"$B" run --algo rstat_threshold --workload charge --shape chain:8 --threads 2 --reps 1 --sample 1/2 \
+	--duration-ms 300 --warmup-ms 10 --format json >"$tmp/th" 2>/dev/null
+check "audit: rstat_threshold's stale-high refusals are counted false" python3 -c "
+import json; a = json.loads(open('$tmp/th').read())['admission']
+assert a['false_rejects'] > 0 and a['false_rejects'] <= a['audited_rejected'], a"
+
+# ---- --charge-burst bound: the swing sized from each algorithm's stated error bound ----
+BADVAL="'bounds'" bad run --workload charge --charge-burst bounds
+"$B" run --algo percpu_hier,rstat_ratelimit,rstat_threshold,batched_percpu,percpu_counter --workload charge \
+	--charge-burst bound --shape chain:4 --threads 2 "${Q[@]}" --format json >"$tmp/bb" 2>/dev/null
+check "burst from the bound: exact 64, time-bounded 16384, else threads x B x 1/4 covers twice the bound" \
+	python3 - "$tmp/bb" <<'PY'
+import json, math, sys
+for l in open(sys.argv[1]):
+    j = json.loads(l)
+    b, used = j["read_error_bound"], j["charge_burst_used"]
+    assert j["charge_burst"] == -1 and j["verify"] == "ok", j["algo"]
+    if b == 0:
+        assert used == 64, (j["algo"], used)
+    elif b < 0:
+        assert used == 16384, (j["algo"], used)
+    else:
+        want = max(64, min(1 << 20, math.ceil(2 * b / (2 * 4096 * 0.25))))
+        assert used == want and 2 * used * 4096 * 0.25 >= 2 * b, (j["algo"], used, want, b)
+PY
+"$B" run --algo atomic_tree --workload charge --charge-burst 32 "${Q[@]}" --format json >"$tmp/b32"
+check "a fixed burst is used as given" python3 -c "
+import json; j = json.loads(open('$tmp/b32').read()); assert j['charge_burst'] == j['charge_burst_used'] == 32, j"
