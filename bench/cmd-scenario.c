@@ -474,23 +474,9 @@ static double scn_cpu_ns(const struct bench_summary *s, int *noisy)
 	return s->med.cpu_ns_per_op;
 }
 
-/* store: the sampled stores' own CPU time (thread CPU clock), else task-clock per op. */
-static double scn_store_cpu_ns(const struct bench_summary *s, int *noisy)
-{
-	if (s->med.store_cpu.samples) {
-		*noisy = scn_noisy(s, BF_STORE_CPU_NS_MEAN);
-		return s->med.store_cpu.mean;
-	}
-	return scn_cpu_ns(s, noisy);
-}
-
-/* store: the sampled stores' wall time (TSC); else the window's threads x seconds / ops. */
+/* Wall time per op: threads x window / ops (what a worker spends per store, on CPU or not). */
 static double scn_wall_ns(const struct bench_summary *s, int *noisy)
 {
-	if (s->med.store_cpu.samples) {
-		*noisy = scn_noisy(s, BF_UPDATE_NS_MEAN);
-		return s->med.lat.mean;
-	}
 	*noisy = scn_noisy(s, BF_NS_PER_OP);
 	return s->med.ns_per_op;
 }
@@ -679,10 +665,9 @@ static void scn_store(struct scn_ctx *c, enum bench_workload w)
 	else
 		scn_note(c, "a store here: one update (+1 or -1 on the leaf, every ancestor's view included): the"
 			 " update path with no limit to check, half of the kernel's store (it updates two stats)");
-	scn_note(c, "row \"depth D\": CPU time per store, ns (%s: the seed's unit is kernel CPU time per zswap"
-		 " store); \"wall\": wall time per store (%s)", w == BENCH_STORE ?
-		 "the sampled stores' thread CPU clock, which a wait asleep on a lock does not count" :
-		 "task-clock / stores", w == BENCH_STORE ? "the same stores on the TSC" : "threads x window / stores");
+	scn_note(c, "row \"depth D\": CPU time per store, ns (task-clock / stores, which a wait asleep does not"
+		 " count: the seed's unit is kernel CPU time per zswap store); \"wall\": wall time per store"
+		 " (threads x window / stores)");
 	scn_note(c, "the seed's stores also compressed a page (~35 us); here only the counter's cost is"
 		 " timed (--work-ns adds a stand-in)");
 	scn_header(c, "ns/store", 18);
@@ -695,7 +680,7 @@ static void scn_store(struct scn_ctx *c, enum bench_workload w)
 		snprintf(label, sizeof(label), "depth %d", scn_store_depths[d]);
 		snprintf(row, sizeof(row), "depth %d", scn_store_depths[d]);
 		seed.row = row;
-		scn_row_seed(c, label, 18, scn_store_cpu_ns, &seed);
+		scn_row_seed(c, label, 18, scn_cpu_ns, &seed);
 		snprintf(label, sizeof(label), "depth %d wall", scn_store_depths[d]);
 		scn_row(c, label, 18, scn_wall_ns);
 		if (w == BENCH_STORE) {
@@ -768,7 +753,7 @@ static void scn_worker_scaling(struct scn_ctx *c)
 
 	scn_common_notes(c, c->no_cap ? "as the seed's rows ask (--no-cap: past the PUs they share CPUs)"
 				      : "as the row asks, capped at this machine's PUs (--no-cap runs them all)");
-	scn_note(c, "ns/store = CPU time per store (--workload store: thread CPU clock of the sampled stores) at"
+	scn_note(c, "ns/store = CPU time per store (--workload store: task-clock / stores) at"
 		 " depth 8 (chain:8), limits at every level, %.2g x the holdings (--limit-headroom)", c->limit_headroom);
 	scn_header(c, "workers", 16);
 	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
@@ -787,13 +772,13 @@ static void scn_worker_scaling(struct scn_ctx *c)
 			bench_shape_free(&cfg.shape);
 			ran = t;
 			if (stop) {
-				scn_row(c, label, 16, scn_store_cpu_ns);
+				scn_row(c, label, 16, scn_cpu_ns);
 				return;
 			}
 		} else if (c->table) {
 			snprintf(label + strlen(label), sizeof(label) - strlen(label), "=");
 		}
-		scn_row(c, label, 16, scn_store_cpu_ns);
+		scn_row(c, label, 16, scn_cpu_ns);
 	}
 	scn_note(c, "a label ending in = repeats the run above it (same capped worker count)");
 }
