@@ -103,6 +103,9 @@ $(BUILD)/obj/bench/env.o: EXTRA_DEFS = -DCTRBENCH_COMMIT='"$(CTRBENCH_COMMIT)"' 
 # ctrbench report execs scripts/report of this tree ($CTRBENCH_SCRIPTS_DIR overrides it).
 $(BUILD)/obj/bench/cmd-report.o: $(BUILD)/build-id
 $(BUILD)/obj/bench/cmd-report.o: EXTRA_DEFS = -DCTRBENCH_SCRIPTS_DIR='"$(abspath scripts)"'
+# The scenarios read the seeds' figures from this tree's docs/seeds/tables.csv ($CTRBENCH_SEEDS overrides it).
+$(BUILD)/obj/bench/seeds.o: $(BUILD)/build-id
+$(BUILD)/obj/bench/seeds.o: EXTRA_DEFS = -DCTRBENCH_SEEDS_FILE='"$(abspath docs/seeds/tables.csv)"'
 
 # The projection's copy of libctr (docs/projection.md): the same sources compiled again with
 # GCC's TSan instrumentation, every symbol renamed proj_*, linked against project/rt.c instead of
@@ -188,7 +191,7 @@ $(BUILD)/ctr.pc: Makefile $(BUILD)/cflags
 install: all man $(BUILD)/ctr.pc
 	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir) $(DESTDIR)$(includedir) \
 		$(DESTDIR)$(pkgconfigdir) $(DESTDIR)$(mandir)/man1 $(DESTDIR)$(mandir)/man3 \
-		$(DESTDIR)$(libexecdir)/ctrbench $(DESTDIR)$(bashcompdir)
+		$(DESTDIR)$(libexecdir)/ctrbench $(DESTDIR)$(bashcompdir) $(DESTDIR)$(datarootdir)/ctrbench/seeds
 	$(INSTALL) -m 755 $(BUILD)/ctrbench $(DESTDIR)$(bindir)/ctrbench
 	$(INSTALL) -m 755 scripts/report $(DESTDIR)$(libexecdir)/ctrbench/report
 	$(INSTALL) -m 644 $(BUILD)/libctr.a $(DESTDIR)$(libdir)/libctr.a
@@ -200,6 +203,7 @@ install: all man $(BUILD)/ctr.pc
 	$(INSTALL) -m 644 $(BUILD)/man/ctrbench.1 $(DESTDIR)$(mandir)/man1/ctrbench.1
 	$(INSTALL) -m 644 $(BUILD)/man/libctr.3 $(DESTDIR)$(mandir)/man3/libctr.3
 	$(INSTALL) -m 644 scripts/ctrbench-completion.bash $(DESTDIR)$(bashcompdir)/ctrbench
+	$(INSTALL) -m 644 docs/seeds/tables.csv $(DESTDIR)$(datarootdir)/ctrbench/seeds/tables.csv
 
 uninstall:
 	rm -f $(DESTDIR)$(bindir)/ctrbench $(DESTDIR)$(libdir)/libctr.a \
@@ -207,8 +211,8 @@ uninstall:
 		$(DESTDIR)$(libdir)/libctr.so.$(CTR_SO_VERSION) $(DESTDIR)$(includedir)/ctr.h \
 		$(DESTDIR)$(pkgconfigdir)/ctr.pc $(DESTDIR)$(mandir)/man1/ctrbench.1 \
 		$(DESTDIR)$(mandir)/man3/libctr.3 $(DESTDIR)$(bashcompdir)/ctrbench \
-		$(DESTDIR)$(libexecdir)/ctrbench/report
-	-rmdir $(DESTDIR)$(libexecdir)/ctrbench
+		$(DESTDIR)$(libexecdir)/ctrbench/report $(DESTDIR)$(datarootdir)/ctrbench/seeds/tables.csv
+	-rmdir $(DESTDIR)$(libexecdir)/ctrbench $(DESTDIR)$(datarootdir)/ctrbench/seeds $(DESTDIR)$(datarootdir)/ctrbench
 
 deps:
 	$(Q)scripts/install-deps.sh

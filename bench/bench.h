@@ -19,8 +19,21 @@ enum bench_workload {
 	BENCH_UPDATE,	/* +1/-1 pairs on the worker's leaf */
 	BENCH_CHARGE,	/* try_charge(+BENCH_CHARGE_UNIT), uncharge the oldest past a window */
 	BENCH_READERS,	/* updaters swinging their leaf up and down, plus reader threads */
+	BENCH_STORE,	/* a zswap store as the kernel does it: limit check, charge, two stats */
 	BENCH_NR_WORKLOADS
 };
+
+/* The workloads that charge against limits (and are audited): charge and store. */
+static inline int bench_workload_charges(int w)
+{
+	return w == BENCH_CHARGE || w == BENCH_STORE;
+}
+
+/*
+ * store: the stats a zswap store updates besides the charged one (stat 0,
+ * MEMCG_ZSWAP_B in bytes): stat 1 is MEMCG_ZSWAPPED, +1 page per store.
+ */
+#define BENCH_STORE_NR_STATS 2
 
 /*
  * readers: an updater adds +1 this many times, then -1 as many, so values
@@ -136,8 +149,10 @@ struct bench_worker {
 					 * update workload: per op, 1/BENCH_LAT_SCALE ticks, overhead subtracted */
 	unsigned lat_batch;		/* update workload: ops per latency sample (1: each op timed alone) */
 	int window_closed;		/* update workload: its throughput window has ended (LATENCY seen) */
-	int64_t *seen;			/* reader: scratch, one per updater */
-	/* Operations done so far (readers) or charges held (charge), for readers and the audit. */
+	int64_t *seen;			/* reader, and charge/store updater (the audit's first look):
+					 * scratch, one per updater */
+	/* Operations done so far (readers), or BENCH_PUBLISHED(seq, held) (charge, store), for readers
+	 * and the audit. */
 	_Atomic int64_t published __ctr_aligned;
 } __ctr_aligned;
 
@@ -191,15 +206,24 @@ static inline void bench_swing_range(int64_t cb, int64_t ca, int64_t *lo, int64_
 	*hi = peak - 2 * BENCH_SWING >= cb || peak <= ca ? BENCH_SWING : vb > va ? vb : va;
 }
 
-/* The exact value of node now, from the updaters' published tallies (each within one op). */
-static inline int64_t bench_exact_now(const struct bench_gate *g, int node)
-{
-	int64_t v = 0;
+/*
+ * charge and store: what an updater publishes after each change of its
+ * holding, (seq << BENCH_HELD_BITS) | held, in one store: the charges it holds
+ * and how many times it has published, so that the admission audit knows how
+ * far a holding can have moved between two looks (bench_audit_charge).
+ * Holdings are at most the window or a burst (< 2^BENCH_HELD_BITS).
+ */
+#define BENCH_HELD_BITS 24
+#define BENCH_PUBLISHED(seq, held) ((int64_t)(((uint64_t)(seq) << BENCH_HELD_BITS) | (uint64_t)(held)))
 
-	for (int k = 0; k < g->nr_under[node]; k++)
-		v += atomic_load_explicit(&g->updaters[g->under[node][k]].published,
-					  memory_order_relaxed);
-	return v;
+static inline int64_t bench_published_held(int64_t p)
+{
+	return p & (((int64_t)1 << BENCH_HELD_BITS) - 1);
+}
+
+static inline int64_t bench_published_seq(int64_t p)
+{
+	return (int64_t)((uint64_t)p >> BENCH_HELD_BITS);
 }
 
 #endif /* BENCH_H */

@@ -71,6 +71,18 @@ int bench_parse_int(const char *opt, const char *s, long min, long max)
 	return (int)v;
 }
 
+double bench_parse_num(const char *opt, const char *s, double min, double max)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!bench_plain_number(s) || errno || end == s || *end || !(v >= min) || !(v <= max))
+		die("bad value '%s' for --%s (want a number from %g to %g)", s, opt, min, max);
+	return v;
+}
+
 int bench_parse_table_json(const char *cmd, const char *s)
 {
 	if (!strcmp(s, "json"))
@@ -201,7 +213,7 @@ int bench_parse_workload(const char *name)
 	for (int w = 0; w < BENCH_NR_WORKLOADS; w++)
 		if (!strcmp(name, bench_workload_name(w)))
 			return w;
-	die("unknown workload '%s' (want update, charge or readers)", name);
+	die("unknown workload '%s' (want update, charge, readers or store)", name);
 }
 
 int bench_getopt(int argc, char **argv, const struct option *opts)

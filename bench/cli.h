@@ -34,6 +34,9 @@ int bench_events_parse(const char *list, struct pmu_event_spec **out, int *n, ch
 /* A whole decimal in [min, max], or die naming the option (without --) and the value. */
 int bench_parse_int(const char *opt, const char *s, long min, long max);
 
+/* A plain decimal number in [min, max], or die naming the option (without --) and the value. */
+double bench_parse_num(const char *opt, const char *s, double min, double max);
+
 /* --format table|json of a command: 1 for json; dies naming the value otherwise. */
 int bench_parse_table_json(const char *cmd, const char *s);
 
@@ -66,7 +69,7 @@ char *bench_xstrdup(const char *s);	/* NULL stays NULL */
 /* Results are JSON: text that is not UTF-8 would vanish from them, so it is bad input for what. */
 void bench_check_utf8(const char *what, const char *s);
 
-/* The workload named: update, charge or readers (enum bench_workload); dies on any other. */
+/* The workload named: update, charge, readers or store (enum bench_workload); dies on any other. */
 int bench_parse_workload(const char *name);
 
 #include <getopt.h>

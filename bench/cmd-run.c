@@ -28,15 +28,19 @@
 #include "sweep.h"
 
 #define BENCH_MAX_THREADS 4096
+#define BENCH_MAX_SLOTS 8192	/* the kernel's NR_CPUS at most on x86-64 */
 
 static const char *const bench_run_help =
 	"usage: ctrbench run [options]   (with none: the default benchmark, every algorithm on chain:8\n"
 	"                                 from 2 threads, as make run)\n"
 	"\n"
 	"  --algo A[,B...]|all      algorithms, ctrbench list (default all)\n"
-	"  --workload W             update, charge or readers (default update)\n"
+	"  --workload W             update, charge, readers or store (default update)\n"
 	"  --shape S                chain:D or tree:AxB[xC...] (default chain:8)\n"
 	"  --threads N              updater threads (default 2)\n"
+	"  --slots N                per-CPU slots the algorithm walks, >= --threads; the updaters\n"
+	"                           own the first (default this machine's possible CPUs, or --threads\n"
+	"                           if more)\n"
 	"  --readers R              readers workload: reader threads (default 1)\n"
 	"  --read-interval-us US    readers: pause between reads (default 0, back to back)\n"
 	"  --read-node N            readers: random, root, leaf, own or a node index (default random)\n"
@@ -51,7 +55,10 @@ static const char *const bench_run_help =
 	"  --work-iters N           update: N dependent adds per 1024 ops, any slowdown (default 0)\n"
 	"  --options KEY=VAL,...    the algorithm's options, docs/algorithms.md (default none)\n"
 	"  --flush-period-ms MS     periodic flusher's period (default the algorithm's, 2000 for rstat)\n"
-	"  --charge-burst B         charge: bursts of B, then free them all (default 0, steady window)\n"
+	"  --charge-burst B|bound   charge: bursts of B, then free them all; bound: B sized from each\n"
+	"                           algorithm's error bound (default 0, steady window)\n"
+	"  --limit-headroom X       charge: every level's limit is X times what the workers below it\n"
+	"                           hold at most; 1 or more: never hit by an exact design (default 0.75)\n"
 	"  --duration-ms MS         measured window per rep (default 1000)\n"
 	"  --warmup-ms MS           untimed run before it (default 200)\n"
 	"  --format F               table, csv or json (default table)\n"
@@ -133,6 +140,9 @@ static void run_option(int opt, char **argv, struct run_args *a)
 	case 't':
 		a->cfg.threads = bench_parse_int("threads", optarg, 1, BENCH_MAX_THREADS);
 		break;
+	case 'C':
+		a->cfg.slots = bench_parse_int("slots", optarg, 1, BENCH_MAX_SLOTS);
+		break;
 	case 'd':
 		a->cfg.duration_ms = bench_parse_int("duration-ms", optarg, 1, 3600 * 1000);
 		break;
@@ -181,7 +191,14 @@ static void run_option(int opt, char **argv, struct run_args *a)
 		bench_check_utf8("--options", optarg);
 		break;
 	case 'B':
-		a->cfg.charge_burst = bench_parse_int("charge-burst", optarg, 1, 1 << 20);
+		if (strcmp(optarg, "bound") && (*optarg < '0' || *optarg > '9'))
+			die("bad value '%s' for --charge-burst (want an integer in [1, %d] or bound)", optarg,
+			    BENCH_BURST_MAX);
+		a->cfg.charge_burst = !strcmp(optarg, "bound") ? BENCH_BURST_FROM_BOUND :
+				      bench_parse_int("charge-burst", optarg, 1, BENCH_BURST_MAX);
+		break;
+	case 'L':
+		a->cfg.limit_headroom = bench_parse_num("limit-headroom", optarg, 0.01, 1000);
 		break;
 	case 'P':
 		a->cfg.flush_period_ms = bench_parse_int("flush-period-ms", optarg, 1, 3600 * 1000);
@@ -205,8 +222,10 @@ static void run_check(struct run_args *a)
 
 	if (bench_shape_parse(a->shape, &a->cfg.shape, &why))
 		die("bad a->shape '%s' (%s)", a->shape, why);
-	if (a->cfg.charge_burst && a->cfg.workload != BENCH_CHARGE)
-		die("--charge-burst applies to the charge workload");
+	if (a->cfg.charge_burst && !bench_workload_charges(a->cfg.workload))
+		die("--charge-burst applies to the charge and store workloads");
+	if (a->cfg.limit_headroom && !bench_workload_charges(a->cfg.workload))
+		die("--limit-headroom applies to the charge and store workloads");
 	if (a->cfg.work_ns && a->cfg.workload == BENCH_READERS)
 		die("--work-ns applies to the update and charge workloads");
 	if (a->cfg.work_iters && (a->cfg.workload != BENCH_UPDATE || a->cfg.work_ns))
@@ -232,6 +251,7 @@ int bench_cmd_run(int argc, char **argv)
 		{ "workload", required_argument, NULL, 'w' },
 		{ "shape", required_argument, NULL, 's' },
 		{ "threads", required_argument, NULL, 't' },
+		{ "slots", required_argument, NULL, 'C' },
 		{ "duration-ms", required_argument, NULL, 'd' },
 		{ "warmup-ms", required_argument, NULL, 'W' },
 		{ "format", required_argument, NULL, 'f' },
@@ -251,6 +271,7 @@ int bench_cmd_run(int argc, char **argv)
 		{ "flush-period-ms", required_argument, NULL, 'P' },
 		{ "charge-burst", required_argument, NULL, 'B' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "limit-headroom", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_args a = {

@@ -26,13 +26,13 @@
 /* The options a sweep takes with a value; a plan file takes the same names. */
 enum {
 	SO_ALGO, SO_WORKLOAD, SO_SHAPE, SO_THREADS, SO_PLACEMENT, SO_REPS, SO_DURATION, SO_WARMUP,
-	SO_READERS, SO_OPTIONS, SO_FLUSH, SO_WORK_NS, SO_NOTE, SO_OUT, SO_EVENTS, SO_WORK_ITERS, SO_NR,
-	SO_PLAN = SO_NR, SO_RESUME, SO_FORCE,
+	SO_READERS, SO_OPTIONS, SO_FLUSH, SO_WORK_NS, SO_NOTE, SO_OUT, SO_EVENTS, SO_WORK_ITERS, SO_SLOTS,
+	SO_NR, SO_PLAN = SO_NR, SO_RESUME, SO_FORCE,
 };
 
 static const char *const sweep_opt_names[SO_NR] = {
 	"algo", "workload", "shape", "threads", "placement", "reps", "duration-ms", "warmup-ms",
-	"readers", "options", "flush-period-ms", "work-ns", "note", "out", "events", "work-iters",
+	"readers", "options", "flush-period-ms", "work-ns", "note", "out", "events", "work-iters", "slots",
 };
 
 /* s split at sep into fresh strings; an empty item or one given twice is bad input for --opt. */
@@ -210,6 +210,7 @@ static void sweep_check_memory(const struct bench_sweep *s, const struct bench_s
 		cfg.readers = cfg.workload != BENCH_READERS ? 0 : s->readers < 0 ? 1 : s->readers;
 		for (int t = 0; t < s->nr_threads; t++) {
 			cfg.threads = s->threads[t];
+			cfg.slots = s->slots ? s->slots : bench_default_slots(cfg.threads);
 			bench_check_memory(&cfg, s->algo, s->nr_algos);
 		}
 	}
@@ -242,6 +243,10 @@ void bench_sweep_check(const struct bench_sweep *s)
 			if (s->threads[i] + (s->readers < 0 ? 1 : s->readers) > SWEEP_MAX_THREADS)
 				die("too many threads: --threads %d plus --readers %d", s->threads[i],
 				    s->readers < 0 ? 1 : s->readers);
+	/* every updater owns a slot: the largest thread count must fit */
+	if (s->slots && s->threads[s->nr_threads - 1] > s->slots)
+		die("bad value '%d' for --slots (fewer than --threads %d: every updater owns a slot)",
+		    s->slots, s->threads[s->nr_threads - 1]);
 	if (s->options)
 		bench_check_utf8("--options", s->options);
 	if (s->note)
@@ -310,7 +315,8 @@ static char *sweep_read_plan(const char *path, const char *val[SO_NR], const int
 			;
 		if (k == SO_NR)
 			die("%s:%d: unknown option '%s' (want algo, workload, shape, threads, placement, reps,"
-			    " duration-ms, warmup-ms, readers, options, flush-period-ms, work-ns, work-iters, note, out or events)",
+			    " duration-ms, warmup-ms, readers, options, flush-period-ms, work-ns, work-iters, note, out,"
+			    " events or slots)",
 			    path, lineno, key);
 		if (!*value)
 			die("%s:%d: '%s' needs a value", path, lineno, key);
@@ -357,6 +363,8 @@ static void sweep_from_values(const char *const val[SO_NR], struct bench_sweep *
 		s->work_ns = bench_parse_int("work-ns", val[SO_WORK_NS], 0, 10 * 1000 * 1000);
 	if (val[SO_WORK_ITERS])
 		s->work_iters = bench_parse_int("work-iters", val[SO_WORK_ITERS], 0, 1000 * 1000 * 1000);
+	if (val[SO_SLOTS])
+		s->slots = bench_parse_int("slots", val[SO_SLOTS], 1, 8192);
 	s->options = bench_options_normalize(val[SO_OPTIONS]);
 	s->events = val[SO_EVENTS];
 	if (s->events) {
@@ -395,6 +403,8 @@ static const char *const sweep_help =
 	"  --flush-period-ms MS     (default the algorithm's)\n"
 	"  --work-ns NS             (default 0)\n"
 	"  --work-iters N           update: dependent adds per 1024 ops (default 0)\n"
+	"  --slots N                per-CPU slots of every run, >= each thread count (default run's:\n"
+	"                           this machine's possible CPUs, or the threads if more)\n"
 	"  --events LIST|bounce     (default none)\n"
 	"  --note TEXT              (default none)\n"
 	"\n"

@@ -38,10 +38,11 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 	} else if (o->format == BENCH_FMT_TABLE) {
 		if (cfg->env)
 			bench_env_print(stdout, cfg->env);
-		printf("# %s on %s (%d nodes, depth %d), %d updater%s + %d reader%s on %d CPU%s%s;"
+		printf("# %s on %s (%d nodes, depth %d), %d updater%s in %d slot%s + %d reader%s on %d CPU%s%s;"
 		       " %d ms measured after %d ms warm-up\n",
 		       bench_workload_name(cfg->workload), cfg->shape.spec, cfg->shape.nr_nodes,
-		       cfg->shape.depth, cfg->threads, cfg->threads == 1 ? "" : "s", cfg->readers,
+		       cfg->shape.depth, cfg->threads, cfg->threads == 1 ? "" : "s", cfg->slots,
+		       cfg->slots == 1 ? "" : "s", cfg->readers,
 		       cfg->readers == 1 ? "" : "s", nr_cpus, nr_cpus == 1 ? "" : "s",
 		       cfg->threads + cfg->readers > nr_cpus ?
 		       " (more threads than CPUs: they preempt each other)" : "",
@@ -58,7 +59,7 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 		else
 			printf("# latency: 1 %s in %u timed with %s (%.3f ticks/ns%s), %.1f ns timer overhead"
 			       " subtracted, resolution %.1f ns\n",
-			       cfg->workload == BENCH_CHARGE ? "charge" : "update", cfg->sample_every,
+			       cfg->workload == BENCH_CHARGE ? "charge" : cfg->workload == BENCH_STORE ? "store" : "update", cfg->sample_every,
 			       BENCH_TSC_IS_CYCLES ? "rdtsc" : "clock_gettime", cfg->tsc.ghz,
 			       cfg->tsc.invariant ? ", invariant TSC" : ", TSC NOT invariant",
 			       (double)cfg->tsc.overhead / cfg->tsc.ghz,
@@ -74,17 +75,35 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 		if (cfg->flush_period_ms)
 			printf("# periodic flush every %d ms where the algorithm has a flusher\n",
 			       cfg->flush_period_ms);
+		if (bench_workload_charges(cfg->workload) && cfg->charge_burst == BENCH_BURST_FROM_BOUND)
+			printf("# bursts sized from each algorithm's stated error bound (burst per row)\n");
+		if (bench_workload_charges(cfg->workload)) {
+			char hold[32] = "B";
+
+			if (cfg->charge_burst != BENCH_BURST_FROM_BOUND)
+				snprintf(hold, sizeof(hold), "%d", cfg->charge_burst ? cfg->charge_burst :
+					 BENCH_CHARGE_WINDOW);
+			printf("# limits at every level: %.3g x the most the workers below it hold (%s charges"
+			       " of %d bytes each)%s; refused = share of attempts refused\n",
+			       cfg->limit_headroom > 0 ? cfg->limit_headroom : BENCH_LIMIT_HEADROOM, hold,
+			       BENCH_CHARGE_UNIT,
+			       (cfg->limit_headroom > 0 ? cfg->limit_headroom : BENCH_LIMIT_HEADROOM) >= 1 ?
+			       ": not hit by an exact design" : "");
+		}
 		if (cfg->work_ns)
 			printf("# %d ns of private work after each operation (--work-ns), counted in ns/op,"
 			       " not in the latencies\n", cfg->work_ns);
 		printf("# ops/s = sum of each updater's ops over its own window; ns/op = updaters x 1 s / ops/s;"
 		       " cpu ns/op = task-clock / ops%s\n",
 		       cfg->workload == BENCH_CHARGE ? "; an op is one charge attempt (its uncharge included)" :
+		       cfg->workload == BENCH_STORE ? "; an op is one zswap store: the limit check at every level"
+		       " (a read per level), the charge of stat 0 (bytes), stat 1 +1 page, its later free included;"
+		       " ns/op is wall, cpu ns/op CPU time per store (the seeds' unit)" :
 		       cfg->workload == BENCH_READERS ? " (n/a with readers); read errors are distances outside"
 		       " every value the node held during the read" : "");
 		printf("%-14s %12s %9s %9s %8s %8s %8s %8s %10s %s%s\n", "algo", "ops/s", "ns/op",
 		       "cpu ns/op", "mean", "p50", "p90", "p99", "max", "verify",
-		       cfg->workload == BENCH_CHARGE ? "    refused" : "");
+		       bench_workload_charges(cfg->workload) ? "    refused" : "");
 	}
 	fflush(stdout);
 }
@@ -217,10 +236,12 @@ static void bench_table_details(const struct bench_config *cfg, const struct ben
 			printf(", %lld at most under updates", (long long)r->read_err_max);
 		printf("; stated bound %s\n", bound);
 	}
-	if (cfg->workload == BENCH_CHARGE && r->audited && r->ba->verify != BENCH_VERIFY_NONE)
-		printf("  %-12s %llu of %llu audited refusals had room (false rejects); worst overshoot %lld\n",
-		       "admission", (unsigned long long)r->false_rejects,
-		       (unsigned long long)r->audit_rejected, (long long)r->overshoot_max);
+	if (bench_workload_charges(cfg->workload) && r->audited && r->ba->verify != BENCH_VERIFY_NONE)
+		printf("  %-12s %llu of %llu audited refusals had room (false rejects); worst overshoot %lld"
+		       "%s%.0d\n", "admission", (unsigned long long)r->false_rejects,
+		       (unsigned long long)r->audit_rejected, (long long)r->overshoot_max,
+		       cfg->charge_burst == BENCH_BURST_FROM_BOUND ? "; burst " : "",
+		       cfg->charge_burst == BENCH_BURST_FROM_BOUND ? r->charge_burst : 0);
 	if (cfg->nr_events) {
 		printf("  %-12s", "events");
 		for (int e = 0; e < cfg->nr_events; e++) {
@@ -326,7 +347,7 @@ static void bench_output_one(struct bench_output *o, const struct bench_config *
 			       bench_lat_cell(c[3], 32, l->p99, l->resolution_ns),
 			       bench_lat_cell(c[4], 32, l->max, l->resolution_ns), bench_verify_name(r->verify));
 		}
-		if (cfg->workload == BENCH_CHARGE) {
+		if (bench_workload_charges(cfg->workload)) {
 			uint64_t tries = bench_attempts(r, sum, reps);
 
 			printf("%*s%5.1f%%", r->verify == 1 ? 5 : 0, "",

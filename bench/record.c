@@ -10,7 +10,7 @@
 #include "results.h"
 #include "schema.h"
 
-static const char *const bench_workload_names[] = { "update", "charge", "readers" };
+static const char *const bench_workload_names[] = { "update", "charge", "readers", "store" };
 
 const char *bench_workload_name(int w)
 {
@@ -184,13 +184,14 @@ static json_t *bench_field_value(int f, const struct bench_rec_ctx *x)
 	case BF_BASELINE: return json_boolean(r->ba->baseline);
 	case BF_WORKLOAD: return json_string(bench_workload_name(cfg->workload));
 	/* ctr_params.batch: the algorithm's default (0) but in the charge workload */
-	case BF_BATCH: return json_integer(cfg->workload == BENCH_CHARGE ? BENCH_CHARGE_BATCH : 0);
+	case BF_BATCH: return json_integer(bench_workload_charges(cfg->workload) ? BENCH_CHARGE_BATCH : 0);
 	case BF_READ_NODE: return bench_read_node_json(cfg->read_node);
 	case BF_SHARED_MEM: return json_string(cfg->shared_mem ? cfg->shared_mem : "local");
 	case BF_REPS_REQUESTED: return json_integer(cfg->reps ? cfg->reps : 1);
 	case BF_CPUS: return json_integer(x->nr_cpus);
 	case BF_UPDATE_NS: case BF_READ_NS: case BF_READ_ERROR: return json_object();
-	case BF_SAMPLED_OP: return json_string(cfg->workload == BENCH_CHARGE ? "try_charge" : "add");
+	case BF_SAMPLED_OP: return json_string(cfg->workload == BENCH_CHARGE ? "try_charge" :
+					       cfg->workload == BENCH_STORE ? "store" : "add");
 	case BF_VERIFY: return json_string(bench_verify_name(r->verify));
 	case BF_VERIFY_DETAIL:
 		return r->verify ? json_null() : json_pack("{s:i,s:I,s:I}", "node", r->bad_node,
@@ -286,7 +287,7 @@ static int bench_field_applies(const struct bench_field *d, const struct bench_c
 {
 	switch (d->when) {
 	case BW_READERS: return cfg->workload == BENCH_READERS;
-	case BW_CHARGE: return cfg->workload == BENCH_CHARGE;
+	case BW_CHARGE: return bench_workload_charges(cfg->workload);
 	case BW_NOREADERS: return !cfg->readers;
 	default: return 1;
 	}

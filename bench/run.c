@@ -135,10 +135,16 @@ static int bench_latency_ms(int duration_ms)
 	return ms < 1 ? 1 : ms > 250 ? 250 : ms;
 }
 
-/* Charge workload limits: 3/4 of what the workers below a node can hold, so some charges fail. */
-static int64_t *bench_charge_limits(const struct bench_config *cfg, const struct bench_worker *ws)
+/*
+ * Charge workload limits: --limit-headroom (3/4 by default) times what the
+ * workers below a node can hold, at every level with a worker below it.
+ */
+static int64_t *bench_charge_limits(const struct bench_config *cfg, const struct bench_worker *ws,
+				    int burst)
 {
 	const struct bench_shape *s = &cfg->shape;
+	const double headroom = cfg->limit_headroom > 0 ? cfg->limit_headroom : BENCH_LIMIT_HEADROOM;
+	const int hold = burst ? burst : BENCH_CHARGE_WINDOW;
 	int64_t *limit = calloc(s->nr_nodes, sizeof(*limit));
 	int *below = calloc(s->nr_nodes, sizeof(*below));
 
@@ -151,11 +157,43 @@ static int64_t *bench_charge_limits(const struct bench_config *cfg, const struct
 		for (int n = ws[i].node; n >= 0; n = s->parent[n])
 			below[n]++;
 	for (int n = 0; n < s->nr_nodes; n++)
-		limit[n] = below[n] ? (int64_t)BENCH_CHARGE_UNIT * (cfg->charge_burst ? cfg->charge_burst :
-				      BENCH_CHARGE_WINDOW) * below[n] * 3 / 4
+		limit[n] = below[n] ? (int64_t)llround((double)BENCH_CHARGE_UNIT * hold * below[n] * headroom)
 				    : CTR_NO_LIMIT;
 	free(below);
 	return limit;
+}
+
+/* --charge-burst bound: B for this algorithm (BENCH_BURST_FROM_BOUND in run.h); 0 or -errno. */
+static int bench_burst_from_bound(const struct bench_config *cfg, const struct bench_algo *ba,
+				  const struct ctr_params *p, int *burst)
+{
+	double headroom = cfg->limit_headroom > 0 ? cfg->limit_headroom : BENCH_LIMIT_HEADROOM;
+	struct ctr_params probe = *p;
+	struct ctr_tree *t;
+	int64_t bound;
+	double b;
+
+	/* the bound of the very instance, limits aside: a tree of its own, freed at once */
+	probe.limit = NULL;
+	probe.slot_node = NULL;
+	t = ctr_tree_new(ba->algo, &probe);
+	if (!t)
+		return -errno;
+	bound = ctr_read_error_bound(t);
+	ctr_tree_free(t);
+	if (headroom > 0.75)
+		headroom = 0.75;
+	if (bound == 0) {
+		*burst = BENCH_BURST_EXACT;
+		return 0;
+	}
+	if (bound < 0) {
+		*burst = BENCH_BURST_TIMED;
+		return 0;
+	}
+	b = ceil(2.0 * (double)bound / ((double)cfg->threads * BENCH_CHARGE_UNIT * (1 - headroom)));
+	*burst = b < BENCH_BURST_EXACT ? BENCH_BURST_EXACT : b > BENCH_BURST_MAX ? BENCH_BURST_MAX : (int)b;
+	return 0;
 }
 
 static double bench_ticks_to_ns(const struct bench_config *cfg, double ticks)
@@ -228,8 +266,11 @@ static void bench_verify(const struct bench_config *cfg, const struct bench_algo
 	 */
 	for (int n = 0; r->verify >= 0 && n < s->nr_nodes; n++) {
 		int64_t expect = ba->verify == BENCH_VERIFY_TOTAL ? total : want[n];
+		int64_t off;
 
-		int64_t off = bench_abs64(ctr_read(t, n, 0) - expect);	/* once: a read may flush */
+		if (cfg->workload == BENCH_STORE && ba->verify == BENCH_VERIFY_TOTAL)
+			expect += expect / BENCH_CHARGE_UNIT;
+		off = bench_abs64(ctr_read(t, n, 0) - expect);	/* once: a read may flush */
 
 		if (off > r->read_error)
 			r->read_error = off;
@@ -238,11 +279,21 @@ static void bench_verify(const struct bench_config *cfg, const struct bench_algo
 		int64_t exact = ctr_read_exact(t, n, 0);
 		int64_t expect = ba->verify == BENCH_VERIFY_TOTAL ? total : want[n];
 
+		/* store: one shared word holds both stats; the nodes' stat 1 counts the pages */
+		if (cfg->workload == BENCH_STORE && ba->verify == BENCH_VERIFY_TOTAL)
+			expect += expect / BENCH_CHARGE_UNIT;
 		if (r->verify == 1 && exact != expect) {
 			r->verify = 0;
 			r->bad_node = n;
 			r->got = exact;
 			r->want = expect;
+		}
+		if (r->verify == 1 && cfg->workload == BENCH_STORE && ba->verify == BENCH_VERIFY_NODES &&
+		    ctr_read_exact(t, n, 1) != want[n] / BENCH_CHARGE_UNIT) {
+			r->verify = 0;
+			r->bad_node = n;
+			r->got = ctr_read_exact(t, n, 1);
+			r->want = want[n] / BENCH_CHARGE_UNIT;
 		}
 		/* A single shared word is checked against the root's limit only. */
 		if (limit && limit[n] != CTR_NO_LIMIT && exact - limit[n] > r->limit_max_over &&
@@ -387,8 +438,9 @@ static struct ctr_params bench_run_params(const struct bench_config *cfg, const 
 	return (struct ctr_params){
 		.nr_nodes = cfg->shape.nr_nodes,
 		.parent = cfg->shape.parent,
-		.nr_cpus = cfg->threads,
-		.nr_stats = 1,
+		/* idle slots past the updaters' are real memory every read, flush and drain walks */
+		.nr_cpus = cfg->slots > 0 ? cfg->slots : cfg->threads,
+		.nr_stats = cfg->workload == BENCH_STORE ? BENCH_STORE_NR_STATS : 1,
 		.options = cfg->options,
 		.flush_period_ms = cfg->flush_period_ms,
 		.slot_node = cfg->slot_node,
@@ -411,7 +463,7 @@ int bench_run_footprint(const struct bench_config *cfg, const struct bench_algo 
 	static const int64_t limit_present;	/* only whether the instance has limits counts */
 	const size_t nthr = (size_t)cfg->threads, total = nthr + (size_t)cfg->readers;
 	const size_t nodes = (size_t)cfg->shape.nr_nodes, depth = (size_t)cfg->shape.depth;
-	struct ctr_params p = bench_run_params(cfg, cfg->workload == BENCH_CHARGE ? &limit_present : NULL);
+	struct ctr_params p = bench_run_params(cfg, bench_workload_charges(cfg->workload) ? &limit_present : NULL);
 	size_t h;
 
 	/* per thread: its worker, thread record, id, PUs asked and seen, its stack */
@@ -423,7 +475,7 @@ int bench_run_footprint(const struct bench_config *cfg, const struct bench_algo 
 	h = ctr_size_add(h, ctr_size_mul(nodes, sizeof(int *) + sizeof(int) + ctr_alloc_footprint(sizeof(int)) +
 					 sizeof(int64_t)));
 	h = ctr_size_add(h, ctr_size_mul(nthr, depth * sizeof(int)));
-	if (cfg->workload == BENCH_CHARGE)	/* the limits and their helper counts */
+	if (bench_workload_charges(cfg->workload))	/* the limits and their helper counts */
 		h = ctr_size_add(h, ctr_size_mul(nodes, sizeof(int64_t) + sizeof(int)));
 	*harness = h;
 	return ctr_footprint(ba->algo, &p, algo);
@@ -463,8 +515,8 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 		th[i].w = &ws[i];
 		th[i].loop = ws[i].reader ? ba->read_loop : ba->loop[cfg->workload];
 	}
-	for (int i = nthr; i < total; i++) {
-		/* written every read: on lines of its own, not shared with another reader's */
+	for (int i = bench_workload_charges(cfg->workload) ? 0 : nthr; i < total; i++) {
+		/* written every read (or audit): on lines of its own, not shared with another thread's */
 		ws[i].seen = ctr_zalloc_aligned(nthr * sizeof(int64_t));
 		if (!ws[i].seen)
 			goto out;
@@ -493,11 +545,20 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 	if (err)
 		goto out;
 	err = -ENOMEM;
-	if (cfg->workload == BENCH_CHARGE) {
-		limit = bench_charge_limits(cfg, ws);
+	if (bench_workload_charges(cfg->workload)) {
+		p.batch = BENCH_CHARGE_BATCH;
+		r->charge_burst = cfg->charge_burst;
+		if (cfg->charge_burst == BENCH_BURST_FROM_BOUND) {
+			err = bench_burst_from_bound(cfg, ba, &p, &r->charge_burst);
+			if (err)
+				goto out;
+			err = -ENOMEM;
+		}
+		gate.charge_burst = r->charge_burst;
+		limit = bench_charge_limits(cfg, ws, r->charge_burst);
 		if (!limit)
 			goto out;
-		p = bench_run_params(cfg, limit);
+		p.limit = limit;
 		gate.limit = limit;
 	}
 	err = bench_shared_mem_policy(cfg->shared_mem);
@@ -566,7 +627,7 @@ out:
 	free(fs);
 	free(tids);
 	free(th);
-	for (int i = nthr; ws && i < total; i++)
+	for (int i = 0; ws && i < total; i++)
 		free(ws[i].seen);
 	free(ws);
 	return err;

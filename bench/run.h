@@ -29,16 +29,47 @@ void bench_shape_free(struct bench_shape *s);
 #define BENCH_READ_LEAF (-2)	/* each read picks one of the leaves */
 #define BENCH_READ_OWN (-3)	/* reader i always reads node i mod nodes: one reader per node, in turn */
 
+/*
+ * The charge workload's default limits: 3/4 of the steady holdings, so that a
+ * steady share of attempts is refused and both paths stay busy (the
+ * admission figures need refusals).  The seed's case, limits set and not
+ * hit, is --limit-headroom 1 or more.
+ */
+#define BENCH_LIMIT_HEADROOM 0.75
+
+/*
+ * --charge-burst bound: each algorithm's burst B sized from its stated error
+ * bound E (ctr_read_error_bound, bytes), so that what the workers can hold
+ * past the limits, threads x B x (1 - headroom) charges, is twice E: a read
+ * stale by its whole bound can overshoot by all of it (with B fixed, the
+ * overshoot of every approximate design stopped at the same cap and they
+ * could not be ranked).  Exact designs (E = 0) get BENCH_BURST_EXACT; those
+ * bounded by time only (E = -1) BENCH_BURST_TIMED, as no count reaches a
+ * flush period's worth of charges.  Headroom of 3/4 or more is taken as 3/4.
+ */
+#define BENCH_BURST_FROM_BOUND (-1)
+#define BENCH_BURST_EXACT 64
+#define BENCH_BURST_TIMED 16384
+#define BENCH_BURST_MAX (1 << 20)
 struct bench_config {
 	enum bench_workload workload;	/* what the workers do */
 	struct bench_shape shape;	/* the tree */
 	int threads;			/* workers, worker i owns slot i */
+	int slots;			/* --slots: ctr_params.nr_cpus, >= threads; the updaters own slots
+					 * 0..threads-1, the rest are idle CPUs that reads, flushes and
+					 * drains still walk.  0: bench_setup_threads resolves the default
+					 * (bench_default_slots); bench_run_one takes 0 as threads */
 	int duration_ms;		/* measured window */
 	int warmup_ms;			/* untimed run before it */
 	int readers;			/* readers workload: reader threads */
 	int read_interval_us;		/* readers: pause between reads, 0 = back to back */
 	int read_node;			/* readers: BENCH_READ_RANDOM, _LEAF, _OWN, or a node */
-	int charge_burst;		/* charge: 0 steady window; B: bursts of B charges, then free all */
+	int charge_burst;		/* charge: 0 steady window; B: bursts of B charges, then free all;
+					 * BENCH_BURST_FROM_BOUND: B sized from the algorithm's error bound */
+	double limit_headroom;		/* --limit-headroom: every level's limit is this times what the
+					 * workers below it hold at most (BENCH_CHARGE_WINDOW or the burst,
+					 * each); < 1 is hit, >= 1 never is by an exact design; 0: the
+					 * default, BENCH_LIMIT_HEADROOM */
 	unsigned sample_every;		/* --sample 1/N: N */
 	const char *note;		/* --note, kept with the results */
 	int work_ns;			/* --work-ns: private work after each update or charge */
@@ -53,8 +84,9 @@ struct bench_config {
 	int *pus;			/* PU of each thread: updaters, then readers */
 	int wrapped;			/* more threads than PUs: the placement wrapped around */
 	long pairs[TOPO_NR_CLASSES];	/* pairs of threads per distance class */
-	int *slot_node;			/* NUMA node of each updater's PU: where its slot's memory goes */
-	int *slot_l3;			/* L3 (logical index) of each updater's PU: ctr_params.slot_l3 */
+	int *slot_node;			/* NUMA node of each slot ([slots]): its updater's PU's, or for an
+					 * idle slot that of PU (slot mod PUs) in logical order */
+	int *slot_l3;			/* L3 (logical index) of each slot, chosen the same way: ctr_params.slot_l3 */
 	const char *shared_mem;		/* --shared-mem as given: local, interleave or node:K */
 	const char *events_spec;	/* --events as given, NULL if none */
 	struct pmu_event_spec *events;	/* --events, parsed */
@@ -82,13 +114,14 @@ struct bench_result {
 	uint64_t task_clock_ns;		/* summed over workers, measured window */
 	enum pmu_source clock_source;	/* perf or thread_cputime (worst of the workers) */
 	int clock_errno;		/* why perf was not used, if not */
-	struct bench_lat lat;		/* sampled update (or charge) latency */
+	struct bench_lat lat;		/* sampled update (or charge, or store) latency: wall, TSC */
 	int verify;			/* 1 ok, 0 mismatch, -1 not applicable */
 	int bad_node;			/* first mismatching node */
 	int64_t got, want;		/* its value and the expected one */
 	int64_t error_bound;		/* ctr_read_error_bound() */
 	int64_t read_error;		/* max |ctr_read - ctr_read_exact| over nodes at rest */
 	uint64_t charge_fail;		/* refused charges in the window */
+	int charge_burst;		/* the burst this run used (--charge-burst bound: from the bound) */
 	int64_t limit_max_over;		/* worst value - limit over nodes at rest (<= 0 is within) */
 	uint64_t audited;		/* charge: sampled attempts checked against exact values */
 	uint64_t audit_rejected;	/* ... refused */

@@ -16,7 +16,7 @@
  *   PATH    JSON path, dotted for a member of an object ("update_ns.p50")
  *   TYPE    BT_STR, BT_INT, BT_NUM, BT_BOOL, BT_OBJ, BT_ARR (any may be null where WHEN says)
  *   IDENT   what the field says about identity:
- *             BI_KEY   a configuration axis (algo, workload, shape, threads, placement, readers)
+ *             BI_KEY   a configuration axis (algo, workload, shape, threads, slots, placement, readers)
  *             BI_KNOB  a setting of the configuration (options, work_ns, charge_burst, ...)
  *             BI_RUN   how it was measured (duration, reps, note): resume matches it, compare not
  *             BI_BUILD the build (env.commit, env.cflags): resume matches it, compare not
@@ -31,7 +31,8 @@
  *           C(member) of struct bench_config, FN (bench_field_value() in output.c
  *           computes it), SUB (written as part of the object at its parent path)
  *   WHEN    BW_ALL, BW_READERS (null unless the readers workload), BW_CHARGE (null
- *           unless charge), BW_NOREADERS (null with readers: their CPU time is mixed in)
+ *           unless charge or store), BW_NOREADERS (null with readers: their CPU time is
+ *           mixed in)
  *   CSV     1: a column of `--format csv`, named PATH, in this order
  *   DEFAULT the value as JSON text that a line which lacks the field is read as
  *           (and a sweep's expected key assumes for a setting it does not pass);
@@ -58,18 +59,20 @@
 	X(SCHEMA, "schema", BT_INT, BI_NONE, BS_SAME, FN, BW_ALL, 1, NULL, "version of this table the line follows (BENCH_SCHEMA_VERSION)") \
 	X(ALGO, "algo", BT_STR, BI_KEY, BS_SAME, FN, BW_ALL, 1, NULL, "algorithm (ctrbench list)") \
 	X(BASELINE, "baseline", BT_BOOL, BI_NONE, BS_SAME, FN, BW_ALL, 1, "false", "a harness floor, not a counter") \
-	X(WORKLOAD, "workload", BT_STR, BI_KEY, BS_SAME, FN, BW_ALL, 1, NULL, "update, charge or readers") \
+	X(WORKLOAD, "workload", BT_STR, BI_KEY, BS_SAME, FN, BW_ALL, 1, NULL, "update, charge, readers or store") \
 	X(SHAPE, "shape", BT_STR, BI_KEY, BS_SAME, C(shape.spec), BW_ALL, 1, NULL, "tree shape as typed (chain:D, tree:AxB...)") \
 	X(NODES, "nodes", BT_INT, BI_NONE, BS_SAME, C(shape.nr_nodes), BW_ALL, 1, NULL, "nodes of the shape") \
 	X(DEPTH, "depth", BT_INT, BI_NONE, BS_SAME, C(shape.depth), BW_ALL, 1, NULL, "levels of the shape, root included") \
 	X(THREADS, "threads", BT_INT, BI_KEY, BS_SAME, C(threads), BW_ALL, 1, NULL, "updater threads") \
+	X(SLOTS, "slots", BT_INT, BI_KEY, BS_SAME, C(slots), BW_ALL, 1, "0", "--slots: per-CPU slots the algorithm has (ctr_params.nr_cpus); updaters own the first; 0 in lines from before it, when slots were threads") \
 	X(PLACEMENT, "placement", BT_STR, BI_KEY, BS_SAME, C(placement), BW_ALL, 1, "\"compact\"", "--placement as given") \
 	X(READERS, "readers", BT_INT, BI_KEY, BS_SAME, C(readers), BW_ALL, 1, "0", "reader threads (0 but in the readers workload)") \
 	X(OPTIONS, "options", BT_STR, BI_KNOB, BS_SAME, C(options), BW_ALL, 1, "null", "--options of the algorithm, null if none") \
 	X(FLUSH_PERIOD_MS, "flush_period_ms", BT_INT, BI_KNOB, BS_SAME, C(flush_period_ms), BW_ALL, 1, "0", "--flush-period-ms, 0: the algorithm's default") \
 	X(WORK_NS, "work_ns", BT_INT, BI_KNOB, BS_SAME, C(work_ns), BW_ALL, 1, "0", "--work-ns: private work after each operation") \
 	X(WORK_ITERS, "work_iters", BT_INT, BI_KNOB, BS_SAME, C(work_iters), BW_ALL, 1, "0", "--work-iters: dependent adds per 1024 operations of the update workload (a slowdown of any size)") \
-	X(CHARGE_BURST, "charge_burst", BT_INT, BI_KNOB, BS_SAME, C(charge_burst), BW_ALL, 1, "0", "--charge-burst: 0 steady window, B bursts of B") \
+	X(CHARGE_BURST, "charge_burst", BT_INT, BI_KNOB, BS_SAME, C(charge_burst), BW_ALL, 1, "0", "--charge-burst: 0 steady window, B bursts of B, -1 sized from the bound (charge_burst_used)") \
+	X(LIMIT_HEADROOM, "limit_headroom", BT_NUM, BI_KNOB, BS_SAME, C(limit_headroom), BW_CHARGE, 1, "null", "--limit-headroom: limits are this times the steady holdings (charge; 0.75 in lines from before it)") \
 	X(BATCH, "batch", BT_INT, BI_KNOB, BS_SAME, FN, BW_ALL, 0, "0", "ctr_params.batch: 0 the algorithm's default") \
 	X(READ_NODE, "read_node", BT_STR, BI_KNOB, BS_SAME, FN, BW_READERS, 1, "null", "--read-node: random, leaf, own or a node index (readers)") \
 	X(READ_INTERVAL_US, "read_interval_us", BT_INT, BI_KNOB, BS_SAME, C(read_interval_us), BW_ALL, 1, "0", "--read-interval-us: pause between reads") \
@@ -99,12 +102,13 @@
 	X(UPDATE_NS_OVER_1S, "update_ns.over_1s", BT_NUM, BI_NONE, BS_REP, R(lat.over_1s), BW_ALL, 0, NULL, "share above 1 s") \
 	X(UPDATE_NS_BATCH, "update_ns.batch", BT_INT, BI_NONE, BS_REP, R(lat.batch), BW_ALL, 0, "1", "ops per latency sample (update workload: batched where one op is below 16 timer steps; 1: timed alone)") \
 	X(UPDATE_NS_RESOLUTION_NS, "update_ns.resolution_ns", BT_NUM, BI_NONE, BS_REP, R(lat.resolution_ns), BW_ALL, 0, "null", "per-op resolution: the timer's step over the smallest batch; a figure below it is < it") \
-	X(SAMPLED_OP, "sampled_op", BT_STR, BI_NONE, BS_SAME, FN, BW_ALL, 0, NULL, "what update_ns times: add or try_charge") \
+	X(SAMPLED_OP, "sampled_op", BT_STR, BI_NONE, BS_SAME, FN, BW_ALL, 0, NULL, "what update_ns times: add, try_charge or store") \
 	X(VERIFY, "verify", BT_STR, BI_NONE, BS_WORST, FN, BW_ALL, 1, NULL, "ok, mismatch or n/a: the worst of the reps") \
 	X(VERIFY_DETAIL, "verify_detail", BT_OBJ, BI_NONE, BS_WORST, FN, BW_ALL, 0, "null", "first mismatching node {node, got, want}, null if none") \
 	X(READ_ERROR_BOUND, "read_error_bound", BT_INT, BI_NONE, BS_SAME, R(error_bound), BW_ALL, 1, NULL, "stated bound of ctr_read (-1: bounded by time only)") \
 	X(READ_ERROR_AT_REST, "read_error_at_rest", BT_INT, BI_NONE, BS_WORST, R(read_error), BW_ALL, 1, NULL, "max |ctr_read - exact| over nodes at rest") \
 	X(CHARGE_FAIL, "charge_fail", BT_INT, BI_NONE, BS_REP, R(charge_fail), BW_CHARGE, 1, NULL, "refused charges in the window") \
+	X(CHARGE_BURST_USED, "charge_burst_used", BT_INT, BI_NONE, BS_SAME, R(charge_burst), BW_CHARGE, 0, "null", "the burst the run used (0 steady window): --charge-burst bound sizes it per algorithm") \
 	X(LIMIT_MAX_OVER, "limit_max_over", BT_INT, BI_NONE, BS_WORST, R(limit_max_over), BW_CHARGE, 1, NULL, "worst value - limit at rest (<= 0 within)") \
 	X(ADMISSION, "admission", BT_OBJ, BI_NONE, BS_REP, FN, BW_CHARGE, 0, NULL, "charge: attempts, rejected, audited, audited_rejected, false_rejects (worst rep), overshoot_max (worst)") \
 	X(READS, "reads", BT_INT, BI_NONE, BS_MEDIAN, R(reads), BW_READERS, 1, NULL, "reads in the window") \

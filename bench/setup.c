@@ -175,33 +175,56 @@ void bench_setup_machine(struct bench_config *cfg, const char *topology, const c
 	bench_env_add_topology(cfg->env, cfg->topo);
 }
 
-/* The PU of every thread, the pair counts, and each updater's NUMA node for its slot. */
+int bench_default_slots(int threads)
+{
+	int possible = topo_nr_possible_cpus();
+
+	return possible > threads ? possible : threads;
+}
+
+/*
+ * The PU of every thread, the pair counts, and each slot's NUMA node and L3.
+ * An idle slot stands for a CPU of the modelled machine with nobody on it:
+ * its memory goes to the node of PU (slot mod PUs) in logical order, so
+ * idle slots spread over this machine's nodes as possible CPUs spread over
+ * a machine's, and cost a reader what remote idle CPUs cost.
+ */
 void bench_setup_threads(struct bench_config *cfg)
 {
 	const int total = cfg->threads + cfg->readers;
 	char err[256];
+	int nr_pus;
 
+	if (!cfg->slots)
+		cfg->slots = bench_default_slots(cfg->threads);
+	if (!cfg->limit_headroom)
+		cfg->limit_headroom = BENCH_LIMIT_HEADROOM;
+	if (cfg->slots < cfg->threads)
+		die("bad value '%d' for --slots (fewer than --threads %d: every updater owns a slot)",
+		    cfg->slots, cfg->threads);
 	free(cfg->pus);
 	free(cfg->slot_node);
 	free(cfg->slot_l3);
 	cfg->pus = calloc(total, sizeof(int));
-	cfg->slot_node = calloc(cfg->threads, sizeof(int));
-	cfg->slot_l3 = calloc(cfg->threads, sizeof(int));
+	cfg->slot_node = calloc(cfg->slots, sizeof(int));
+	cfg->slot_l3 = calloc(cfg->slots, sizeof(int));
 	if (!cfg->pus || !cfg->slot_node || !cfg->slot_l3)
 		die("out of memory");
 	if (topo_place(cfg->topo, cfg->placement, total, cfg->pus, &cfg->wrapped, err, sizeof(err)))
 		die("%s", err);
 	topo_pair_counts(cfg->topo, cfg->pus, total, cfg->pairs);
-	for (int i = 0; i < cfg->threads; i++) {
-		cfg->slot_node[i] = topo_numa_node_of_pu(cfg->topo, cfg->pus[i]);
+	nr_pus = topo_nr_pus(cfg->topo);
+	for (int i = 0; i < cfg->slots; i++) {
+		struct topo_pu_info info;
+		int ok = i < cfg->threads ? !topo_pu_info(cfg->topo, cfg->pus[i], &info)
+					  : nr_pus > 0 && !topo_pu_at(cfg->topo, i % nr_pus, &info);
+		int pu = i < cfg->threads ? cfg->pus[i] : ok ? info.pu : -1;
+
+		cfg->slot_node[i] = pu >= 0 ? topo_numa_node_of_pu(cfg->topo, pu) : 0;
 		if (cfg->slot_node[i] < 0)
 			cfg->slot_node[i] = 0;	/* no NUMA information: one node */
-	}
-	/* which updaters share an L3, for the algorithms that group slots by it (ctr_params.slot_l3) */
-	for (int i = 0; i < cfg->threads; i++) {
-		struct topo_pu_info info;
-
-		cfg->slot_l3[i] = !topo_pu_info(cfg->topo, cfg->pus[i], &info) && info.l3 >= 0 ? info.l3 : 0;
+		/* which slots share an L3, for the algorithms that group slots by it (ctr_params.slot_l3) */
+		cfg->slot_l3[i] = ok && info.l3 >= 0 ? info.l3 : 0;
 	}
 }
 

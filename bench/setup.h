@@ -33,7 +33,19 @@ const char *bench_options_normalize(const char *options);
  */
 void bench_setup_machine(struct bench_config *cfg, const char *topology, const char *events);
 
-/* Per thread count: the PU of every thread (updaters, then readers), pair counts, slot nodes. */
+/*
+ * The slots of a run of `threads` updaters when --slots is not given: this
+ * machine's possible CPUs (topo_nr_possible_cpus), or threads where there
+ * are more threads than that (every updater owns a slot).
+ */
+int bench_default_slots(int threads);
+
+/*
+ * Per thread count: the PU of every thread (updaters, then readers), pair
+ * counts, cfg->slots resolved (0: bench_default_slots; fewer than threads
+ * dies) and cfg->limit_headroom (0: BENCH_LIMIT_HEADROOM), and the NUMA node
+ * and L3 of every slot.
+ */
 void bench_setup_threads(struct bench_config *cfg);
 
 /*

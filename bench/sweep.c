@@ -43,6 +43,7 @@
 #include "results.h"
 #include "run.h"
 #include "schema.h"
+#include "setup.h"
 #include "sweep.h"
 
 /* ---- signals ---- */
@@ -151,6 +152,7 @@ static struct bench_config sweep_config(const struct bench_sweep *s, const struc
 		die("bad shape '%s' (%s)", shape, why);
 	cfg.placement = placement;
 	cfg.threads = threads;
+	cfg.slots = s->slots;	/* 0: bench_setup_threads's default, as run's */
 	cfg.readers = cfg.workload == BENCH_READERS ? (s->readers < 0 ? 1 : s->readers) : 0;
 	cfg.read_node = BENCH_READ_RANDOM;
 	cfg.pus = cfg.slot_node = cfg.slot_l3 = NULL;

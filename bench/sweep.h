@@ -30,6 +30,7 @@ struct bench_sweep {
 	int flush_period_ms;		/* --flush-period-ms; 0: not given (the algorithm's default) */
 	int work_ns;			/* --work-ns; 0: none */
 	int work_iters;			/* --work-iters; 0: none */
+	int slots;			/* --slots for every run; 0: run's default (bench_default_slots) */
 	const char *options;		/* --options or NULL */
 	const char *events;		/* --events (a list or bounce) or NULL */
 	const char *note;		/* --note or NULL */

@@ -86,13 +86,89 @@ static uint64_t ctr_now_ns(void)
 
 /* ---- the global flush lock, instrumented ---- */
 
+static inline void ctr_rstat_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/*
+ * lockkind=spin: test-and-test-and-set, spinning on a load; past
+ * CTR_RSTAT_SPIN_BUDGET pauses a waiter also yields between checks (rstat.h
+ * says why).  With no other thread runnable a yield returns at once: the
+ * wait stays CPU time.
+ */
+static int ctr_rstat_spin_trylock(struct ctr_rstat_lock *l)
+{
+	return !atomic_load_explicit(&l->locked, memory_order_relaxed) &&
+	       !atomic_exchange_explicit(&l->locked, 1, memory_order_acquire);
+}
+
+static void ctr_rstat_spin_wait(struct ctr_rstat_lock *l)
+{
+	atomic_fetch_add_explicit(&l->waiters, 1, memory_order_relaxed);
+	for (unsigned spins = 0; !ctr_rstat_spin_trylock(l); spins++) {
+		ctr_rstat_cpu_relax();
+		/* a yield in 16 checks: a breaking flusher's handoff window still finds it spinning */
+		if (spins >= CTR_RSTAT_SPIN_BUDGET && spins % 16 == 0)
+			sched_yield();
+	}
+	atomic_fetch_sub_explicit(&l->waiters, 1, memory_order_relaxed);
+}
+
+/* The lock without the figures: for reading the figures out, which must not count in them. */
+static void ctr_rstat_raw_lock(struct ctr_rstat_lock *l)
+{
+	if (l->kind != CTR_RSTAT_LOCK_SPIN)
+		pthread_mutex_lock(&l->mutex);
+	else if (!ctr_rstat_spin_trylock(l))
+		ctr_rstat_spin_wait(l);
+}
+
+static void ctr_rstat_raw_unlock(struct ctr_rstat_lock *l)
+{
+	if (l->kind == CTR_RSTAT_LOCK_SPIN)
+		atomic_store_explicit(&l->locked, 0, memory_order_release);
+	else
+		pthread_mutex_unlock(&l->mutex);
+}
+
+void __ctr_rstat_lock_raw(struct ctr_rstat *r)
+{
+	ctr_rstat_raw_lock(&r->lock);
+}
+
+void __ctr_rstat_unlock_raw(struct ctr_rstat *r)
+{
+	ctr_rstat_raw_unlock(&r->lock);
+}
+
+int __ctr_rstat_lock_waiters(struct ctr_rstat *r)
+{
+	return atomic_load_explicit(&r->lock.waiters, memory_order_relaxed);
+}
+
+/* spin_needbreak(): someone waits (either kind counts the threads in its wait). */
+static int ctr_rstat_lock_contended(struct ctr_rstat_lock *l)
+{
+	return atomic_load_explicit(&l->waiters, memory_order_relaxed) > 0;
+}
+
 static void ctr_rstat_lock(struct ctr_rstat *r)
 {
 	struct ctr_rstat_lock *l = &r->lock;
 	uint64_t t0 = 0;
 	int waited = 0;
 
-	if (pthread_mutex_trylock(&l->mutex)) {
+	/* __cgroup_rstat_lock(): a trylock first, so the contended case is known and timed */
+	if (l->kind == CTR_RSTAT_LOCK_SPIN) {
+		if (!ctr_rstat_spin_trylock(l)) {
+			t0 = ctr_rstat_ticks();
+			ctr_rstat_spin_wait(l);
+			waited = 1;
+		}
+	} else if (pthread_mutex_trylock(&l->mutex)) {
 		t0 = ctr_rstat_ticks();
 		atomic_fetch_add_explicit(&l->waiters, 1, memory_order_relaxed);
 		pthread_mutex_lock(&l->mutex);
@@ -112,7 +188,7 @@ static void ctr_rstat_unlock(struct ctr_rstat *r)
 	struct ctr_rstat_lock *l = &r->lock;
 
 	l->hold_ns += ctr_rstat_ticks() - l->t_acquired;
-	pthread_mutex_unlock(&l->mutex);
+	ctr_rstat_raw_unlock(l);
 }
 
 /* ---- the updated trees ---- */
@@ -263,18 +339,32 @@ static void ctr_rstat_fold(struct ctr_rstat *r, int cpu, int head)
 }
 
 /*
- * Let a waiter in between two CPUs, as the kernel does.  A glibc mutex is not
- * fair: the flusher would usually take it back before the woken waiter runs,
- * so it yields until a waiter got in (or a few rounds pass).
+ * Let a waiter in between two CPUs, as cgroup_rstat_flush_locked() does
+ * ("play nice and yield if necessary": unlock, cond_resched() or
+ * cpu_relax(), relock).  spin: a queued spinlock hands the lock to its
+ * waiter; this one is not fair, so the flusher pauses until a waiter has
+ * taken it, for at most CTR_RSTAT_HANDOFF_NS (a waiter that is
+ * preempted, not spinning, cannot take it, and the flusher must not wait
+ * for its next time slice), then queues for it.  mutex: a glibc mutex is
+ * not fair either; the flusher yields until a waiter got in (or a few
+ * rounds pass).
  */
 static void ctr_rstat_lock_break(struct ctr_rstat *r)
 {
-	int waiting = atomic_load_explicit(&r->lock.waiters, memory_order_relaxed);
+	struct ctr_rstat_lock *l = &r->lock;
+	int waiting = atomic_load_explicit(&l->waiters, memory_order_relaxed);
 
 	r->lock_breaks++;
 	ctr_rstat_unlock(r);
-	for (int i = 0; i < 16 && atomic_load_explicit(&r->lock.waiters, memory_order_relaxed) >= waiting; i++)
-		sched_yield();
+	if (l->kind == CTR_RSTAT_LOCK_SPIN) {
+		uint64_t until = ctr_rstat_ticks() + (uint64_t)(CTR_RSTAT_HANDOFF_NS / ctr_rstat_ns_per_tick);
+
+		while (!atomic_load_explicit(&l->locked, memory_order_relaxed) && ctr_rstat_ticks() < until)
+			ctr_rstat_cpu_relax();
+	}
+	else
+		for (int i = 0; i < 16 && atomic_load_explicit(&l->waiters, memory_order_relaxed) >= waiting; i++)
+			sched_yield();
 	ctr_rstat_lock(r);
 }
 
@@ -308,15 +398,31 @@ static void ctr_rstat_flush(struct ctr_rstat *r, int n)
 
 	ctr_rstat_lock(r);
 	t0 = r->lock.t_acquired;
-	if (!n) {
-		/*
-		 * Everything will be folded: restart the threshold count (memcg
-		 * resets it per flush).  From the reset until the last CPU is
-		 * folded the total understates what is pending, so the flag tells
-		 * threshold readers to flush (and so wait for this one) meanwhile.
-		 */
+	/*
+	 * Restart the threshold counts of what will be folded (memcg resets them
+	 * per flush): count=global the total, on a flush from the root;
+	 * count=memcg the shared count of every node of n's subtree.  From the
+	 * reset until the last CPU is folded the counts understate what is
+	 * pending, so the flag tells threshold readers to flush (and so wait for
+	 * this one) meanwhile.  The reset is done before any CPU is folded, by
+	 * an exchange: a hand-in it erases happened before it (release, then
+	 * acquire), so the folds that follow see the slot stores it counted;
+	 * a hand-in after it stays counted.  A count read as 0 is left alone:
+	 * a hand-in missed that way stays counted too (counting more only
+	 * flushes sooner).  The owners' per-CPU counts are never reset here
+	 * (the kernel does, racily): at most batch - 1 each, held back.
+	 */
+	if (r->count == CTR_RSTAT_COUNT_MEMCG || (!n && r->count == CTR_RSTAT_COUNT_GLOBAL))
 		atomic_fetch_add_explicit(&r->root_flushing, 1, memory_order_seq_cst);
-		atomic_store_explicit(&r->total, 0, memory_order_seq_cst);
+	if (r->count == CTR_RSTAT_COUNT_MEMCG) {
+		for (int i = r->sub_start[n]; i < r->sub_start[n + 1]; i++) {
+			_Atomic int64_t *nu = &r->node_updates[(size_t)r->sub_nodes[i] * CTR_RSTAT_NU_STRIDE];
+
+			if (atomic_load_explicit(nu, memory_order_relaxed))
+				atomic_exchange_explicit(nu, 0, memory_order_seq_cst);
+		}
+	} else if (!n && r->count == CTR_RSTAT_COUNT_GLOBAL) {
+		atomic_exchange_explicit(&r->total, 0, memory_order_seq_cst);
 	}
 	if (r->fence == CTR_RSTAT_FENCE_MEMBARRIER) {
 		uint64_t now = ctr_jiffies_ns();
@@ -332,16 +438,14 @@ static void ctr_rstat_flush(struct ctr_rstat *r, int n)
 		int head = r->fence == CTR_RSTAT_FENCE_MEMBARRIER ? ctr_rstat_collect(r, cpu, n) :
 			   ctr_rstat_detach(r, cpu, n);
 
-		if (head < 0)
-			continue;
-		ctr_rstat_fold(r, cpu, head);
-		/* As the kernel does: do not make a waiter sit through every CPU. */
-		if (cpu + 1 < r->base.nr_cpus &&
-		    atomic_load_explicit(&r->lock.waiters, memory_order_relaxed) > 0)
+		if (head >= 0)
+			ctr_rstat_fold(r, cpu, head);
+		/* As the kernel does, after every CPU: do not make a waiter sit through them all. */
+		if (cpu + 1 < r->base.nr_cpus && ctr_rstat_lock_contended(&r->lock))
 			ctr_rstat_lock_break(r);
 	}
 done:
-	if (!n)
+	if (r->count == CTR_RSTAT_COUNT_MEMCG || (!n && r->count == CTR_RSTAT_COUNT_GLOBAL))
 		atomic_fetch_sub_explicit(&r->root_flushing, 1, memory_order_seq_cst);
 	r->flushes++;
 	ctr_hist_add(&r->flush_ns, ctr_rstat_ns(ctr_rstat_ticks() - t0));
@@ -540,10 +644,21 @@ int64_t __ctr_rstat_read(struct ctr_tree *t, int node, int stat)
 		break;
 	}
 	case CTR_RSTAT_THRESHOLD:
-		/* total first, then the flag: a reset this load missed was flagged before it */
-		if (atomic_load_explicit(&r->total, memory_order_seq_cst) > r->threshold ||
-		    atomic_load_explicit(&r->root_flushing, memory_order_seq_cst))
+		/*
+		 * The count first, then the flag: a reset this load missed was
+		 * flagged before it.  memcg (mem_cgroup_flush_stats(memcg) since
+		 * 6.8): the node's own count, and a flush of its subtree only;
+		 * global (2023): the one total, and a flush from the root.
+		 */
+		if (r->count == CTR_RSTAT_COUNT_MEMCG) {
+			if (atomic_load_explicit(&r->node_updates[(size_t)node * CTR_RSTAT_NU_STRIDE],
+						 memory_order_seq_cst) > r->threshold ||
+			    atomic_load_explicit(&r->root_flushing, memory_order_seq_cst))
+				ctr_rstat_read_flush(r, node);
+		} else if (atomic_load_explicit(&r->total, memory_order_seq_cst) > r->threshold ||
+			   atomic_load_explicit(&r->root_flushing, memory_order_seq_cst)) {
 			ctr_rstat_read_flush(r, 0);
+		}
 		break;
 	case CTR_RSTAT_UNIFIED:
 		ctr_rstat_read_flush(r, 0);
@@ -639,6 +754,33 @@ static int ctr_rstat_set_option(struct ctr_tree *t, const char *key, const char 
 		}
 		return -EINVAL;
 	}
+	if (!strcmp(key, "update")) {
+		if (!strcmp(value, "memcg"))
+			r->update = CTR_RSTAT_UPDATE_MEMCG;
+		else if (!strcmp(value, "plain") && t->algo != &ctr_algo_rstat_threshold)
+			r->update = CTR_RSTAT_UPDATE_PLAIN;	/* rstat_threshold's reads need the counts */
+		else
+			return -EINVAL;
+		return 0;
+	}
+	if (!strcmp(key, "threshold")) {
+		if (!strcmp(value, "memcg"))
+			r->thresh_kind = CTR_RSTAT_THRESHOLD_MEMCG;
+		else if (!strcmp(value, "global"))
+			r->thresh_kind = CTR_RSTAT_THRESHOLD_GLOBAL;
+		else
+			return -EINVAL;
+		return 0;
+	}
+	if (!strcmp(key, "lockkind")) {
+		if (!strcmp(value, "spin"))
+			r->lock.kind = CTR_RSTAT_LOCK_SPIN;
+		else if (!strcmp(value, "mutex"))
+			r->lock.kind = CTR_RSTAT_LOCK_MUTEX;
+		else
+			return -EINVAL;
+		return 0;
+	}
 	if (strcmp(key, "fence"))
 		return -ENOENT;
 	if (!strcmp(value, "membarrier"))
@@ -653,26 +795,31 @@ static int ctr_rstat_set_option(struct ctr_tree *t, const char *key, const char 
 }
 
 /* One block per slot (on the slot's node if mapped): header, slots, last values, links; each part on its own lines. */
-static size_t ctr_rstat_cpu_size(const struct ctr_tree *t, size_t *hdr, size_t *vals)
+static size_t ctr_rstat_cpu_size(const struct ctr_tree *t, size_t *hdr, size_t *vals, size_t *links)
 {
+	const struct ctr_rstat *r = ctr_container_of(t, struct ctr_rstat, base);
 	size_t words = (size_t)t->nr_nodes * t->nr_stats;
-	size_t links = CTR_ROUND_UP(t->nr_nodes * sizeof(struct ctr_rstat_link), CTR_CACHELINE);
+	size_t counts = r->count == CTR_RSTAT_COUNT_MEMCG ?
+			CTR_ROUND_UP(t->nr_nodes * sizeof(int64_t), CTR_CACHELINE) : 0;
 
-	*hdr = CTR_ROUND_UP(sizeof(struct ctr_rstat_cpu), CTR_CACHELINE);
+	*hdr = CTR_RSTAT_CPU_HDR;	/* the update computes the slots' address from it */
 	*vals = CTR_ROUND_UP(words * sizeof(int64_t), CTR_CACHELINE);
-	return *hdr + 2 * *vals + links;
+	*links = CTR_ROUND_UP(t->nr_nodes * sizeof(struct ctr_rstat_link), CTR_CACHELINE);
+	return *hdr + 2 * *vals + *links + counts;
 }
 
 static struct ctr_rstat_cpu *ctr_rstat_cpu_new(const struct ctr_tree *t, int cpu)
 {
-	size_t hdr, vals;
-	struct ctr_rstat_cpu *c = ctr_alloc_slot_area(t, cpu, ctr_rstat_cpu_size(t, &hdr, &vals));
+	size_t hdr, vals, links;
+	struct ctr_rstat_cpu *c = ctr_alloc_slot_area(t, cpu, ctr_rstat_cpu_size(t, &hdr, &vals, &links));
 
 	if (!c)
 		return NULL;
 	c->slot = (_Atomic int64_t *)((char *)c + hdr);
 	c->last = (int64_t *)((char *)c + hdr + vals);
 	c->link = (struct ctr_rstat_link *)((char *)c + hdr + 2 * vals);
+	if (ctr_rstat_of((struct ctr_tree *)t)->count == CTR_RSTAT_COUNT_MEMCG)
+		c->stats_updates = (int64_t *)((char *)c + hdr + 2 * vals + links);	/* zeroed */
 	for (int n = 0; n < t->nr_nodes; n++) {
 		atomic_init(&c->link[n].updated_next, CTR_RSTAT_OFF);
 		c->link[n].updated_children = n;
@@ -689,21 +836,72 @@ static void ctr_rstat_fini(struct ctr_tree *t)
 	for (int cpu = 0; r->cpu && cpu < t->nr_cpus; cpu++) {
 		if (!r->cpu[cpu])
 			continue;
-		size_t hdr, vals;
+		size_t hdr, vals, links;
 
 		pthread_mutex_destroy(&r->cpu[cpu]->lock);
-		ctr_free_slot_area(t, r->cpu[cpu], ctr_rstat_cpu_size(t, &hdr, &vals));
+		ctr_free_slot_area(t, r->cpu[cpu], ctr_rstat_cpu_size(t, &hdr, &vals, &links));
 	}
 	free(r->cpu);
 	free(r->aggr);
 	free(r->pending);
 	free(r->stack);
 	free(r->heads);
+	free(r->node_updates);
+	free(r->sub_start);
+	free(r->sub_nodes);
 	pthread_mutex_destroy(&r->lock.mutex);
 	pthread_mutex_destroy(&r->gate.user_mutex);
 	sem_destroy(&r->gate.sem);
 	pthread_mutex_destroy(&r->gate.mutex);
 	pthread_cond_destroy(&r->gate.done_cond);
+}
+
+/*
+ * count=memcg: every node's shared count, a line each, and every node's
+ * subtree as a list (node first), which a flush of it resets: each node
+ * appears in the lists of its depth ancestors, as many ints as the
+ * ancestor lists hold.  -ENOMEM on failure (the caller frees).
+ */
+static int ctr_rstat_subtrees(struct ctr_rstat *r)
+{
+	const struct ctr_tree *t = &r->base;
+	int n = t->nr_nodes, *fill;
+	size_t total = 0;
+
+	r->node_updates = ctr_zalloc_aligned((size_t)n * CTR_RSTAT_NU_STRIDE * sizeof(int64_t));
+	r->sub_start = calloc((size_t)n + 1, sizeof(int));
+	for (int x = 0; x < n; x++)
+		total += (size_t)t->depth[x];
+	r->sub_nodes = malloc(total * sizeof(int));
+	fill = calloc((size_t)n, sizeof(int));
+	if (!r->node_updates || !r->sub_start || !r->sub_nodes || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (int x = 0; x < n; x++)
+		for (const int *a = t->ancestors[x]; *a >= 0; a++)
+			r->sub_start[*a + 1]++;
+	for (int x = 0; x < n; x++)
+		r->sub_start[x + 1] += r->sub_start[x];
+	/* x ascending, parent[x] < x: a node comes first in its own list */
+	for (int x = 0; x < n; x++)
+		for (const int *a = t->ancestors[x]; *a >= 0; a++)
+			r->sub_nodes[r->sub_start[*a] + fill[*a]++] = x;
+	free(fill);
+	return 0;
+}
+
+/* The update path and its counts from the options and the policy (init, and a footprint probe). */
+static void ctr_rstat_resolve(struct ctr_rstat *r, enum ctr_rstat_policy policy)
+{
+	r->policy = policy;
+	if (r->update == CTR_RSTAT_UPDATE_DEFAULT)
+		r->update = policy == CTR_RSTAT_THRESHOLD ? CTR_RSTAT_UPDATE_MEMCG : CTR_RSTAT_UPDATE_PLAIN;
+	if (r->update == CTR_RSTAT_UPDATE_PLAIN)
+		r->count = CTR_RSTAT_COUNT_NONE;
+	else
+		r->count = r->thresh_kind == CTR_RSTAT_THRESHOLD_GLOBAL ? CTR_RSTAT_COUNT_GLOBAL :
+			   CTR_RSTAT_COUNT_MEMCG;
 }
 
 static int ctr_rstat_init(struct ctr_tree *t, enum ctr_rstat_policy policy)
@@ -713,7 +911,7 @@ static int ctr_rstat_init(struct ctr_tree *t, enum ctr_rstat_policy policy)
 	pthread_mutexattr_t ma;
 	int err = -ENOMEM;
 
-	r->policy = policy;
+	ctr_rstat_resolve(r, policy);
 	r->batch = t->batch ? t->batch : CTR_RSTAT_DEFAULT_BATCH;
 	r->threshold = r->batch * t->nr_cpus;
 	r->period_ms = t->flush_period_ms ? t->flush_period_ms : CTR_RSTAT_DEFAULT_PERIOD_MS;
@@ -738,6 +936,8 @@ static int ctr_rstat_init(struct ctr_tree *t, enum ctr_rstat_policy policy)
 	r->heads = malloc(sizeof(int) * t->nr_cpus);
 	if (!r->cpu || !r->aggr || !r->pending || !r->stack || !r->heads)
 		goto fail;
+	if (r->count == CTR_RSTAT_COUNT_MEMCG && ctr_rstat_subtrees(r))
+		goto fail;
 	/*
 	 * fence=membarrier needs the process registered for expedited private
 	 * barriers (idempotent); where the kernel refuses (too old, seccomp),
@@ -747,6 +947,7 @@ static int ctr_rstat_init(struct ctr_tree *t, enum ctr_rstat_policy policy)
 	    syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0))
 		r->fence = CTR_RSTAT_FENCE_UPDATE;
 	r->last_prune_ns = ctr_jiffies_ns();
+	r->plain = r->fence != CTR_RSTAT_FENCE_UPDATE && r->count == CTR_RSTAT_COUNT_NONE;
 	for (int cpu = 0; cpu < t->nr_cpus; cpu++) {
 		r->cpu[cpu] = ctr_rstat_cpu_new(t, cpu);
 		if (!r->cpu[cpu]) {
@@ -782,9 +983,13 @@ static int64_t ctr_rstat_error_bound(const struct ctr_tree *t)
 		return 0;
 	case CTR_RSTAT_THRESHOLD:
 		/*
-		 * A read that does not flush found total <= batch x nr_cpus, and
-		 * every CPU holds back less than batch of |delta|: what is not
-		 * folded is less than 2 x batch x nr_cpus in absolute value.
+		 * A read that does not flush found its count <= batch x nr_cpus
+		 * (global: the total; memcg: the node's own, which every update
+		 * under it reaches or was skipped while the count was over the
+		 * threshold, so over it still), and every CPU holds back less
+		 * than batch of |delta| (per node, memcg): what is not folded is
+		 * less than 2 x batch x nr_cpus in absolute value (memcg: under
+		 * that node).
 		 */
 		return 2 * r->batch * t->nr_cpus;
 	case CTR_RSTAT_UNIFIED:
@@ -832,8 +1037,8 @@ static void ctr_rstat_flush_stats(struct ctr_tree *t, struct ctr_flush_stats *ou
 {
 	struct ctr_rstat *r = ctr_rstat_of(t);
 
-	/* The raw mutex: reading the figures must not count in them. */
-	pthread_mutex_lock(&r->lock.mutex);
+	/* The raw lock: reading the figures must not count in them. */
+	ctr_rstat_raw_lock(&r->lock);
 	out->flushes = r->flushes;
 	out->lock_breaks = r->lock_breaks;
 	out->lock_acquisitions = r->lock.acquisitions;
@@ -857,26 +1062,39 @@ static void ctr_rstat_flush_stats(struct ctr_tree *t, struct ctr_flush_stats *ou
 		r->lock.wait_ns = r->lock.hold_ns = 0;
 		ctr_hist_reset(&r->flush_ns);
 	}
-	pthread_mutex_unlock(&r->lock.mutex);
+	ctr_rstat_raw_unlock(&r->lock);
 }
 
-/* The shared arrays and every slot's block (ctr_rstat_cpu_size). */
-static size_t ctr_rstat_footprint(struct ctr_tree *t)
+/* The shared arrays and every slot's block (ctr_rstat_cpu_size), of a probe with policy. */
+static size_t ctr_rstat_footprint(struct ctr_tree *t, enum ctr_rstat_policy policy)
 {
 	struct ctr_rstat *r = ctr_rstat_of(t);
-	size_t words = (size_t)t->nr_nodes * t->nr_stats, hdr, vals, b;
+	size_t words = (size_t)t->nr_nodes * t->nr_stats, hdr, vals, links, b, anc = 0;
 
+	ctr_rstat_resolve(r, policy);
 	b = ctr_alloc_footprint((size_t)t->nr_cpus * sizeof(*r->cpu));
 	b = ctr_size_add(b, 2 * ctr_alloc_footprint(ctr_size_mul(words, sizeof(int64_t))));
 	b = ctr_size_add(b, ctr_alloc_footprint((size_t)t->nr_nodes * sizeof(int)));
 	b = ctr_size_add(b, ctr_alloc_footprint((size_t)t->nr_cpus * sizeof(int)));
-	return ctr_size_add(b, ctr_slot_areas_footprint(t, ctr_rstat_cpu_size(t, &hdr, &vals)));
+	if (r->count == CTR_RSTAT_COUNT_MEMCG) {	/* ctr_rstat_subtrees: counts, list starts, lists */
+		for (int x = 0; x < t->nr_nodes; x++)
+			anc += (size_t)t->depth[x];
+		b = ctr_size_add(b, ctr_alloc_footprint(ctr_size_mul((size_t)t->nr_nodes * CTR_RSTAT_NU_STRIDE,
+								     sizeof(int64_t))));
+		b = ctr_size_add(b, ctr_alloc_footprint(((size_t)t->nr_nodes + 1) * sizeof(int)));
+		b = ctr_size_add(b, ctr_alloc_footprint(ctr_size_mul(anc, sizeof(int))));
+	}
+	return ctr_size_add(b, ctr_slot_areas_footprint(t, ctr_rstat_cpu_size(t, &hdr, &vals, &links)));
 }
 
 #define CTR_RSTAT_ALGO(algo, policy, text)					\
 static int ctr_##algo##_init(struct ctr_tree *t)				\
 {										\
 	return ctr_rstat_init(t, policy);					\
+}										\
+static size_t ctr_##algo##_footprint(struct ctr_tree *t)			\
+{										\
+	return ctr_rstat_footprint(t, policy);					\
 }										\
 const struct ctr_algo ctr_algo_##algo = {					\
 	.name = #algo,								\
@@ -886,7 +1104,7 @@ const struct ctr_algo ctr_algo_##algo = {					\
 	.set_option = ctr_rstat_set_option,					\
 	.init = ctr_##algo##_init,						\
 	.fini = ctr_rstat_fini,							\
-	.footprint = ctr_rstat_footprint,					\
+	.footprint = ctr_##algo##_footprint,					\
 	.add = ctr_##algo##_add,						\
 	.read = __ctr_rstat_read,						\
 	.read_exact = ctr_rstat_read_exact,					\

@@ -117,6 +117,29 @@
 enum ctr_rstat_policy { CTR_RSTAT_FORCE, CTR_RSTAT_RATELIMIT, CTR_RSTAT_THRESHOLD, CTR_RSTAT_UNIFIED };
 /* options=fence=...; the zero of a fresh instance is the default, membarrier. */
 enum ctr_rstat_fence { CTR_RSTAT_FENCE_MEMBARRIER, CTR_RSTAT_FENCE_UPDATE, CTR_RSTAT_FENCE_NONE };
+/*
+ * options=update=plain|memcg and threshold=memcg|global, resolved at init
+ * into what the update counts for the flush threshold:
+ *   none    update=plain (default but for rstat_threshold): cgroup_rstat_updated()
+ *           only, the generic rstat update (the cpu and io controllers').
+ *   memcg   update=memcg with threshold=memcg (the default pair, and
+ *           rstat_threshold's default): memcg_rstat_updated() as of 6.8 (Yosry
+ *           Ahmed's per-memcg threshold, the kernel seed 000 patches): the
+ *           update walks the node and its ancestors, adding |delta| to each
+ *           one's per-CPU stats_updates; a level whose count reaches the batch
+ *           hands it to the level's shared stats_updates (an atomic add,
+ *           skipped if that level is already over the threshold) and restarts
+ *           it.  So the update's cost grows with depth, as in the seed's
+ *           no-limit table.  rstat_threshold then reads node n flushing n's
+ *           subtree only, when n's own shared count exceeds batch x CPUs.
+ *   global  update=memcg with threshold=global: as 6.1-6.7 (2023): one per-CPU
+ *           count, no walk, handed to one shared total; rstat_threshold reads
+ *           flush from the root when the total exceeds batch x CPUs.
+ * rstat_threshold needs the counts: it refuses update=plain.
+ */
+enum ctr_rstat_update { CTR_RSTAT_UPDATE_DEFAULT, CTR_RSTAT_UPDATE_PLAIN, CTR_RSTAT_UPDATE_MEMCG };
+enum ctr_rstat_threshold { CTR_RSTAT_THRESHOLD_MEMCG, CTR_RSTAT_THRESHOLD_GLOBAL };
+enum ctr_rstat_count { CTR_RSTAT_COUNT_NONE, CTR_RSTAT_COUNT_MEMCG, CTR_RSTAT_COUNT_GLOBAL };
 /* options=read=...; the zero of a fresh instance is the default, spin. */
 enum ctr_rstat_read { CTR_RSTAT_READ_SPIN, CTR_RSTAT_READ_MUTEX, CTR_RSTAT_READ_SEM, CTR_RSTAT_READ_BATCH,
 		      CTR_RSTAT_READ_NR };
@@ -126,6 +149,9 @@ extern const char *const ctr_rstat_read_names[CTR_RSTAT_READ_NR];
 #define CTR_RSTAT_OFF (-1)		/* updated_next of a node not on the CPU's updated tree */
 #define CTR_RSTAT_DEFAULT_PERIOD_MS 2000	/* the kernel's FLUSH_TIME, 2 s */
 #define CTR_RSTAT_DEFAULT_BATCH 64	/* MEMCG_CHARGE_BATCH */
+/* Where a slot area's slots begin: its header, rounded to a line (rstat.c lays it out so). */
+#define CTR_RSTAT_CPU_HDR CTR_ROUND_UP(sizeof(struct ctr_rstat_cpu), CTR_CACHELINE)
+#define CTR_RSTAT_NU_STRIDE (CTR_CACHELINE / sizeof(int64_t))	/* node_updates: one line per node */
 
 /* Per (CPU, node): that CPU's updated tree. */
 struct ctr_rstat_link {
@@ -145,13 +171,46 @@ struct ctr_rstat_cpu {
 	int64_t *last;			/* slot as of the last fold; under flush lock */
 	struct ctr_rstat_link *link;	/* [node] */
 	pthread_mutex_t lock __ctr_aligned;	/* guards link[]: the owner to link, a flusher to detach */
-	int64_t pending_abs __ctr_aligned;	/* rstat_threshold: |delta| not yet in the total; owner only */
+	int64_t pending_abs __ctr_aligned;	/* count=global: |delta| not yet in the total; owner only */
+	int64_t *stats_updates;		/* count=memcg: [node] |delta| not yet handed to the node's
+					 * shared count; owner only (own lines), never reset by a flusher */
 };
 
-/* The global flush lock and what it costs (the figures of 001_1254a0fcae606091.txt). */
+/*
+ * The global flush lock and what it costs (the figures of 001_1254a0fcae606091.txt).
+ * options=lockkind=spin (default) is the kernel's cgroup_rstat_lock: a
+ * spinlock taken with irqs off, whose waiters spin, so waiting is CPU time.
+ * Here a test-and-test-and-set lock with a count of the threads waiting for
+ * it; "the count is not zero" is spin_needbreak()'s test (a qspinlock with
+ * a waiter queued or pending).  The flush loop's lock break is the kernel's:
+ * release, cpu_relax(), retake.  A queued spinlock hands the lock to its
+ * waiter on release; this one is not fair, so the breaking flusher pauses
+ * until a waiter has taken it, at most CTR_RSTAT_HANDOFF_NS, then
+ * queues.  Why not a FIFO (ticket) lock, fair like the kernel's: the
+ * kernel's holder and waiters cannot be preempted (irqs off), ours can (16
+ * threads on 2 CPUs in the tests), and a FIFO lock whose next waiter is
+ * preempted stalls everyone until it runs again: every lock break became a
+ * context switch and test_mt_charge's rstat_force went from seconds to over
+ * 5 minutes.  An unfair lock lets whoever is running take it.  For the same
+ * reason a waiter that has spun CTR_RSTAT_SPIN_BUDGET pauses also calls
+ * sched_yield() every 16 checks, which returns at once when nothing else is
+ * runnable, leaving the wait CPU time as in the kernel (with more threads
+ * than CPUs, time given to others is not).  need_resched() has no user-space
+ * equivalent: the OS preempts a long flush instead.
+ * options=lockkind=mutex: an adaptive pthread mutex (spins briefly, then
+ * sleeps: the time asleep is not CPU time), what the model used before;
+ * unfair, so its lock break yields until a waiter got in.
+ */
+enum ctr_rstat_lockkind { CTR_RSTAT_LOCK_SPIN, CTR_RSTAT_LOCK_MUTEX };
+#define CTR_RSTAT_SPIN_BUDGET 1024	/* pauses before a waiter starts yielding (tens of us here) */
+#define CTR_RSTAT_HANDOFF_NS 5000	/* how long a lock break waits for a spinning waiter to take it
+					 * (a pause is a few cycles on this Zen: a count of them is ~0.3 us) */
+
 struct ctr_rstat_lock {
-	pthread_mutex_t mutex;		/* adaptive: spins briefly, then sleeps, like a kernel mutex */
-	_Atomic int waiters;		/* threads blocked on it: a flusher drops it between CPUs if > 0 */
+	enum ctr_rstat_lockkind kind;	/* options=lockkind=...; read-only after init */
+	_Atomic int locked;		/* spin: 1 while held */
+	pthread_mutex_t mutex;		/* mutex: adaptive, spins briefly, then sleeps */
+	_Atomic int waiters;		/* threads waiting for it: a flusher drops it between CPUs if > 0 */
 	/* The rest is written by the holder only. */
 	uint64_t acquisitions;		/* times taken */
 	uint64_t contended;		/* times taken after waiting */
@@ -193,8 +252,16 @@ struct ctr_rstat {
 	enum ctr_rstat_policy policy;	/* which algorithm this is */
 	enum ctr_rstat_fence fence;	/* options=fence=... */
 	enum ctr_rstat_read read;	/* options=read=...: how a read that flushes gets it done */
-	int64_t batch;			/* rstat_threshold: per-CPU |delta| before it reaches the total */
-	int64_t threshold;		/* rstat_threshold: total above which a read flushes (batch x nr_cpus) */
+	enum ctr_rstat_update update;	/* options=update=... as given */
+	enum ctr_rstat_threshold thresh_kind;	/* options=threshold=... */
+	enum ctr_rstat_count count;	/* what updates count, from the two above (init) */
+	int plain;			/* the update is the kernel's fast path: fence != update, count none (init) */
+	int64_t batch;			/* per-CPU |delta| before it reaches a shared count (MEMCG_CHARGE_BATCH) */
+	int64_t threshold;		/* shared count above which a read flushes (batch x nr_cpus) */
+	_Atomic int64_t *node_updates;	/* count=memcg: [node * CTR_RSTAT_NU_STRIDE] the node's shared
+					 * stats_updates, a line each; reset by flushes of its subtree */
+	int *sub_start;			/* count=memcg: [nr_nodes + 1] node n's subtree is sub_nodes[sub_start[n]..] */
+	int *sub_nodes;			/* ... n and its descendants, for the reset; read-only */
 	int period_ms;			/* periodic flusher period (ratelimit, threshold) */
 	struct ctr_rstat_cpu **cpu;	/* [nr_cpus] */
 	_Atomic int64_t *aggr;		/* [node * nr_stats + stat] flushed value; written under flush lock */
@@ -209,8 +276,8 @@ struct ctr_rstat {
 	uint64_t lock_breaks;		/* times a flush dropped the lock between CPUs for a waiter; under it */
 	struct ctr_hist flush_ns;	/* duration of each flush; under flush lock */
 
-	_Atomic int64_t total __ctr_aligned;	/* rstat_threshold: |delta| handed in by CPUs since the last flush */
-	_Atomic int root_flushing;		/* rstat_threshold: flushes from the root under way (total reset) */
+	_Atomic int64_t total __ctr_aligned;	/* count=global: |delta| handed in by CPUs since the last flush */
+	_Atomic int root_flushing;		/* flushes under way that reset counts (count=global: from the root) */
 	_Atomic int ongoing __ctr_aligned;	/* rstat_unified: a reader is flushing */
 	_Atomic uint64_t flush_seq;		/* rstat_unified: completed reader flushes */
 	_Atomic uint64_t last_flush_ns;		/* CLOCK_MONOTONIC_COARSE of the last flush from the root */
@@ -232,6 +299,14 @@ extern const struct ctr_algo ctr_algo_rstat_unified;
 
 /* Out of line: link node and its unlinked ancestors on cpu's updated tree. */
 void __ctr_rstat_link(struct ctr_rstat *r, int cpu, int node);
+/*
+ * The global flush lock taken and released as a flusher would, without the
+ * figures, and the threads waiting for it while it is held (tests gate
+ * readers on it; reading the figures out uses the same raw lock).
+ */
+void __ctr_rstat_lock_raw(struct ctr_rstat *r);
+void __ctr_rstat_unlock_raw(struct ctr_rstat *r);
+int __ctr_rstat_lock_waiters(struct ctr_rstat *r);
 /* Out of line: the policy's read, flushing as it decides. */
 int64_t __ctr_rstat_read(struct ctr_tree *t, int node, int stat);
 
@@ -258,13 +333,46 @@ static inline int __ctr_rstat_next_after_store(_Atomic int *next)
 #endif
 }
 
-static inline void __ctr_rstat_add(struct ctr_tree *t, int cpu, int node, int stat, int64_t delta,
-				   enum ctr_rstat_policy policy)
+/*
+ * count=memcg's check of a level's shared count after the owner's slot
+ * store, with a full fence between (see __ctr_rstat_add).  ThreadSanitizer
+ * does not model fences: there, an RMW that adds 0, which reads the latest
+ * value and is read by a later reset's exchange, which gives the same order.
+ */
+static inline int64_t __ctr_rstat_count_after_fence(_Atomic int64_t *nu)
+{
+#if defined(__SANITIZE_THREAD__)
+	return atomic_fetch_add_explicit(nu, 0, memory_order_acq_rel);
+#else
+	atomic_thread_fence(memory_order_seq_cst);
+	return atomic_load_explicit(nu, memory_order_relaxed);
+#endif
+}
+
+/*
+ * Always inline: the memcg count made the function big enough that GCC
+ * called it out of line from the timed loops (a call per update, issue 13);
+ * the plain path is a few instructions, the rest sits behind a branch.
+ */
+static inline __attribute__((always_inline)) void
+__ctr_rstat_add(struct ctr_tree *t, int cpu, int node, int stat, int64_t delta, enum ctr_rstat_policy policy)
 {
 	struct ctr_rstat *r = ctr_rstat_of(t);
 	struct ctr_rstat_cpu *c = r->cpu[cpu];
-	_Atomic int64_t *s = &c->slot[(size_t)node * t->nr_stats + stat];
+	/* c->slot, at a constant offset: one load fewer per update */
+	_Atomic int64_t *s = (_Atomic int64_t *)((char *)c + CTR_RSTAT_CPU_HDR) + (size_t)node * t->nr_stats + stat;
 	int linked;
+
+	/*
+	 * The kernel's fast path, tested by one load (r->plain): the slot's
+	 * load and store, the linked check, nothing else.
+	 */
+	if (policy != CTR_RSTAT_THRESHOLD && r->plain) {
+		ctr_owner_add(s, delta);
+		if (__ctr_rstat_next_after_store(&c->link[node].updated_next) == CTR_RSTAT_OFF)
+			__ctr_rstat_link(r, cpu, node);
+		return;
+	}
 
 	/*
 	 * One writer per slot: load and store, no RMW.  fence=update: the store
@@ -286,8 +394,36 @@ static inline void __ctr_rstat_add(struct ctr_tree *t, int cpu, int node, int st
 	/* Speculative already-on-the-tree test, as css_rstat_updated(). */
 	if (linked == CTR_RSTAT_OFF)
 		__ctr_rstat_link(r, cpu, node);
-	if (policy == CTR_RSTAT_THRESHOLD) {
-		/* memcg_rstat_updated(): a per-CPU count, handed to the shared total in batches. */
+	(void)policy;
+	if (r->count == CTR_RSTAT_COUNT_MEMCG) {
+		int64_t a = delta < 0 ? -delta : delta;
+
+		/*
+		 * memcg_rstat_updated() since 6.8: every level's per-CPU count,
+		 * handed to the level's shared count in batches; the atomic is
+		 * skipped where that count is already over the threshold (it
+		 * stays so until a flush of the level resets it, and that flush
+		 * folds this update: rstat.c has the bound).  The fence, once a
+		 * batch, not per update: the skip's load against a reset's
+		 * exchange and slot loads is store buffering again; without it
+		 * the load could see the count before a reset whose flush missed
+		 * the slot store, and the update would be neither folded nor
+		 * counted (the kernel has that race).
+		 */
+		for (const int *anc = t->ancestors[node]; *anc >= 0; anc++) {
+			int64_t v = c->stats_updates[*anc] + a;
+
+			if (v >= r->batch) {
+				_Atomic int64_t *nu = &r->node_updates[(size_t)*anc * CTR_RSTAT_NU_STRIDE];
+
+				if (__ctr_rstat_count_after_fence(nu) <= r->threshold)
+					atomic_fetch_add_explicit(nu, v, memory_order_release);
+				v = 0;
+			}
+			c->stats_updates[*anc] = v;
+		}
+	} else if (r->count == CTR_RSTAT_COUNT_GLOBAL) {
+		/* memcg_rstat_updated() in 6.1-6.7: one per-CPU count, handed to the shared total in batches. */
 		c->pending_abs += delta < 0 ? -delta : delta;
 		if (c->pending_abs >= r->batch) {
 			atomic_fetch_add_explicit(&r->total, c->pending_abs, memory_order_release);
@@ -312,8 +448,8 @@ static inline int __ctr_rstat_try_charge(struct ctr_tree *t, int cpu, int node, 
 }
 
 #define CTR_RSTAT_POLICY_OPS(name, policy)						\
-static inline void ctr_##name##_add(struct ctr_tree *t, int cpu, int node, int stat,	\
-				    int64_t delta)					\
+static inline __attribute__((always_inline)) void					\
+ctr_##name##_add(struct ctr_tree *t, int cpu, int node, int stat, int64_t delta)	\
 {											\
 	__ctr_rstat_add(t, cpu, node, stat, delta, policy);				\
 }											\

@@ -31,6 +31,10 @@ BADVAL="key 'fence' given twice" bad "${OR[@]}" --options fence=none,fence=updat
 BADVAL="an empty item in ',,'" bad "${OR[@]}" --options ,,
 BADVAL="'maybe' is not a value rstat_force takes for fence" bad "${OR[@]}" --options fence=maybe
 BADVAL="key 'bogus' is not one rstat_force takes" bad "${OR[@]}" --options bogus=1
+BADVAL="'ticket' is not a value rstat_force takes for lockkind" bad "${OR[@]}" --options lockkind=ticket
+# rstat_threshold's reads need memcg's counts: update=plain is refused for it alone
+BADVAL="'plain' is not a value rstat_threshold takes for update" bad run --algo rstat_force,rstat_threshold \
+	--shape chain:2 --threads 1 --duration-ms 10 --warmup-ms 0 --reps 1 --options update=plain
 "$B" "${OR[@]}" --options read=mutex,fence=update --format json >"$tmp/out" 2>"$tmp/err"
 check "--options recorded sorted by key (read=mutex,fence=update is fence=update,read=mutex)" \
 	grep -q '"options":"fence=update,read=mutex"' "$tmp/out"

@@ -90,6 +90,8 @@ for a in ['atomic_tree', 'percpu_hier', 'rstat_ratelimit']:
         want = [str(t), a, format(m, ',.0f'), format(sd, ',.0f'), 'baseline' if a == 'atomic_tree' else '%.2fx' % (m / bm)]
         got = [[c.strip() for c in l.strip('|').split('|')] for l in lines if ('| %s ' % a) in l and l.split('|')[1].strip() == str(t)]
         assert len(got) == 1 and got[0][:5] == want, (got, want)
+        bsd = statistics.stdev(x['ops_per_sec'] for x in b['reps'])  # seed 003: the stddev's change beside the mean's
+        assert got[0][5] == ('baseline' if a == 'atomic_tree' else '%.2fx' % (sd / bsd)), (got[0], sd / bsd)
         assert abs(sd / m - r['stats']['ops_per_sec']['cv']) < 1e-9 * max(1, sd / m)  # the cv ctrbench computed
 assert '## ns/op by depth' in md and '| depth 16 |' in md
 assert 'n/a (no PMU) [1]' in md and '[1] no PMU (ENOENT: this CPU or hypervisor exposes no such event)' in md

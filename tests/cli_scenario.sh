@@ -80,17 +80,17 @@ N=$(echo $ALL | wc -w)
 
 "$B" scenario list >"$tmp/list" 2>&1
 for s in zswap-store-limit zswap-store-nolimit zswap-load-latency worker-scaling shrinker-count \
-	 stat-read-storm admission-staleness subsys-flush-locks; do
+	 stat-read-storm stat-read-pressure admission-staleness subsys-flush-locks; do
 	grep -q "^$s " "$tmp/list" || nok "scenario list names $s"
 done
-check "scenario list names all eight" test "$(wc -l <"$tmp/list")" -eq 8
+check "scenario list names all nine" test "$(wc -l <"$tmp/list")" -eq 9
 
 scn zswap-store-limit
 check_scn zswap-store-limit "$(wc -l <"$tmp/zswap-store-limit.jsonl") results"
 check "zswap-store-limit: depths 1-32 x algorithms" \
 	table_ok zswap-store-limit ns/store "depth 1" "depth 2" "depth 4" "depth 8" "depth 32"
 check "zswap-store-limit: one raw line per depth and algorithm" raw_ok zswap-store-limit $((5 * N))
-check "zswap-store-limit: charge workload" grep -q '"workload":"charge"' "$tmp/zswap-store-limit.jsonl"
+check "zswap-store-limit: store workload, the seed's 80 CPUs as slots, limits not hit (headroom 2)" eval 'grep -q "\"workload\":\"store\"" "$tmp/zswap-store-limit.jsonl" && grep -q "\"slots\":80," "$tmp/zswap-store-limit.jsonl" && grep -q "\"limit_headroom\":2" "$tmp/zswap-store-limit.jsonl"'
 
 scn zswap-store-nolimit
 check_scn zswap-store-nolimit "update path"
@@ -126,7 +126,7 @@ check "worker-scaling: one run per distinct worker count" raw_ok worker-scaling 
 scn shrinker-count
 check_scn shrinker-count "flush lock"
 check "shrinker-count: shrinker=Y/N rows of 001's figures" table_ok shrinker-count shrinker \
-	"Y osq_lock % cycles" "Y contended acq/s" "Y lock wait s/s" "Y flushes/s" "Y count p99 ns" \
+	"Y osq_lock % cycles" "Y contended acq/s" "Y lock wait s/s" "Y flushes/s" "Y count p99 ns" "Y count time flushing %" \
 	"N osq_lock % cycles" "N contended acq/s" "N lock wait s/s" "N flushes/s"
 check "shrinker-count: osq_lock is n/a, never a number" \
 	awk '/^Y osq_lock/ { for (i = 5; i <= NF; i++) if ($i != "n/a") exit 1 }' "$tmp/shrinker-count.out"
@@ -136,15 +136,25 @@ check "shrinker-count: raw lines for Y and N" raw_ok shrinker-count $((2 * N))
 
 scn stat-read-storm
 check_scn stat-read-storm "reader strategies"
-check "stat-read-storm: every strategy for rstat_force and rstat_unified, both tests" python3 - \
-	"$tmp/stat-read-storm.out" <<'PY'
+check "stat-read-storm: every strategy for rstat_force and rstat_unified, both tests, a lone reader, subtree sizes" \
+	python3 - "$tmp/stat-read-storm.out" <<'PY'
 import sys
 rows = [l.split() for l in open(sys.argv[1]) if l.startswith("rstat_")]
+# test rows end in the verify column; the slowdown table's rows (storm vs lone) do not
+test = [r for r in rows if r[-1] in ("ok", "FAIL", "n/a")]
+slow = [r for r in rows if r[-1] not in ("ok", "FAIL", "n/a")]
 for a in ("rstat_force", "rstat_unified"):
     for s in ("spin", "mutex", "sem", "batch"):
-        hit = [r for r in rows if r[0] == a and r[1] == s]
-        assert len(hit) == 2, (a, s, len(hit))
+        hit = [r for r in test if r[0] == a and r[1] == s and len(r) == 14]
+        # spin: the lone reader (test 0) and tests 1 and 2; the others tests 1 and 2
+        assert len(hit) == (3 if s == "spin" else 2), (a, s, len(hit))
         assert all(r[-1] == "ok" for r in hit), hit
+        sl = [r for r in slow if r[0] == a and r[1] == s]
+        assert len(sl) == 1 and float(sl[0][4]) > 0, (a, s, sl)
+    sub = [r for r in test if r[0] == a and len(r) > 14]
+    assert [r[2] for r in sub] == ["root", "top-level", "leaf"] and all(r[-1] == "ok" for r in sub), sub
+# the seed's figures beside the mutex and spin rows: 004's 100-500x
+assert [r[-1] for r in slow if r[1] in ("spin", "mutex")] == ["100-500"] * 4, slow
 PY
 # flush/rd = flushes a reader did / reads that needed one, from the algorithm's own counts: 1 by
 # construction for rstat_force's spin (every such read flushes itself); batch serves readers that arrive during a
@@ -154,12 +164,21 @@ check "stat-read-storm: batch does fewer flushes per read than spin" python3 - \
 	"$tmp/stat-read-storm.out" <<'PY'
 import sys
 rows = [l.split() for l in open(sys.argv[1]) if l.startswith("rstat_force ")]
+rows = [r for r in rows if len(r) == 14 and r[-1] == "ok"]	# the test rows, not the slowdown table
 spin = [float(r[9]) for r in rows if r[1] == "spin" and r[9] != "n/a"]
 batch = [float(r[9]) for r in rows if r[1] == "batch" and r[9] != "n/a"]
 assert spin and batch, rows
 assert min(batch) < min(spin), "rstat_force: batch %s flushes/read, spin %s" % (batch, spin)
 PY
-check "stat-read-storm: raw lines" raw_ok stat-read-storm 16
+check "stat-read-storm: raw lines" raw_ok stat-read-storm 24
+
+# 003: one reader, 10,000 reads: average and stddev over the reps, their deltas against the first column.
+scn stat-read-pressure --reps 2
+check_scn stat-read-pressure "one reader"
+check "stat-read-pressure: 003's average, stddev and both deltas, one raw line per algorithm" eval \
+	'table_ok stat-read-pressure "10000 reads" "average ms" "stddev ms" "average delta %" "stddev delta %" "read p99 ns" &&
+	 raw_ok stat-read-pressure $N &&
+	 awk "/^average delta %/ { exit !(\$4 == \"+0.0%\") }" "$tmp/stat-read-pressure.out"'
 
 scn admission-staleness
 check_scn admission-staleness "bursts"
@@ -265,3 +284,87 @@ check "--resume on half of it: the other half runs and is appended" eval \
 	'[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/half.jsonl")" -eq "$n" ] &&
 	 grep -q -- "--resume: $((n / 2)) configurations taken" "$tmp/res3.err"'
 BADVAL="--resume needs --out" bad worker-scaling --quick --resume
+
+# The seeds' figures under each row, read at run time from tables.csv (docs/seeds/tables.csv of the
+# tree the binary was built from, or $CTRBENCH_SEEDS): every seed cell is the file's figure, and
+# ours/seed is our cell over it.
+check "zswap-store-limit: under each depth, seed 000's figure from tables.csv and ours/seed" python3 - \
+	"$tmp/zswap-store-limit.out" docs/seeds/tables.csv <<'PY'
+import csv, sys
+out, seeds = sys.argv[1], sys.argv[2]
+fig = {}
+for r in csv.reader(l for l in open(seeds) if not l.startswith("#")):
+    if r[0] == "store_limit":
+        fig[(r[2], r[3])] = float(r[4])
+lines = open(out).read().split("\n")
+cols = [l for l in lines if l.startswith("ns/store ")][0].split()[1:]
+design = {"rstat_force": "a_rstat_force", "rstat_ratelimit": "b_rstat_ratelimit",
+          "percpu_hier": "c_percpu_hier", "atomic_tree": "d_page_counter"}
+seen = 0
+for i, l in enumerate(lines):
+    if not l.startswith("  seed 000"):
+        continue
+    row = lines[i - 1].split()
+    label, ours = " ".join(row[:2]), row[2:]
+    seed, ratio = l.split()[2:], lines[i + 1].split()[1:]
+    assert lines[i + 1].startswith("  ours/seed"), lines[i + 1]
+    for k, a in enumerate(cols):
+        if a not in design:
+            assert seed[k] == "-" and ratio[k] == "-", (label, a)
+            continue
+        want = fig[(label, design[a])]
+        assert float(seed[k]) == want, (label, a, seed[k], want)
+        got = float(ours[k].rstrip("~")) / want
+        assert abs(float(ratio[k]) - got) <= 0.01 * got, (label, a, ratio[k], got)
+        seen += 1
+assert seen == 5 * 4, seen
+PY
+check "zswap-store-limit: wall and CPU time, refusal share, seed 000's flush-calls table" eval \
+	'grep -q "^depth 32 wall " "$tmp/zswap-store-limit.out" && grep -q "^depth 32 refused % " "$tmp/zswap-store-limit.out" &&
+	 grep -q "^depth 32 before ratelimit .* 198977 *281017 *1.412$" "$tmp/zswap-store-limit.out" &&
+	 grep -q "the seed.s unit is kernel CPU time per zswap store" "$tmp/zswap-store-limit.out" &&
+	 grep -q "^# seed 000.s machine: .*CPU count 80" "$tmp/zswap-store-limit.out"'
+check "shrinker-count: seed 001's figures beside rstat_force" eval \
+	'grep -A1 "^Y contended acq/s" "$tmp/shrinker-count.out" | grep -q "^  seed 001 *248 *- "'
+# $CTRBENCH_SEEDS names the file; a missing one is said in the header and no figure is shown.
+sed 's/^store_limit,\(.*\),depth 1,a_rstat_force,567116,/store_limit,\1,depth 1,a_rstat_force,1234,/' \
+	docs/seeds/tables.csv >"$tmp/seeds.csv"
+CTRBENCH_SEEDS="$tmp/seeds.csv" "$B" scenario zswap-store-limit --quick --from "$tmp/zswap-store-limit.jsonl" \
+	>"$tmp/seeds.out" 2>&1
+check "\$CTRBENCH_SEEDS: its figures are the ones shown" eval \
+	'grep -A1 "^depth 1 " "$tmp/seeds.out" | grep -q "^  seed 000 *1234 "'
+CTRBENCH_SEEDS="$tmp/none.csv" "$B" scenario zswap-store-limit --quick --from "$tmp/zswap-store-limit.jsonl" \
+	>"$tmp/noseeds.out" 2>&1
+rc=$?
+check "a missing seeds file: said in the header, no seed rows, the table still printed" eval \
+	'[ $rc -eq 0 ] && grep -q "^# seed figures: .*none.csv not found" "$tmp/noseeds.out" &&
+	 ! grep -q "^  seed" "$tmp/noseeds.out" && grep -q "^depth 32 " "$tmp/noseeds.out"'
+
+# --from FILE: the tables from a results file, nothing measured: the same table as the run printed.
+for s in zswap-store-limit stat-read-storm shrinker-count; do
+	"$B" scenario $s --quick --from "$tmp/$s.jsonl" >"$tmp/$s.from" 2>"$tmp/$s.from.err"
+	rc=$?
+	check "--from: $s's table from its results equals the one its run printed" eval \
+		'[ $rc -eq 0 ] && [ ! -s "$tmp/$s.from.err" ] &&
+		 diff <(grep -v "^# raw results\|^# read from\|^# this machine\|^# the machine that" "$tmp/$s.out") \
+		      <(grep -v "^# raw results\|^# read from\|^# this machine\|^# the machine that" "$tmp/$s.from")'
+done
+"$B" scenario zswap-store-limit --quick --reps 2 --from "$tmp/zswap-store-limit.jsonl" >"$tmp/miss.out" 2>"$tmp/miss.err"
+rc=$?
+check "--from with other options: exit 1, 'not run' cells, said on stderr" eval \
+	'[ $rc -eq 1 ] && grep -q "^depth 1 .*not run" "$tmp/miss.out" && grep -q "not in" "$tmp/miss.err"'
+BADVAL="--from" bad zswap-store-limit --quick --from "$tmp/zswap-store-limit.jsonl" --out "$tmp/x.jsonl"
+BADVAL="$tmp/nofile.jsonl" bad zswap-store-limit --quick --from "$tmp/nofile.jsonl"
+# The seed's CPU count is the slots by default (080 CPUs for 000, 96 for 001, 384 for 004); --slots sets it.
+check "default slots: 96 for shrinker-count, 384 for stat-read-storm" eval \
+	'grep -q "\"slots\":96," "$tmp/shrinker-count.jsonl" && grep -q "\"slots\":384," "$tmp/stat-read-storm.jsonl"'
+"$B" scenario admission-staleness --quick --algo atomic_tree --slots 8 --format json >"$tmp/s8" 2>&1
+check "--slots 8 is what runs" grep -q '"slots":8,' "$tmp/s8"
+BADVAL="--limit-headroom" bad stat-read-storm --quick --limit-headroom 2
+BADVAL="'0'" bad zswap-store-limit --quick --slots 0
+check "zswap-store-limit: the rstat algorithms of rstat.c run memcg's update, the others no options" python3 -c '
+import json, sys
+for o in map(json.loads, open(sys.argv[1])):
+    want = "update=memcg" if o["algo"] in ("rstat_force", "rstat_ratelimit", "rstat_threshold", "rstat_unified") else None
+    assert o["options"] == want, (o["algo"], o["options"])
+' "$tmp/zswap-store-limit.jsonl"

@@ -8,6 +8,8 @@
  *  - charges and uncharges mixed: every node equals what was admitted and
  *    not uncharged below it (nothing lost, a refusal changed nothing), and
  *    the non-racy algorithms are within every limit.
+ * Both again with 4 threads in 384 slots (0, 96, 192, 383): idle slots,
+ * whose share of a read's error bound (batch x slots) must still hold.
  * Built with -fsanitize=thread by make test.
  */
 #include <pthread.h>
@@ -24,6 +26,7 @@ struct ch_shared {
 	struct ctr_tree *t;		/* under test */
 	int n;				/* nodes */
 	int mixed;			/* uncharge too */
+	int attempts;			/* per worker */
 	uint64_t seed;			/* per-tree seed */
 	pthread_barrier_t start;	/* everyone begins together */
 };
@@ -42,7 +45,7 @@ static void *ch_worker_main(void *arg)
 	uint64_t rng = sh->seed ^ ((uint64_t)(w->slot + 1) * 0x9e3779b97f4a7c15ULL);
 
 	pthread_barrier_wait(&sh->start);
-	for (int i = 0; i < ATTEMPTS; i++) {
+	for (int i = 0; i < sh->attempts; i++) {
 		int node = tu_range(&rng, 0, sh->n - 1);
 		int64_t delta = tu_range(&rng, 1, MAX_DELTA);
 
@@ -62,16 +65,19 @@ static void *ch_worker_main(void *arg)
 	return NULL;
 }
 
-static void run_tree(const struct ctr_algo *a, uint64_t *rng, int mixed)
+/* threads workers; slots > threads: spread over them, the last in slots - 1. */
+static void run_tree(const struct ctr_algo *a, uint64_t *rng, int mixed, int threads, int slots,
+		     int attempts)
 {
-	struct ch_shared sh = { .n = tu_range(rng, 2, 64), .mixed = mixed };
+	struct ch_shared sh = { .n = tu_range(rng, 2, 64), .mixed = mixed, .attempts = attempts };
 	struct ch_worker ws[THREADS];
 	pthread_t tid[THREADS];
 	int *parent = tu_random_tree(rng, sh.n, 32, NULL);
 	int64_t *limit = malloc(sizeof(int64_t) * sh.n);
 	int64_t *direct = calloc(sh.n, sizeof(int64_t)), *want = calloc(sh.n, sizeof(int64_t));
 	int racy = a->flags & CTR_CHARGE_RACY;
-	int64_t slack = racy ? (int64_t)(THREADS - 1) * MAX_DELTA : 0, worst = INT64_MIN, bound;
+	/* racing check-then-act: one delta per other thread in flight (busy slots, not all slots) */
+	int64_t slack = racy ? (int64_t)(threads - 1) * MAX_DELTA : 0, worst = INT64_MIN, bound;
 	long admitted = 0, refused = 0;
 
 	/*
@@ -83,7 +89,7 @@ static void run_tree(const struct ctr_algo *a, uint64_t *rng, int mixed)
 		limit[i] = !tu_range(rng, 0, 4) ? CTR_NO_LIMIT :
 			   mixed ? tu_range(rng, 500, 5000) : tu_range(rng, 20000, 400000);
 	sh.t = ctr_tree_new(a, &(struct ctr_params){ .nr_nodes = sh.n, .parent = parent,
-						      .nr_cpus = THREADS, .limit = limit,
+						      .nr_cpus = slots, .limit = limit,
 						      /* periodic flushers every 2 ms, so stale reads refresh */
 						      .flush_period_ms = 2 });
 	assert_non_null(sh.t);
@@ -91,13 +97,15 @@ static void run_tree(const struct ctr_algo *a, uint64_t *rng, int mixed)
 	bound = ctr_read_error_bound(sh.t);
 	slack += bound > 0 ? bound : 0;
 	sh.seed = tu_rand(rng);
-	pthread_barrier_init(&sh.start, NULL, THREADS);
-	for (int i = 0; i < THREADS; i++) {
-		ws[i] = (struct ch_worker){ .sh = &sh, .slot = i, .held = calloc(sh.n, sizeof(int64_t)) };
+	pthread_barrier_init(&sh.start, NULL, threads);
+	for (int i = 0; i < threads; i++) {
+		int slot = slots == threads ? i : i == threads - 1 ? slots - 1 : i * (slots / threads);
+
+		ws[i] = (struct ch_worker){ .sh = &sh, .slot = slot, .held = calloc(sh.n, sizeof(int64_t)) };
 		assert_non_null(ws[i].held);
 		assert_int_equal(pthread_create(&tid[i], NULL, ch_worker_main, &ws[i]), 0);
 	}
-	for (int i = 0; i < THREADS; i++) {
+	for (int i = 0; i < threads; i++) {
 		pthread_join(tid[i], NULL);
 		for (int k = 0; k < sh.n; k++)
 			direct[k] += ws[i].held[k];
@@ -124,9 +132,9 @@ static void run_tree(const struct ctr_algo *a, uint64_t *rng, int mixed)
 	}
 	assert_true(admitted > 0);
 	assert_true(refused > 0);
-	printf("# %s, %s: %d nodes, %ld admitted, %ld refused, worst value - limit %lld",
-	       ctr_algo_name(a), mixed ? "charge+uncharge" : "charge only", sh.n, admitted, refused,
-	       (long long)worst);
+	printf("# %s, %s, %d threads in %d slots: %d nodes, %ld admitted, %ld refused, worst value -"
+	       " limit %lld", ctr_algo_name(a), mixed ? "charge+uncharge" : "charge only", threads, slots,
+	       sh.n, admitted, refused, (long long)worst);
 	if ((mixed && racy) || bound < 0)
 		printf(" (no count bound: %s)\n", bound < 0 ? "reads stale by time" : "racing uncharges");
 	else
@@ -142,9 +150,11 @@ static void test_concurrent_charge(void **state)
 	uint64_t rng = tu_seed(ctr_algo_name(a));
 
 	for (int tree = 0; tree < TREES; tree++) {
-		run_tree(a, &rng, 0);
-		run_tree(a, &rng, 1);
+		run_tree(a, &rng, 0, THREADS, THREADS, ATTEMPTS);
+		run_tree(a, &rng, 1, THREADS, THREADS, ATTEMPTS);
 	}
+	run_tree(a, &rng, 0, 4, 384, ATTEMPTS * 2);
+	run_tree(a, &rng, 1, 4, 384, ATTEMPTS * 2);
 }
 
 int main(void)

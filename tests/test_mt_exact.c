@@ -5,7 +5,10 @@
  * deltas (negative too) to random nodes and stats of random trees up to
  * depth 32 while a reader thread reads; at quiescence every node must equal
  * the sum of what the threads added below it.  About 10^6 updates per
- * algorithm.  Built with -fsanitize=thread by make test.
+ * algorithm.  Then idle slots: 2 threads in 80 slots (the first two) and 4
+ * in 384 (spread: 0, 96, 192, 383), the slots a machine's possible CPUs give
+ * an algorithm while few are busy; reads and flushes walk every one.  Built
+ * with -fsanitize=thread by make test.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -25,6 +28,7 @@ struct mt_shared {
 	uint64_t seed;			/* per-tree seed */
 	pthread_barrier_t start;	/* everyone begins together */
 	_Atomic int writers_left;	/* the reader stops when this hits 0 */
+	int ops;			/* updates per writer */
 };
 
 struct mt_worker {
@@ -41,7 +45,7 @@ static void *mt_writer(void *arg)
 	uint64_t rng = sh->seed ^ ((uint64_t)(w->slot + 1) * 0x9e3779b97f4a7c15ULL);
 
 	pthread_barrier_wait(&sh->start);
-	for (int i = 0; i < OPS_PER_THREAD; i++) {
+	for (int i = 0; i < sh->ops; i++) {
 		int node = tu_range(&rng, 0, sh->n - 1), s = tu_range(&rng, 0, NR_STATS - 1);
 		int64_t delta = tu_range(&rng, -50, 50);
 
@@ -74,9 +78,10 @@ static void *mt_reader(void *arg)
 	return NULL;
 }
 
-static void run_tree(const struct ctr_algo *a, uint64_t *rng)
+/* threads writers in slots 0, stride, 2 stride, ... (the last in slots - 1 when spread) of slots. */
+static void run_tree(const struct ctr_algo *a, uint64_t *rng, int threads, int slots, int spread, int ops)
 {
-	struct mt_shared sh = { 0 };
+	struct mt_shared sh = { .ops = ops };
 	struct mt_worker ws[THREADS + 1];
 	pthread_t tid[THREADS + 1];
 	int n = tu_range(rng, 32, 200);
@@ -86,29 +91,31 @@ static void run_tree(const struct ctr_algo *a, uint64_t *rng)
 	int64_t bound;
 
 	sh.t = ctr_tree_new(a, &(struct ctr_params){ .nr_nodes = n, .parent = parent,
-						      .nr_cpus = THREADS, .nr_stats = NR_STATS,
+						      .nr_cpus = slots, .nr_stats = NR_STATS,
 						      /* periodic flushers, where there are, run all along */
 						      .flush_period_ms = 1 });
 	assert_non_null(sh.t);
 	sh.parent = parent;
 	sh.n = n;
 	sh.seed = tu_rand(rng);
-	atomic_store(&sh.writers_left, THREADS);
-	pthread_barrier_init(&sh.start, NULL, THREADS + 1);
-	for (int i = 0; i <= THREADS; i++) {
-		ws[i] = (struct mt_worker){ .sh = &sh, .slot = i,
+	atomic_store(&sh.writers_left, threads);
+	pthread_barrier_init(&sh.start, NULL, threads + 1);
+	for (int i = 0; i <= threads; i++) {
+		int slot = !spread ? i : i == threads - 1 ? slots - 1 : i * (slots / threads);
+
+		ws[i] = (struct mt_worker){ .sh = &sh, .slot = i < threads ? slot : 0,
 					    .direct = calloc((size_t)n * NR_STATS, sizeof(int64_t)) };
 		assert_non_null(ws[i].direct);
-		assert_int_equal(pthread_create(&tid[i], NULL, i < THREADS ? mt_writer : mt_reader,
+		assert_int_equal(pthread_create(&tid[i], NULL, i < threads ? mt_writer : mt_reader,
 						&ws[i]), 0);
 	}
-	for (int i = 0; i <= THREADS; i++)
+	for (int i = 0; i <= threads; i++)
 		pthread_join(tid[i], NULL);
-	for (int i = 0; i < THREADS; i++) {
+	for (int i = 0; i < threads; i++) {
 		for (int k = 0; k < n * NR_STATS; k++)
 			direct[k] += ws[i].direct[k];
 	}
-	for (int i = 0; i <= THREADS; i++)
+	for (int i = 0; i <= threads; i++)
 		free(ws[i].direct);
 	tu_hier_sums(parent, n, NR_STATS, direct, want);
 	bound = ctr_read_error_bound(sh.t);
@@ -126,9 +133,10 @@ static void run_tree(const struct ctr_algo *a, uint64_t *rng)
 					 ctr_algo_name(a), i, (long long)r, (long long)w, (long long)bound);
 		}
 	}
-	printf("# %s: tree of %d nodes, depth %d: %d updates exact, %llu concurrent reads\n",
-	       ctr_algo_name(a), n, sh.t->max_depth, THREADS * OPS_PER_THREAD,
-	       (unsigned long long)ws[THREADS].reads);
+	printf("# %s: tree of %d nodes, depth %d, %d threads in %d slots%s: %d updates exact, %llu"
+	       " concurrent reads, reads within %lld\n", ctr_algo_name(a), n, sh.t->max_depth, threads,
+	       slots, spread ? " (spread)" : "", threads * ops, (unsigned long long)ws[threads].reads,
+	       (long long)bound);
 	pthread_barrier_destroy(&sh.start);
 	ctr_tree_free(sh.t);
 	free(parent);
@@ -142,7 +150,10 @@ static void test_concurrent_exact(void **state)
 	uint64_t rng = tu_seed(ctr_algo_name(a));
 
 	for (int tree = 0; tree < TREES; tree++)
-		run_tree(a, &rng);
+		run_tree(a, &rng, THREADS, THREADS, 0, OPS_PER_THREAD);
+	/* idle slots: what the possible CPUs of the seeds' machines give with few threads busy */
+	run_tree(a, &rng, 2, 80, 0, OPS_PER_THREAD);
+	run_tree(a, &rng, 4, 384, 1, OPS_PER_THREAD / 2);
 }
 
 int main(void)

@@ -118,7 +118,10 @@ static void test_flushing_readers(void **state)
 {
 	(void)state;
 	for (size_t k = 0; k < sizeof(rstat_algos) / sizeof(rstat_algos[0]); k++) {
-	for (size_t rd = 0; rd < NR_READ; rd++) {
+	for (size_t rdo = 0; rdo <= NR_READ; rdo++) {
+		size_t rd = rdo == NR_READ ? CTR_RSTAT_READ_SPIN : rdo;	/* the last: spin on lockkind=mutex */
+		/* ... with the other counting: memcg's walk where the policy ignores it, else 2023's */
+		const char *lk = rdo < NR_READ ? "spin" : k == 2 ? "mutex,threshold=global" : "mutex,update=memcg";
 		const struct ctr_algo *a = ctr_algo_find(rstat_algos[k]);
 		uint64_t rng = tu_seed(rstat_algos[k]);
 		struct rs_shared sh = { .n = 60 };
@@ -128,11 +131,11 @@ static void test_flushing_readers(void **state)
 		int64_t direct[60] = { 0 }, want[60];
 		struct ctr_flush_stats fs;
 		long reads = 0, policy_reads = 0, updates = 0;
-		char opts[32];
+		char opts[64];
 
 		assert_non_null(a);
 		assert_non_null(ws);
-		snprintf(opts, sizeof(opts), "read=%s", ctr_rstat_read_names[rd]);
+		snprintf(opts, sizeof(opts), "read=%s,lockkind=%s", ctr_rstat_read_names[rd], lk);
 		sh.t = ctr_tree_new(a, &(struct ctr_params){ .nr_nodes = sh.n, .parent = parent,
 							      .nr_cpus = WRITERS, .flush_period_ms = 1,
 							      .options = opts });
@@ -174,20 +177,20 @@ static void test_flushing_readers(void **state)
 		tu_hier_sums(parent, sh.n, 1, direct, want);
 		for (int m = 0; m < sh.n; m++)
 			if (ctr_read_exact(sh.t, m, 0) != want[m])
-				fail_msg("%s read=%s: node %d: %lld, want %lld", rstat_algos[k],
-					 ctr_rstat_read_names[rd], m, (long long)ctr_read_exact(sh.t, m, 0),
+				fail_msg("%s %s: node %d: %lld, want %lld", rstat_algos[k], opts, m,
+					 (long long)ctr_read_exact(sh.t, m, 0),
 					 (long long)want[m]);
 		/* After a flush, the policy's own read (whatever it decides) is exact. */
 		for (int m = 0; m < sh.n; m++, policy_reads++)
 			if (ctr_read(sh.t, m, 0) != want[m])
-				fail_msg("%s read=%s: ctr_read node %d: %lld, want %lld", rstat_algos[k],
-					 ctr_rstat_read_names[rd], m, (long long)ctr_read(sh.t, m, 0),
+				fail_msg("%s %s: ctr_read node %d: %lld, want %lld", rstat_algos[k], opts, m,
+					 (long long)ctr_read(sh.t, m, 0),
 					 (long long)want[m]);
 		a->flush_stats(sh.t, &fs, 0);
-		printf("# %s read=%s: %ld updates, %ld concurrent reads (%ld through the policy): "
+		printf("# %s %s: %ld updates, %ld concurrent reads (%ld through the policy): "
 		       "%llu flushes (%llu by readers), %llu reads needed one, %llu served by another's, "
 		       "gate waits %llu (%.1f ms), sem timeouts %llu; lock taken %llu times, %llu contended, "
-		       "%llu breaks\n", rstat_algos[k], ctr_rstat_read_names[rd], updates, reads,
+		       "%llu breaks\n", rstat_algos[k], opts, updates, reads,
 		       policy_reads, (unsigned long long)fs.flushes, (unsigned long long)fs.reader_flushes,
 		       (unsigned long long)fs.reads_flush, (unsigned long long)fs.reads_shared,
 		       (unsigned long long)fs.reader_waits, (double)fs.reader_wait_ns / 1e6,
@@ -306,13 +309,13 @@ static struct ctr_flush_stats gated_run(const char *opts, int batch)
 		ctr_add(g->t, round % 2, 3, 0, round + 1);
 		want += round + 1;
 		/* Hold the flush lock (raw, as a flusher would) until every reader has queued. */
-		pthread_mutex_lock(&r->lock.mutex);
+		__ctr_rstat_lock_raw(r);
 		pthread_barrier_wait(&g->go);
 		if (batch)	/* one reader is the batch's flusher, blocked on the lock; the rest asleep */
 			WAIT_FOR(gate_sleepers(r) == GATED_READERS - 1, "63 batch sleepers");
 		else		/* every reader blocked on the lock */
-			WAIT_FOR(atomic_load(&r->lock.waiters) == GATED_READERS, "64 lock waiters");
-		pthread_mutex_unlock(&r->lock.mutex);
+			WAIT_FOR(__ctr_rstat_lock_waiters(r) == GATED_READERS, "64 lock waiters");
+		__ctr_rstat_unlock_raw(r);
 		pthread_barrier_wait(&g->done);
 		/* Every read began after the add completed: each must include it. */
 		for (int i = 0; i < GATED_READERS; i++)
@@ -342,20 +345,86 @@ static struct ctr_flush_stats gated_run(const char *opts, int batch)
 static void test_batch_fewer_flushes(void **state)
 {
 	struct ctr_flush_stats spin, batch;
+	struct ctr_flush_stats spin_mutex;
 
 	(void)state;
+	spin_mutex = gated_run("read=spin,lockkind=mutex", 0);
 	spin = gated_run("read=spin", 0);
 	batch = gated_run("read=batch", 1);
 	printf("# rstat_force, %d readers x %d reads, queued: spin %llu reader flushes, batch %llu "
 	       "(%llu reads served by another's, gate waits %llu)\n", GATED_READERS, GATED_ROUNDS,
 	       (unsigned long long)spin.reader_flushes, (unsigned long long)batch.reader_flushes,
 	       (unsigned long long)batch.reads_shared, (unsigned long long)batch.reader_waits);
+	/* the lock's kind changes who waits how, not how many flushes 64 queued spin readers do */
+	assert_int_equal(spin_mutex.reader_flushes, GATED_READERS * GATED_ROUNDS);
 	assert_int_equal(spin.reads_flush, GATED_READERS * GATED_ROUNDS);
 	assert_int_equal(spin.reader_flushes, GATED_READERS * GATED_ROUNDS);
 	assert_int_equal(batch.reads_flush, GATED_READERS * GATED_ROUNDS);
 	assert_int_equal(batch.reader_flushes, 2 * GATED_ROUNDS);
 	assert_int_equal(batch.reads_shared, (GATED_READERS - 2) * GATED_ROUNDS);
 	assert_true(batch.reader_flushes * 16 <= spin.reader_flushes);
+}
+
+/*
+ * The lock break: two readers queue on the held flush lock, each flushes
+ * the root of a tree updated on every one of 8 CPUs.  Whichever gets the
+ * lock first finds the other waiting after its first CPU and breaks the
+ * lock, for both lock kinds; every break retakes it once.  Whether the
+ * waiter got in during the break depends on its being on a CPU then (both
+ * locks are unfair, rstat.h says why), so that is printed, not asserted.
+ */
+struct lb_reader {
+	struct ctr_tree *t;	/* under test */
+	int64_t got;		/* its read of the root */
+};
+
+static void *lb_read(void *arg)
+{
+	struct lb_reader *lr = arg;
+
+	lr->got = ctr_read(lr->t, 0, 0);
+	return NULL;
+}
+
+static void test_lock_break_hands_over(void **state)
+{
+	static const char *const kinds[] = { "lockkind=spin", "lockkind=mutex" };
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		struct ctr_tree *t = ctr_tree_new(ctr_algo_find("rstat_force"), &(struct ctr_params){
+			.nr_nodes = 3, .parent = (int[]){ -1, 0, 0 }, .nr_cpus = 8, .options = kinds[k] });
+		struct ctr_rstat *r;
+		struct lb_reader lr[2];
+		pthread_t tid[2];
+		struct ctr_flush_stats fs;
+		int64_t want = 0;
+
+		assert_non_null(t);
+		r = ctr_rstat_of(t);
+		for (int cpu = 0; cpu < 8; cpu++, want += cpu)
+			ctr_add(t, cpu, 1 + cpu % 2, 0, cpu + 1);
+		__ctr_rstat_lock_raw(r);
+		for (int i = 0; i < 2; i++) {
+			lr[i] = (struct lb_reader){ .t = t };
+			assert_int_equal(pthread_create(&tid[i], NULL, lb_read, &lr[i]), 0);
+			WAIT_FOR(__ctr_rstat_lock_waiters(r) == i + 1, "a reader queued on the flush lock");
+		}
+		__ctr_rstat_unlock_raw(r);
+		for (int i = 0; i < 2; i++) {
+			pthread_join(tid[i], NULL);
+			assert_int_equal(lr[i].got, want);
+		}
+		t->algo->flush_stats(t, &fs, 0);
+		printf("# rstat_force %s, 2 queued root flushes over 8 CPUs: %llu acquisitions, %llu contended,"
+		       " %llu lock breaks\n", kinds[k], (unsigned long long)fs.lock_acquisitions,
+		       (unsigned long long)fs.lock_contended, (unsigned long long)fs.lock_breaks);
+		assert_int_equal(fs.flushes, 2);
+		assert_true(fs.lock_breaks >= 1);
+		assert_int_equal(fs.lock_acquisitions, 2 + fs.lock_breaks);
+		assert_true(fs.lock_contended >= 1);	/* the second reader at least waited */
+		ctr_tree_free(t);
+	}
 }
 
 /*
@@ -499,16 +568,18 @@ static void *thr_read_root(void *arg)
 
 static void test_threshold_bound_racing_readers(void **state)
 {
+	for (int mode = 0; mode < 2; mode++) {
 	enum { N = 8000, ROUNDS = 60 };
 	int *parent = malloc(sizeof(int) * N);
 	struct ctr_tree *t;
 	int64_t want = 0, bound, worst = 0;
+	const char *opts = mode ? "threshold=global" : "threshold=memcg";
 
 	(void)state;
 	for (int i = 0; i < N; i++)
 		parent[i] = i ? (i - 1) / 2 : -1;
 	t = ctr_tree_new(ctr_algo_find("rstat_threshold"), &(struct ctr_params){
-		.nr_nodes = N, .parent = parent, .nr_cpus = 2, .flush_period_ms = 600000 });
+		.nr_nodes = N, .parent = parent, .nr_cpus = 2, .flush_period_ms = 600000, .options = opts });
 	assert_non_null(t);
 	bound = ctr_read_error_bound(t);
 	for (int r = 0; r < ROUNDS; r++) {
@@ -528,11 +599,106 @@ static void test_threshold_bound_racing_readers(void **state)
 		}
 		pthread_barrier_destroy(&go);
 	}
-	printf("# rstat_threshold, two readers at rest: worst error %lld, bound %lld\n",
+	printf("# rstat_threshold %s, two readers at rest: worst error %lld, bound %lld\n", opts,
 	       (long long)worst, (long long)bound);
 	assert_true(worst <= bound);
 	ctr_tree_free(t);
 	free(parent);
+	}
+}
+
+/*
+ * Each mode's stated bound, |ctr_read - exact| <= 2 x batch x CPUs, on a
+ * random tree: one thread, updates of both signs on every CPU, each followed
+ * by a read of a random node through the policy (which flushes only past the
+ * threshold).  The worst error is printed, and must be above 0: the reads
+ * are stale (else the check could not fail).
+ */
+static void test_threshold_bound_each_mode(void **state)
+{
+	static const char *const modes[] = { "threshold=memcg", "threshold=global" };
+
+	(void)state;
+	for (int m = 0; m < 2; m++) {
+		enum { N = 40, CPUS = 4, NOPS = 200000 };
+		uint64_t rng = tu_seed(modes[m]);
+		int *parent = tu_random_tree(&rng, N, 6, NULL);
+		int64_t direct[N] = { 0 }, want[N], worst = 0, bound;
+		struct ctr_flush_stats fs;
+		struct ctr_tree *t = ctr_tree_new(ctr_algo_find("rstat_threshold"), &(struct ctr_params){
+			.nr_nodes = N, .parent = parent, .nr_cpus = CPUS, .batch = 16,
+			.flush_period_ms = 600000, .options = modes[m] });
+
+		assert_non_null(t);
+		bound = ctr_read_error_bound(t);
+		assert_int_equal(bound, 2 * 16 * CPUS);
+		for (int i = 0; i < NOPS; i++) {
+			int node = tu_range(&rng, 0, N - 1), rd = tu_range(&rng, 0, N - 1);
+			int64_t d = tu_range(&rng, -7, 9), err;
+
+			ctr_add(t, tu_range(&rng, 0, CPUS - 1), node, 0, d);
+			direct[node] += d;
+			if (i % 8)
+				continue;
+			tu_hier_sums(parent, N, 1, direct, want);
+			err = llabs(ctr_read(t, rd, 0) - want[rd]);
+			if (err > worst)
+				worst = err;
+			if (err > bound)
+				fail_msg("%s: node %d read %lld, exact %lld: error %lld over the bound %lld", modes[m],
+					 rd, (long long)ctr_read(t, rd, 0), (long long)want[rd], (long long)err,
+					 (long long)bound);
+		}
+		t->algo->flush_stats(t, &fs, 0);
+		printf("# rstat_threshold %s, batch 16 x %d CPUs: worst error %lld of bound %lld, %llu flushes\n",
+		       modes[m], CPUS, (long long)worst, (long long)bound, (unsigned long long)fs.flushes);
+		assert_true(worst > 0);
+		ctr_tree_free(t);
+		free(parent);
+	}
+}
+
+/*
+ * The per-memcg threshold flushes only the subtree that passed it: root 0
+ * with children A = 1 and B = 2, 2 CPUs, batch 64 (threshold 128).  +200 on
+ * A (its count and the root's reach 192), +10 on B (held back per CPU).  A
+ * read of B does not flush (B's count is 0); a read of A flushes A's subtree
+ * only: A is exact, B and the root are still unflushed.  threshold=global:
+ * the total passed, so the read of B flushes from the root, A included.
+ */
+static void test_threshold_memcg_subtree(void **state)
+{
+	(void)state;
+	for (int global = 0; global < 2; global++) {
+		struct ctr_tree *t = ctr_tree_new(ctr_algo_find("rstat_threshold"), &(struct ctr_params){
+			.nr_nodes = 3, .parent = (int[]){ -1, 0, 0 }, .nr_cpus = 2, .flush_period_ms = 600000,
+			.options = global ? "threshold=global" : "threshold=memcg" });
+		struct ctr_flush_stats fs;
+
+		assert_non_null(t);
+		for (int i = 0; i < 200; i++)
+			ctr_add(t, 0, 1, 0, 1);
+		ctr_add(t, 1, 2, 0, 10);
+		/* B: its own count is under the threshold, the global total is not */
+		assert_int_equal(ctr_read(t, 2, 0), global ? 10 : 0);
+		assert_int_equal(ctr_read(t, 1, 0), 200);	/* A: past it (memcg), or flushed already */
+		t->algo->flush_stats(t, &fs, 0);
+		assert_int_equal(fs.flushes, 1);
+		assert_int_equal(fs.reads_flush, 1);
+		if (!global) {
+			/* the flush was A's subtree: B and the root were not folded */
+			assert_int_equal(ctr_rstat_of(t)->aggr[2], 0);
+			assert_int_equal(ctr_rstat_of(t)->aggr[0], 0);
+			/* the root's own count passed too: its read flushes everything */
+			assert_int_equal(ctr_read(t, 0, 0), 210);
+			assert_int_equal(ctr_read(t, 2, 0), 10);
+		} else {
+			assert_int_equal(ctr_read(t, 0, 0), 210);
+			t->algo->flush_stats(t, &fs, 0);
+			assert_int_equal(fs.flushes, 1);	/* one flush served all three */
+		}
+		ctr_tree_free(t);
+	}
 }
 
 static int count_threads(void)
@@ -704,7 +870,10 @@ int main(void)
 		cmocka_unit_test(test_flusher_lifecycle),
 		cmocka_unit_test(test_flushing_readers),
 		cmocka_unit_test(test_threshold_bound_racing_readers),
+		cmocka_unit_test(test_threshold_bound_each_mode),
+		cmocka_unit_test(test_threshold_memcg_subtree),
 		cmocka_unit_test(test_batch_fewer_flushes),
+		cmocka_unit_test(test_lock_break_hands_over),
 		cmocka_unit_test(test_batch_read_is_fresh),
 		cmocka_unit_test(test_store_buffering),
 	};

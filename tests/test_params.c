@@ -135,16 +135,21 @@ static void test_bad_params(void **state)
 	}
 }
 
-/* rstat's options=read=...: the four strategies are taken, anything else is EINVAL. */
+/* rstat's options=read=... and lockkind=...: the values are taken, anything else is EINVAL. */
 static void test_rstat_read_option(void **state)
 {
 	static const char *const rstat[] = { "rstat_force", "rstat_ratelimit", "rstat_threshold",
 					     "rstat_unified" };
 	static const char *const good[] = { "read=spin", "read=mutex", "read=sem", "read=batch",
 					    "read=batch,fence=none", "fence=update,read=sem",
-					    "fence=membarrier,read=mutex" };
+					    "fence=membarrier,read=mutex", "lockkind=spin", "lockkind=mutex",
+					    "lockkind=mutex,read=batch,fence=update", "update=memcg",
+					    "threshold=global", "update=memcg,threshold=memcg",
+					    "threshold=global,update=memcg,lockkind=mutex" };
 	static const char *const bad[] = { "read=sometimes", "read=", "read=BATCH", "read=batch,read=x",
-					   "read=spin,fence=sometimes", "read" };
+					   "read=spin,fence=sometimes", "read", "lockkind=ticket",
+					   "lockkind=", "lockkind=spin,lockkind=mutex", "update=sometimes",
+					   "threshold=percpu", "update=" };
 
 	(void)state;
 	for (size_t k = 0; k < sizeof(rstat) / sizeof(rstat[0]); k++) {
@@ -165,6 +170,19 @@ static void test_rstat_read_option(void **state)
 			ctr_tree_free(t);
 		}
 	}
+	/* update=plain: taken where the policy does not read the counts, refused where it does */
+	for (size_t k = 0; k < sizeof(rstat) / sizeof(rstat[0]); k++) {
+		const struct ctr_params p = { .nr_nodes = 2, .nr_cpus = 2, .options = "update=plain" };
+		struct ctr_tree *t;
+
+		if (!strcmp(rstat[k], "rstat_threshold")) {
+			expect_einval(ctr_algo_find(rstat[k]), &p, "update=plain on rstat_threshold");
+			continue;
+		}
+		t = ctr_tree_new(ctr_algo_find(rstat[k]), &p);
+		assert_non_null(t);
+		ctr_tree_free(t);
+	}
 	/* Not an option of the algorithms that do not flush. */
 	expect_errno(ctr_algo_find("atomic_tree"), &(struct ctr_params){ .nr_nodes = 1, .options = "read=batch" },
 		     "read= on atomic_tree", ENOENT);
@@ -182,6 +200,7 @@ static void test_options_check(void **state)
 		{ "=1", -EINVAL, "'=1' is not key=value" },
 		{ "fence=maybe", -EINVAL, "'maybe' is not a value rstat_force takes for fence" },
 		{ "read=spin,bogus=1", -ENOENT, "key 'bogus' is not one rstat_force takes" },
+		{ "lockkind=sleepy", -EINVAL, "'sleepy' is not a value rstat_force takes for lockkind" },
 	};
 	const struct ctr_algo *a = ctr_algo_find("rstat_force");
 	char err[256];

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <hwloc.h>
 
@@ -877,6 +878,52 @@ int topo_nr_cpus(void)
 	if (sched_getaffinity(0, sizeof(set), &set))
 		return 1;
 	return CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
+}
+
+/*
+ * A CPU list as the kernel writes it ("0-3,8-11"): how many CPUs it names,
+ * or -1 if it is not one.
+ */
+static int topo_count_cpulist(const char *s)
+{
+	int n = 0;
+
+	while (*s && *s != '\n') {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+
+		if (end == s || a < 0)
+			return -1;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtol(s, &end, 10);
+			if (end == s || b < a)
+				return -1;
+		}
+		n += (int)(b - a + 1);
+		s = end;
+		if (*s == ',')
+			s++;
+		else if (*s && *s != '\n')
+			return -1;
+	}
+	return n;
+}
+
+int topo_nr_possible_cpus(void)
+{
+	char buf[4096];
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+	long n = -1;
+
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			n = topo_count_cpulist(buf);
+		fclose(f);
+	}
+	if (n < 1)
+		n = sysconf(_SC_NPROCESSORS_CONF);
+	return n >= 1 ? (int)n : topo_nr_cpus();
 }
 
 int topo_current_cpu(void)

@@ -184,6 +184,13 @@ char *topo_format_list(const int *v, int n, char *buf, size_t len);
 /* CPUs this process may run on (its affinity mask), >= 1: what placements on this machine draw from. */
 int topo_nr_cpus(void);
 
+/*
+ * This machine's possible CPUs (/sys/devices/system/cpu/possible, else
+ * sysconf(_SC_NPROCESSORS_CONF)), >= 1: what the kernel's for_each_possible_cpu
+ * walks, online or not, busy or idle.
+ */
+int topo_nr_possible_cpus(void);
+
 /* The CPU the calling thread is on now (sched_getcpu), -1 if unknown. */
 int topo_current_cpu(void);
 
