@@ -1366,8 +1366,8 @@ static const char *const scn_help =
 	"  --no-cap                 the seed's thread counts even past this machine's PUs (default: capped)\n"
 	"  --resume                 with --out: reuse the configurations it already holds, run the rest\n"
 	"                           (default: refuse a non-empty --out)\n"
-	"  --from FILE              print the tables from FILE's results (a scenario's --out, run with the\n"
-	"                           same options), measuring nothing (default: measure)\n"
+	"  --from FILE              print the tables from FILE's results, measuring nothing (default:\n"
+	"                           measure); FILE: a scenario's --out, run with the same options\n"
 	"\n"
 	"example: ctrbench scenario zswap-store-limit --quick\n";
 

@@ -336,7 +336,8 @@ static double pj_one_way_ns(const struct topo *t, int a, int b)
 static void pj_hit_ns(double *hit, double *rmw)
 {
 	static _Atomic long mine[8] __attribute__((aligned(64)));
-	static volatile long w[8] __attribute__((aligned(64))), r[8] __attribute__((aligned(64)));
+	/* unsigned: the sum is fed back into r[0] and wraps over the rounds (defined, unlike long's) */
+	static volatile unsigned long w[8] __attribute__((aligned(64))), r[8] __attribute__((aligned(64)));
 	const long iters = 200000;
 
 	*hit = *rmw = -1;
@@ -344,14 +345,14 @@ static void pj_hit_ns(double *hit, double *rmw)
 		struct timespec t0, t1, t2;
 		double a, b;
 
-		long sum = 0;
+		unsigned long sum = 0;
 
 		/* independent hits, as a walk's are: loads of 8 words, stores to 8 others (no forwarding chain) */
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		for (long i = 0; i < iters; i++)
 			for (int j = 0; j < 8; j++) {
 				sum += r[j];
-				w[j] = i;
+				w[j] = (unsigned long)i;
 			}
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		r[0] = sum + w[7];

@@ -58,8 +58,14 @@ import json, sys
 path, name, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 lines = open(path).read().split("\n")
 assert lines[-1] == "", "the file does not end in a newline"
-objs = [json.loads(l) for l in lines[:-1]]
-assert len(objs) == n, "%d lines, want %d" % (len(objs), n)
+lines = [json.loads(l) for l in lines[:-1]]
+# with --reps above 1 each rep is a line of its own as measured (bench/exec.h), then the summary
+objs = [o for o in lines if "kind" not in o]
+reps = [o for o in lines if o.get("kind") == "rep"]
+assert len(objs) + len(reps) == len(lines), "a line neither a summary nor a rep"
+assert len(objs) == n, "%d summary lines, want %d" % (len(objs), n)
+want = sum(o["reps_done"] for o in objs if o["reps_done"] > 1)
+assert len(reps) == want, "%d rep lines, want %d (the summaries' reps_done)" % (len(reps), want)
 for o in objs:
     assert o["note"].startswith("scenario %s: " % name), o["note"]
     assert o["verify"] in ("ok", "n/a"), (o["algo"], o["verify"])
