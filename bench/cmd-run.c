@@ -55,6 +55,7 @@ static const char *const bench_run_help =
 	"  --flush-period-ms MS     periodic flusher's period (default the algorithm's, 2000 for rstat)\n"
 	"  --charge-burst B|bound   charge: bursts of B, then free them all; bound: B sized from each\n"
 	"                           algorithm's error bound (default 0, steady window)\n"
+	"  --limit-levels L         charge: all, leaf (the workers' leaves) or root get a limit (default all)\n"
 	"  --limit-headroom X       charge: every level's limit is X times what the workers below it\n"
 	"                           hold at most; 1 or more: never hit by an exact design (default 0.75)\n"
 	"  --duration-ms MS         measured window per rep (default 1000)\n"
@@ -194,6 +195,11 @@ static void run_option(int opt, char **argv, struct run_args *a)
 	case 'L':
 		a->cfg.limit_headroom = bench_parse_num("limit-headroom", optarg, 0.01, 1000);
 		break;
+	case 'V':
+		if (strcmp(optarg, "all") && strcmp(optarg, "leaf") && strcmp(optarg, "root"))
+			die("bad value '%s' for --limit-levels (want all, leaf or root)", optarg);
+		a->cfg.limit_levels = optarg;
+		break;
 	case 'P':
 		a->cfg.flush_period_ms = bench_parse_int("flush-period-ms", optarg, 1, 3600 * 1000);
 		break;
@@ -215,6 +221,8 @@ static void run_check(struct run_args *a)
 		die("bad a->shape '%s' (%s)", a->shape, why);
 	if (a->cfg.charge_burst && !bench_workload_charges(a->cfg.workload))
 		die("--charge-burst applies to the charge and store workloads");
+	if (a->cfg.limit_levels && !bench_workload_charges(a->cfg.workload))
+		die("--limit-levels applies to the charge and store workloads");
 	if (a->cfg.limit_headroom && !bench_workload_charges(a->cfg.workload))
 		die("--limit-headroom applies to the charge and store workloads");
 	if (a->cfg.work_ns && a->cfg.workload == BENCH_READERS)
@@ -259,6 +267,7 @@ int bench_cmd_run(int argc, char **argv)
 		{ "flush-period-ms", required_argument, NULL, 'P' },
 		{ "charge-burst", required_argument, NULL, 'B' },
 		{ "limit-headroom", required_argument, NULL, 'L' },
+		{ "limit-levels", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_args a = {

@@ -92,6 +92,7 @@ static char *sweep_expected_key(const struct bench_sweep *s, const struct sweep_
 	if (!strcmp(c->workload, "charge") || !strcmp(c->workload, "store")) {
 		json_object_set_new(o, "batch", json_integer(BENCH_CHARGE_BATCH));
 		json_object_set_new(o, "limit_headroom", json_real(BENCH_LIMIT_HEADROOM));
+		json_object_set_new(o, "limit_levels", json_string("all"));
 	}
 	json_object_set_new(o, "reps_requested", json_integer(s->reps));
 	json_object_set_new(o, "duration_ms", json_integer(s->duration_ms));
