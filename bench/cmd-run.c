@@ -56,6 +56,7 @@ static const char *const bench_run_help =
 	"  --flush-period-ms MS     periodic flusher's period (default the algorithm's, 2000 for rstat)\n"
 	"  --charge-burst B|bound   charge: bursts of B, then free them all (default 0, steady window);\n"
 	"                           bound: B sized from each algorithm's error bound\n"
+	"  --limit-levels L         charge: all, leaf (the workers' leaves) or root get a limit (default all)\n"
 	"  --limit-headroom X       charge: limits X times the most the workers below hold (default 0.75);\n"
 	"                           1 or more: never hit by an exact design\n"
 	"  --duration-ms MS         measured window per rep (default 1000)\n"
@@ -199,6 +200,11 @@ static void run_option(int opt, char **argv, struct run_args *a)
 	case 'L':
 		a->cfg.limit_headroom = bench_parse_num("limit-headroom", optarg, 0.01, 1000);
 		break;
+	case 'V':
+		if (strcmp(optarg, "all") && strcmp(optarg, "leaf") && strcmp(optarg, "root"))
+			die("bad value '%s' for --limit-levels (want all, leaf or root)", optarg);
+		a->cfg.limit_levels = optarg;
+		break;
 	case 'P':
 		a->cfg.flush_period_ms = bench_parse_int("flush-period-ms", optarg, 1, 3600 * 1000);
 		break;
@@ -223,6 +229,8 @@ static void run_check(struct run_args *a)
 		die("bad a->shape '%s' (%s)", a->shape, why);
 	if (a->cfg.charge_burst && !bench_workload_charges(a->cfg.workload))
 		die("--charge-burst applies to the charge and store workloads");
+	if (a->cfg.limit_levels && !bench_workload_charges(a->cfg.workload))
+		die("--limit-levels applies to the charge and store workloads");
 	if (a->cfg.limit_headroom && !bench_workload_charges(a->cfg.workload))
 		die("--limit-headroom applies to the charge and store workloads");
 	if (a->cfg.work_ns && a->cfg.workload == BENCH_READERS)
@@ -271,6 +279,7 @@ int bench_cmd_run(int argc, char **argv)
 		{ "charge-burst", required_argument, NULL, 'B' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "limit-headroom", required_argument, NULL, 'L' },
+		{ "limit-levels", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_args a = {

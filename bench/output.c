@@ -83,8 +83,10 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 			if (cfg->charge_burst != BENCH_BURST_FROM_BOUND)
 				snprintf(hold, sizeof(hold), "%d", cfg->charge_burst ? cfg->charge_burst :
 					 BENCH_CHARGE_WINDOW);
-			printf("# limits at every level: %.3g x the most the workers below it hold (%s charges"
+			printf("# limits at %s: %.3g x the most the workers below it hold (%s charges"
 			       " of %d bytes each)%s; refused = share of attempts refused\n",
+			       !cfg->limit_levels || !strcmp(cfg->limit_levels, "all") ? "every level" :
+			       !strcmp(cfg->limit_levels, "root") ? "the root only" : "the workers' leaves only",
 			       cfg->limit_headroom > 0 ? cfg->limit_headroom : BENCH_LIMIT_HEADROOM, hold,
 			       BENCH_CHARGE_UNIT,
 			       (cfg->limit_headroom > 0 ? cfg->limit_headroom : BENCH_LIMIT_HEADROOM) >= 1 ?

@@ -135,6 +135,21 @@ static int bench_latency_ms(int duration_ms)
 	return ms < 1 ? 1 : ms > 250 ? 250 : ms;
 }
 
+/* Does node n get a limit under --limit-levels (n has a worker below it)? */
+static int bench_limit_level(const struct bench_config *cfg, int n)
+{
+	const char *l = cfg->limit_levels;
+
+	if (!l || !strcmp(l, "all"))
+		return 1;
+	if (!strcmp(l, "root"))
+		return n == 0;
+	for (int i = 0; i < cfg->shape.nr_leaves; i++)	/* leaf */
+		if (cfg->shape.leaves[i] == n)
+			return 1;
+	return 0;
+}
+
 /*
  * Charge workload limits: --limit-headroom (3/4 by default) times what the
  * workers below a node can hold, at every level with a worker below it.
@@ -157,7 +172,7 @@ static int64_t *bench_charge_limits(const struct bench_config *cfg, const struct
 		for (int n = ws[i].node; n >= 0; n = s->parent[n])
 			below[n]++;
 	for (int n = 0; n < s->nr_nodes; n++)
-		limit[n] = below[n] ? (int64_t)llround((double)BENCH_CHARGE_UNIT * hold * below[n] * headroom)
+		limit[n] = below[n] && bench_limit_level(cfg, n) ? (int64_t)llround((double)BENCH_CHARGE_UNIT * hold * below[n] * headroom)
 				    : CTR_NO_LIMIT;
 	free(below);
 	return limit;

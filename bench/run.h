@@ -38,6 +38,13 @@ void bench_shape_free(struct bench_shape *s);
 #define BENCH_LIMIT_HEADROOM 0.75
 
 /*
+ * --limit-levels: which levels get a limit (the rest CTR_NO_LIMIT, which
+ * page_counter-like walks skip): every level with a worker below it (the
+ * seed's zswap.max on every level), only the workers' own leaves, or only
+ * the root.
+ */
+enum bench_limit_levels { BENCH_LIMIT_ALL, BENCH_LIMIT_LEAF, BENCH_LIMIT_ROOT };
+/*
  * --charge-burst bound: each algorithm's burst B sized from its stated error
  * bound E (ctr_read_error_bound, bytes), so that what the workers can hold
  * past the limits, threads x B x (1 - headroom) charges, is twice E: a read
@@ -66,6 +73,7 @@ struct bench_config {
 	int read_node;			/* readers: BENCH_READ_RANDOM, _LEAF, _OWN, or a node */
 	int charge_burst;		/* charge: 0 steady window; B: bursts of B charges, then free all;
 					 * BENCH_BURST_FROM_BOUND: B sized from the algorithm's error bound */
+	const char *limit_levels;	/* --limit-levels: all (NULL), leaf or root (enum bench_limit_levels) */
 	double limit_headroom;		/* --limit-headroom: every level's limit is this times what the
 					 * workers below it hold at most (BENCH_CHARGE_WINDOW or the burst,
 					 * each); < 1 is hit, >= 1 never is by an exact design; 0: the

@@ -199,6 +199,8 @@ void bench_setup_threads(struct bench_config *cfg)
 		cfg->slots = bench_default_slots(cfg->threads);
 	if (!cfg->limit_headroom)
 		cfg->limit_headroom = BENCH_LIMIT_HEADROOM;
+	if (!cfg->limit_levels)
+		cfg->limit_levels = "all";
 	if (cfg->slots < cfg->threads)
 		die("bad value '%d' for --slots (fewer than --threads %d: every updater owns a slot)",
 		    cfg->slots, cfg->threads);

@@ -43,7 +43,8 @@ int bench_default_slots(int threads);
 /*
  * Per thread count: the PU of every thread (updaters, then readers), pair
  * counts, cfg->slots resolved (0: bench_default_slots; fewer than threads
- * dies) and cfg->limit_headroom (0: BENCH_LIMIT_HEADROOM), and the NUMA node
+ * dies), cfg->limit_headroom (0: BENCH_LIMIT_HEADROOM) and cfg->limit_levels
+ * (NULL: "all"), and the NUMA node
  * and L3 of every slot.
  */
 void bench_setup_threads(struct bench_config *cfg);

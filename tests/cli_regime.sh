@@ -175,3 +175,20 @@ PY
 "$B" run --algo atomic_tree --workload charge --charge-burst 32 "${Q[@]}" --format json >"$tmp/b32"
 check "a fixed burst is used as given" python3 -c "
 import json; j = json.loads(open('$tmp/b32').read()); assert j['charge_burst'] == j['charge_burst_used'] == 32, j"
+
+# ---- --limit-levels: which levels carry a limit ----
+BADVAL="'middle'" bad run --workload charge --limit-levels middle
+BADVAL="--limit-levels" bad run --workload update --limit-levels leaf
+for l in leaf root; do
+	"$B" run --algo atomic_tree,percpu_hier,locked_tree --workload charge --limit-levels $l --limit-headroom 0.5 \
+		--shape tree:2 --threads 2 "${Q[@]}" --format json >"$tmp/ll_$l"
+	check "--limit-levels $l: recorded; exact designs refuse and stay within the limits" python3 - "$tmp/ll_$l" "$l" <<'PY'
+import json, sys
+for l in open(sys.argv[1]):
+    j = json.loads(l)
+    assert j["limit_levels"] == sys.argv[2] and j["verify"] == "ok", j["algo"]
+    assert j["charge_fail"] > 0 and j["limit_max_over"] <= 0, (j["algo"], j["charge_fail"], j["limit_max_over"])
+PY
+done
+"$B" run --algo atomic_tree --workload charge --limit-levels root "${Q[@]}" >"$tmp/llt"
+check "table header: limits at the root only" grep -q "limits at the root only" "$tmp/llt"
