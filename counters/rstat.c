@@ -403,8 +403,8 @@ static void ctr_rstat_flush(struct ctr_rstat *r, int n)
 	 * per flush): count=global the total, on a flush from the root;
 	 * count=memcg the shared count of every node of n's subtree.  From the
 	 * reset until the last CPU is folded the counts understate what is
-	 * pending, so the flag tells threshold readers to flush (and so wait for
-	 * this one) meanwhile.  The reset is done before any CPU is folded, by
+	 * pending, so a flag (memcg: each node's) tells threshold readers to
+	 * flush (and so wait for this one) meanwhile.  The reset is done before any CPU is folded, by
 	 * an exchange: a hand-in it erases happened before it (release, then
 	 * acquire), so the folds that follow see the slot stores it counted;
 	 * a hand-in after it stays counted.  A count read as 0 is left alone:
@@ -412,16 +412,22 @@ static void ctr_rstat_flush(struct ctr_rstat *r, int n)
 	 * flushes sooner).  The owners' per-CPU counts are never reset here
 	 * (the kernel does, racily): at most batch - 1 each, held back.
 	 */
-	if (r->count == CTR_RSTAT_COUNT_MEMCG || (!n && r->count == CTR_RSTAT_COUNT_GLOBAL))
-		atomic_fetch_add_explicit(&r->root_flushing, 1, memory_order_seq_cst);
 	if (r->count == CTR_RSTAT_COUNT_MEMCG) {
+		/*
+		 * The flag per node (beside its count, CTR_RSTAT_NU_FLUSHING): one
+		 * global flag raised by every subtree flush made every threshold
+		 * read flush while any flush ran, each raising it again: with 16
+		 * threads charging, rstat_threshold became rstat_force.
+		 */
 		for (int i = r->sub_start[n]; i < r->sub_start[n + 1]; i++) {
 			_Atomic int64_t *nu = &r->node_updates[(size_t)r->sub_nodes[i] * CTR_RSTAT_NU_STRIDE];
 
+			atomic_fetch_add_explicit(&nu[CTR_RSTAT_NU_FLUSHING], 1, memory_order_seq_cst);
 			if (atomic_load_explicit(nu, memory_order_relaxed))
 				atomic_exchange_explicit(nu, 0, memory_order_seq_cst);
 		}
 	} else if (!n && r->count == CTR_RSTAT_COUNT_GLOBAL) {
+		atomic_fetch_add_explicit(&r->root_flushing, 1, memory_order_seq_cst);
 		atomic_exchange_explicit(&r->total, 0, memory_order_seq_cst);
 	}
 	if (r->fence == CTR_RSTAT_FENCE_MEMBARRIER) {
@@ -445,7 +451,11 @@ static void ctr_rstat_flush(struct ctr_rstat *r, int n)
 			ctr_rstat_lock_break(r);
 	}
 done:
-	if (r->count == CTR_RSTAT_COUNT_MEMCG || (!n && r->count == CTR_RSTAT_COUNT_GLOBAL))
+	if (r->count == CTR_RSTAT_COUNT_MEMCG)
+		for (int i = r->sub_start[n]; i < r->sub_start[n + 1]; i++)
+			atomic_fetch_sub_explicit(&r->node_updates[(size_t)r->sub_nodes[i] * CTR_RSTAT_NU_STRIDE +
+								   CTR_RSTAT_NU_FLUSHING], 1, memory_order_seq_cst);
+	else if (!n && r->count == CTR_RSTAT_COUNT_GLOBAL)
 		atomic_fetch_sub_explicit(&r->root_flushing, 1, memory_order_seq_cst);
 	r->flushes++;
 	ctr_hist_add(&r->flush_ns, ctr_rstat_ns(ctr_rstat_ticks() - t0));
@@ -651,9 +661,10 @@ int64_t __ctr_rstat_read(struct ctr_tree *t, int node, int stat)
 		 * global (2023): the one total, and a flush from the root.
 		 */
 		if (r->count == CTR_RSTAT_COUNT_MEMCG) {
-			if (atomic_load_explicit(&r->node_updates[(size_t)node * CTR_RSTAT_NU_STRIDE],
-						 memory_order_seq_cst) > r->threshold ||
-			    atomic_load_explicit(&r->root_flushing, memory_order_seq_cst))
+			_Atomic int64_t *nu = &r->node_updates[(size_t)node * CTR_RSTAT_NU_STRIDE];
+
+			if (atomic_load_explicit(nu, memory_order_seq_cst) > r->threshold ||
+			    atomic_load_explicit(&nu[CTR_RSTAT_NU_FLUSHING], memory_order_seq_cst))
 				ctr_rstat_read_flush(r, node);
 		} else if (atomic_load_explicit(&r->total, memory_order_seq_cst) > r->threshold ||
 			   atomic_load_explicit(&r->root_flushing, memory_order_seq_cst)) {

@@ -152,6 +152,7 @@ extern const char *const ctr_rstat_read_names[CTR_RSTAT_READ_NR];
 /* Where a slot area's slots begin: its header, rounded to a line (rstat.c lays it out so). */
 #define CTR_RSTAT_CPU_HDR CTR_ROUND_UP(sizeof(struct ctr_rstat_cpu), CTR_CACHELINE)
 #define CTR_RSTAT_NU_STRIDE (CTR_CACHELINE / sizeof(int64_t))	/* node_updates: one line per node */
+#define CTR_RSTAT_NU_FLUSHING 1	/* ... whose second word counts the flushes under way that reset it */
 
 /* Per (CPU, node): that CPU's updated tree. */
 struct ctr_rstat_link {
@@ -277,7 +278,7 @@ struct ctr_rstat {
 	struct ctr_hist flush_ns;	/* duration of each flush; under flush lock */
 
 	_Atomic int64_t total __ctr_aligned;	/* count=global: |delta| handed in by CPUs since the last flush */
-	_Atomic int root_flushing;		/* flushes under way that reset counts (count=global: from the root) */
+	_Atomic int root_flushing;		/* count=global: flushes from the root under way (total reset) */
 	_Atomic int ongoing __ctr_aligned;	/* rstat_unified: a reader is flushing */
 	_Atomic uint64_t flush_seq;		/* rstat_unified: completed reader flushes */
 	_Atomic uint64_t last_flush_ns;		/* CLOCK_MONOTONIC_COARSE of the last flush from the root */
