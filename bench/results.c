@@ -376,13 +376,35 @@ void bench_results_check_line(json_t *o, const char *path, int lineno)
 	}
 }
 
+/* Whether field f can be other than null in a line of o's workload (the table's WHEN). */
+static int bench_field_applies(json_t *o, int f)
+{
+	const char *w = json_string_value(json_object_get(o, "workload"));
+
+	switch (bench_fields[f].when) {
+	case BW_READERS:
+		return w && !strcmp(w, "readers");
+	case BW_CHARGE:
+		return w && (!strcmp(w, "charge") || !strcmp(w, "store"));
+	case BW_NOREADERS:
+		return !w || strcmp(w, "readers");
+	default:
+		return 1;
+	}
+}
+
+/*
+ * The field's value, or the table's default for a line written before the
+ * field: only where the field applies, so that an update line without
+ * limit_levels and one with a null there are the same configuration.
+ */
 json_t *bench_line_field(json_t *o, int f)
 {
 	static json_t *defaults[BF_NR];
 	json_t *v = bench_json_path(o, bench_fields[f].path);
 
-	if (v || !bench_fields[f].def)
-		return v;
+	if (v || !bench_fields[f].def || !bench_field_applies(o, f))
+		return v && json_is_null(v) && !bench_field_applies(o, f) ? NULL : v;
 	if (!defaults[f]) {
 		defaults[f] = json_loads(bench_fields[f].def, JSON_DECODE_ANY, NULL);
 		if (!defaults[f])

@@ -72,8 +72,8 @@
 	X(WORK_NS, "work_ns", BT_INT, BI_KNOB, BS_SAME, C(work_ns), BW_ALL, 1, "0", "--work-ns: private work after each operation") \
 	X(WORK_ITERS, "work_iters", BT_INT, BI_KNOB, BS_SAME, C(work_iters), BW_ALL, 1, "0", "--work-iters: dependent adds per 1024 operations of the update workload (a slowdown of any size)") \
 	X(CHARGE_BURST, "charge_burst", BT_INT, BI_KNOB, BS_SAME, C(charge_burst), BW_ALL, 1, "0", "--charge-burst: 0 steady window, B bursts of B, -1 sized from the bound (charge_burst_used)") \
-	X(LIMIT_HEADROOM, "limit_headroom", BT_NUM, BI_KNOB, BS_SAME, C(limit_headroom), BW_CHARGE, 1, "null", "--limit-headroom: limits are this times the steady holdings (charge; 0.75 in lines from before it)") \
-	X(LIMIT_LEVELS, "limit_levels", BT_STR, BI_KNOB, BS_SAME, C(limit_levels), BW_CHARGE, 1, "null", "--limit-levels: all, leaf or root carry a limit (charge; all in lines from before it)") \
+	X(LIMIT_HEADROOM, "limit_headroom", BT_NUM, BI_KNOB, BS_SAME, C(limit_headroom), BW_CHARGE, 1, "0.75", "--limit-headroom: limits are this times the steady holdings (charge; lines from before it ran at 0.75)") \
+	X(LIMIT_LEVELS, "limit_levels", BT_STR, BI_KNOB, BS_SAME, C(limit_levels), BW_CHARGE, 1, "\"all\"", "--limit-levels: all, leaf or root carry a limit (charge; lines from before it: all)") \
 	X(BATCH, "batch", BT_INT, BI_KNOB, BS_SAME, FN, BW_ALL, 0, "0", "ctr_params.batch: 0 the algorithm's default") \
 	X(READ_NODE, "read_node", BT_STR, BI_KNOB, BS_SAME, FN, BW_READERS, 1, "null", "--read-node: random, leaf, own or a node index (readers)") \
 	X(READ_INTERVAL_US, "read_interval_us", BT_INT, BI_KNOB, BS_SAME, C(read_interval_us), BW_ALL, 1, "0", "--read-interval-us: pause between reads") \

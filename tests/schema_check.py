@@ -59,6 +59,8 @@ def other_value(f, v):
         return (v or 0) + 7
     if f["type"] == "boolean":
         return not v
+    if f["type"] == "number":
+        return (v or 0) + 0.5
     return (v or "x") + "-other"
 
 
