@@ -93,7 +93,8 @@ static inline int64_t ctr_batched_percpu_read(struct ctr_tree *t, int node, int 
 static inline int ctr_batched_percpu_try_charge(struct ctr_tree *t, int cpu, int node, int64_t delta)
 {
 	ctr_for_each_ancestor(t, n, node)
-		if (!ctr_within_limit(ctr_batched_percpu_read(t, n, 0), delta, ctr_limit(t, n)))
+		if (ctr_limit(t, n) != CTR_NO_LIMIT &&
+		    !ctr_within_limit(ctr_batched_percpu_read(t, n, 0), delta, ctr_limit(t, n)))
 			return 0;
 	ctr_batched_percpu_add(t, cpu, node, 0, delta);
 	return 1;

@@ -166,6 +166,12 @@ struct ctr_algo {
 };
 
 /* Limit of node n, CTR_NO_LIMIT if none. */
+/*
+ * Node n's limit, CTR_NO_LIMIT where it has none.  The designs whose check
+ * is a read (rstat's flush, a per-CPU sum) skip the read at a level with no
+ * limit, as obj_cgroup_may_zswap() skips a memcg whose zswap.max is the
+ * page counter's maximum: --limit-levels leaf or root then costs fewer reads.
+ */
 static inline int64_t ctr_limit(const struct ctr_tree *t, int n)
 {
 	return t->limit ? t->limit[n] : CTR_NO_LIMIT;

@@ -76,7 +76,8 @@ static inline int64_t ctr_percpu_hier_read(struct ctr_tree *t, int node, int sta
 static inline int ctr_percpu_hier_try_charge(struct ctr_tree *t, int cpu, int node, int64_t delta)
 {
 	ctr_for_each_ancestor(t, n, node)
-		if (!ctr_within_limit(ctr_percpu_hier_read(t, n, 0), delta, ctr_limit(t, n)))
+		if (ctr_limit(t, n) != CTR_NO_LIMIT &&
+		    !ctr_within_limit(ctr_percpu_hier_read(t, n, 0), delta, ctr_limit(t, n)))
 			return 0;
 	ctr_percpu_hier_add(t, cpu, node, 0, delta);
 	return 1;

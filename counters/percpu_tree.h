@@ -159,7 +159,8 @@ static inline int ctr_percpu_tree_try_charge(struct ctr_tree *t, int cpu, int no
 	struct ctr_percpu_tree *p = ctr_container_of(t, struct ctr_percpu_tree, base);
 
 	ctr_for_each_ancestor(t, n, node)
-		if (!ctr_within_limit(__ctr_percpu_tree_sum(p, (size_t)n * t->nr_stats), delta, ctr_limit(t, n)))
+		if (ctr_limit(t, n) != CTR_NO_LIMIT &&
+		    !ctr_within_limit(__ctr_percpu_tree_sum(p, (size_t)n * t->nr_stats), delta, ctr_limit(t, n)))
 			return 0;
 	ctr_percpu_tree_add(t, cpu, node, 0, delta);
 	return 1;

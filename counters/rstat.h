@@ -442,7 +442,8 @@ static inline int __ctr_rstat_try_charge(struct ctr_tree *t, int cpu, int node, 
 					 enum ctr_rstat_policy policy)
 {
 	ctr_for_each_ancestor(t, n, node)
-		if (!ctr_within_limit(__ctr_rstat_read(t, n, 0), delta, ctr_limit(t, n)))
+		if (ctr_limit(t, n) != CTR_NO_LIMIT &&
+		    !ctr_within_limit(__ctr_rstat_read(t, n, 0), delta, ctr_limit(t, n)))
 			return 0;
 	__ctr_rstat_add(t, cpu, node, 0, delta, policy);
 	return 1;

@@ -190,5 +190,22 @@ for l in open(sys.argv[1]):
     assert j["charge_fail"] > 0 and j["limit_max_over"] <= 0, (j["algo"], j["charge_fail"], j["limit_max_over"])
 PY
 done
+# A read-checked design reads (rstat: flushes) only the levels that carry a limit, as
+# obj_cgroup_may_zswap() skips a memcg without zswap.max: on chain:8 a store is 8 flushes with
+# every level limited and 1 with only the leaf (a store that is refused stops early: headroom 2).
+for l in all leaf; do
+	"$B" run --algo rstat_force --workload store --limit-levels $l --limit-headroom 2 --shape chain:8 \
+		--threads 2 --slots 8 "${Q[@]}" --format json >"$tmp/llf_$l"
+done
+check "--limit-levels: rstat_force flushes only limited levels (8 per store with all, 1 with leaf)" \
+	python3 - "$tmp/llf_all" "$tmp/llf_leaf" <<'PY'
+import json, sys
+per = []
+for path in sys.argv[1:]:
+    j = json.loads(open(path).read())
+    assert j["verify"] == "ok" and j["ops"] > 0, j["algo"]
+    per.append(j["flush"]["flushes"] / j["ops"])
+assert 7.5 <= per[0] <= 9 and 0.9 <= per[1] <= 1.5, per
+PY
 "$B" run --algo atomic_tree --workload charge --limit-levels root "${Q[@]}" >"$tmp/llt"
 check "table header: limits at the root only" grep -q "limits at the root only" "$tmp/llt"
