@@ -45,6 +45,14 @@ int64_t __ctr_percpu_tree_sum(struct ctr_percpu_tree *p, size_t i)
 	return (int64_t)sum;
 }
 
+int64_t ctr_percpu_tree_transit_max(const struct ctr_tree *t)
+{
+	const struct ctr_percpu_tree *p = ptree_of(t);
+
+	/* with |delta| < B0 a carry is one batch: the top level's is the largest, the root's */
+	return p->nr_levels ? (int64_t)1 << p->level_shift[p->nr_levels] : 0;
+}
+
 int ctr_percpu_tree_item_of(const struct ctr_tree *t, int cpu, int level)
 {
 	const struct ctr_percpu_tree *p = ptree_of(t);

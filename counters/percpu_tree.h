@@ -37,10 +37,17 @@
  * looser approx_accuracy_range: under = B0 x M, over = (B0 - 1) x M with M =
  * sum over levels l < nr_levels of (B_l / B0) x items_l, counting 2^k CPUs
  * (8 CPUs, B0 = 32: under 768, where the sum of residuals cannot pass 504).
- * In flight the error is larger, by at most |delta| per update in progress:
- * the levels an update has passed and its carry in transit telescope to
- * their old residuals plus its delta (the kernel's "bounded by the number of
- * updaters and their increment size").
+ * In flight the error is larger, by at most T + |delta| per update in
+ * progress, T the largest batch a carry can move (the top level's,
+ * ctr_percpu_tree_transit_max): every stored count keeps its residual in
+ * the range above at every instant, and an update has at most one carry in
+ * transit between two levels.  Not just |delta| (what this comment said,
+ * and the kernel's "bounded by the number of updaters and their increment
+ * size" suggests): while CPU a's carry of B1 is in transit from item X to
+ * the root, CPU c, which shares X, can refill X's residual to B1 - B0 and
+ * its own to B0 - 1, so exact - read reaches 2 x B1 - 1 against the bound
+ * at rest of B1 + B0 - 2 for the two.  Measured: tests/test_mt_bench.c saw
+ * 428 with 5 updaters against 411 at rest + 5 x |delta|, on 2 CPUs under load.
  *
  * Which item a CPU carries into, options=order=...:
  *   strided   (default) the kernel's: the level-j item of CPU c is
@@ -165,6 +172,9 @@ static inline int ctr_percpu_tree_try_charge(struct ctr_tree *t, int cpu, int no
 	ctr_percpu_tree_add(t, cpu, node, 0, delta);
 	return 1;
 }
+
+/* For tests: the largest carry one update can have in transit (the in-flight bound above), 0 with one CPU. */
+int64_t ctr_percpu_tree_transit_max(const struct ctr_tree *t);
 
 /* For tests and tables: the item of level j (1..nr_levels) that cpu carries into, -1 if out of range. */
 int ctr_percpu_tree_item_of(const struct ctr_tree *t, int cpu, int level);
