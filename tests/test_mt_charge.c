@@ -88,8 +88,19 @@ static void run_tree(const struct ctr_algo *a, uint64_t *rng, int mixed, int thr
 	for (int i = 0; i < sh.n; i++)
 		limit[i] = !tu_range(rng, 0, 4) ? CTR_NO_LIMIT :
 			   mixed ? tu_range(rng, 500, 5000) : tu_range(rng, 20000, 400000);
+	/*
+	 * 16 threads on 2 CPUs: a spinning flush lock whose holder is preempted
+	 * makes every waiter spin out its time slice (the kernel's holder runs
+	 * with irqs off and is never preempted), and rstat_force took 43 s of this
+	 * test's 57 (far longer under TSan).  The oversubscribed runs take the
+	 * mutex; the 4-thread runs keep the default spin lock.
+	 */
+	char err[128];
+	const char *opts = threads > 4 && !ctr_options_check(a, "lockkind=mutex", err, sizeof(err)) ?
+			   "lockkind=mutex" : NULL;
+
 	sh.t = ctr_tree_new(a, &(struct ctr_params){ .nr_nodes = sh.n, .parent = parent,
-						      .nr_cpus = slots, .limit = limit,
+						      .nr_cpus = slots, .limit = limit, .options = opts,
 						      /* periodic flushers every 2 ms, so stale reads refresh */
 						      .flush_period_ms = 2 });
 	assert_non_null(sh.t);
