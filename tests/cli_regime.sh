@@ -193,9 +193,12 @@ done
 # A read-checked design reads (rstat: flushes) only the levels that carry a limit, as
 # obj_cgroup_may_zswap() skips a memcg without zswap.max: on chain:8 a store is 8 flushes with
 # every level limited and 1 with only the leaf (a store that is refused stops early: headroom 2).
+# --sample 1/2: a worker looks at the phase once per sampled block, so the stores of a block of 64
+# that straddles the window's opening flush in the window uncounted (under ASan in CI, 768 stores
+# read 9.1 flushes each); blocks of 2 leave an edge of 2 stores a worker.
 for l in all leaf; do
 	"$B" run --algo rstat_force --workload store --limit-levels $l --limit-headroom 2 --shape chain:8 \
-		--threads 2 --slots 8 "${Q[@]}" --format json >"$tmp/llf_$l"
+		--threads 2 --slots 8 --sample 1/2 "${Q[@]}" --format json >"$tmp/llf_$l"
 done
 check "--limit-levels: rstat_force flushes only limited levels (8 per store with all, 1 with leaf)" \
 	python3 - "$tmp/llf_all" "$tmp/llf_leaf" <<'PY'
@@ -205,7 +208,7 @@ for path in sys.argv[1:]:
     j = json.loads(open(path).read())
     assert j["verify"] == "ok" and j["ops"] > 0, j["algo"]
     per.append(j["flush"]["flushes"] / j["ops"])
-assert 7.5 <= per[0] <= 9 and 0.9 <= per[1] <= 1.5, per
+assert 7.5 <= per[0] <= 8.5 and 0.9 <= per[1] <= 1.2, per
 PY
 "$B" run --algo atomic_tree --workload charge --limit-levels root "${Q[@]}" >"$tmp/llt"
 check "table header: limits at the root only" grep -q "limits at the root only" "$tmp/llt"
