@@ -1344,7 +1344,8 @@ static void c2c_measure_all(struct c2c_run *r)
 	r->elapsed_s = (double)(bench_time_ns() - t0) / 1e9;
 }
 
-int bench_cmd_c2c(int argc, char **argv)
+/* The options into o and *events; 1 if --help was asked (printed), 0 to go on. */
+static int c2c_parse_args(int argc, char **argv, struct c2c_opts *o, const char **events)
 {
 	static const struct option opts[] = {
 		{ "cpus", required_argument, NULL, 'c' },
@@ -1361,69 +1362,163 @@ int bench_cmd_c2c(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct c2c_opts o = { .cpus = "all", .pairs = "all", .home = "first-touch", .op = C2C_CAS,
-			      .reps = 5, .samples = 300, .iters = 1000 };
-	struct c2c_run r = { .o = &o };
-	const char *events = "bounce";
-	char err[512], buf[256];
-	struct topo *t;
-	long measurements;
-	int opt, interrupted, status = 0;
+	int opt;
 
 	opterr = 0;
 	optind = 1;
 	while ((opt = bench_getopt(argc, argv, opts)) != -1) {
 		switch (opt) {
 		case 'c':
-			o.cpus = optarg;
+			o->cpus = optarg;
 			break;
 		case 'p':
-			o.pairs = optarg;
+			o->pairs = optarg;
 			break;
 		case 'H':
-			o.home = optarg;
+			o->home = optarg;
 			break;
 		case 'o':
-			o.op = c2c_parse_op(optarg);
+			o->op = c2c_parse_op(optarg);
 			break;
 		case 'k':
-			o.reps = bench_parse_int("reps", optarg, 1, 1000);
+			o->reps = bench_parse_int("reps", optarg, 1, 1000);
 			break;
 		case 's':
-			o.samples = bench_parse_int("samples", optarg, 1, 1000000);
+			o->samples = bench_parse_int("samples", optarg, 1, 1000000);
 			break;
 		case 'i':
-			o.iters = bench_parse_int("iters", optarg, 1, 100000000);
+			o->iters = bench_parse_int("iters", optarg, 1, 100000000);
 			break;
 		case 'e':
-			events = optarg;
+			*events = optarg;
 			break;
 		case 'T':
-			o.topology = optarg;
+			o->topology = optarg;
 			break;
 		case 'n':
-			o.dry_run = 1;
+			o->dry_run = 1;
 			break;
 		case 'f':
 			if (!strcmp(optarg, "table"))
-				o.format = 0;
+				o->format = 0;
 			else if (!strcmp(optarg, "json"))
-				o.format = 1;
+				o->format = 1;
 			else if (!strcmp(optarg, "csv"))
-				o.format = 2;
+				o->format = 2;
 			else
 				die("unknown format '%s' for c2c (want table, json or csv)", optarg);
 			break;
 		case 'h':
 			fputs(c2c_usage, stdout);
-			return 0;
+			return 1;
 		default:
 			bench_die_getopt(opt, argv);
 		}
 	}
 	if (optind < argc)
 		die("unexpected argument '%s'", argv[optind]);
+	return 0;
+}
 
+/* --dry-run: the plan and its estimate, nothing measured. */
+static void c2c_print_plan(struct c2c_run *r, long measurements)
+{
+	const struct c2c_opts *o = r->o;
+	char mode[64], buf[256];
+
+	if (o->format == 2)
+		die("--dry-run prints a table or JSON, not csv");
+	if (o->format == 1) {
+		c2c_print_json(r, 0);
+		return;
+	}
+	c2c_mode_str(&r->plan, mode, sizeof(mode));
+	printf("c2c plan on %s: %d CPUs, pairs %s: %d pair%s", topo_spec(r->t), r->plan.nr_cpus,
+	       mode, r->plan.nr_pairs, r->plan.nr_pairs == 1 ? "" : "s");
+	if (r->homes_each)
+		printf(" x %d home node%s", r->nodes_total, r->nodes_total == 1 ? "" : "s");
+	printf(", %d reps of %d samples x %d\n", o->reps, o->samples, o->iters);
+	printf("%-8s %9s %9s\n", "class", "available", "planned");
+	for (int c = TOPO_CLASS_SMT; c < TOPO_NR_CLASSES; c++)
+		if (r->plan.avail[c])
+			printf("%-8s %9ld %9d\n", topo_class_name(c), r->plan.avail[c],
+			       c2c_plan_count(&r->plan, c));
+	if (r->plan.nr_dups) {
+		topo_format_list(r->plan.dups, r->plan.nr_dups, buf, sizeof(buf));
+		printf("CPUs named more than once, measured once: %s\n", buf);
+	}
+	printf("estimate: %.1f s (%ld measurements at an assumed %.0f ns per transfer "
+	       "plus %.1f ms to start each)\n", r->estimate_s, measurements * o->reps,
+	       C2C_ASSUMED_NS, C2C_SETUP_NS / 1e6);
+}
+
+/* Measure the plan and print it; the exit status (1: a line could not be placed, or interrupted). */
+static int c2c_run_plan(struct c2c_run *r)
+{
+	const struct c2c_opts *o = r->o;
+	size_t n = (size_t)r->nr_homes * r->plan.nr_pairs * o->reps;
+	char buf[256];
+	int interrupted;
+
+	fprintf(stderr, "ctrbench: c2c: %d pair%s x %d rep%s: estimate %.1f s at an assumed %.0f ns "
+		"per transfer\n", r->plan.nr_pairs, r->plan.nr_pairs == 1 ? "" : "s", o->reps,
+		o->reps == 1 ? "" : "s", r->estimate_s, C2C_ASSUMED_NS);
+	if (r->plan.nr_dups) {
+		topo_format_list(r->plan.dups, r->plan.nr_dups, buf, sizeof(buf));
+		fprintf(stderr, "ctrbench: c2c: CPUs named more than once, measured once: %s\n", buf);
+	}
+	for (int h = 0; h < r->nr_homes; h++) {
+		int ret = c2c_home_alloc(&r->homes[h], r->homes[h].asked);
+
+		if (ret) {
+			fprintf(stderr, "ctrbench: c2c: cannot allocate the line: %s\n", strerror(-ret));
+			return 1;
+		}
+		if (r->homes[h].asked >= 0 && r->homes[h].node >= 0 && r->homes[h].node != r->homes[h].asked) {
+			fprintf(stderr, "ctrbench: c2c: the line asked on node %d is on node %d\n",
+				r->homes[h].asked, r->homes[h].node);
+			return 1;
+		}
+	}
+	if (r->nodes_total == 1)
+		fprintf(stderr, "ctrbench: c2c: this machine has one NUMA node: the line is on it for "
+			"every pair, --home cannot move it\n");
+	r->res = malloc(sizeof(double) * n);
+	r->res_p50 = malloc(sizeof(double) * n);
+	r->ev_sum = calloc((size_t)r->nr_homes * TOPO_NR_CLASSES * (r->nr_ev ? r->nr_ev : 1), sizeof(double));
+	r->tr_sum = calloc((size_t)r->nr_homes * TOPO_NR_CLASSES, sizeof(double));
+	if (!r->res || !r->res_p50 || !r->ev_sum || !r->tr_sum)
+		die("out of memory");
+	for (size_t i = 0; i < n; i++)
+		r->res[i] = NAN;
+	c2c_measure_all(r);
+	if (r->ev_reason)
+		fprintf(stderr, "ctrbench: c2c: events not counted: %s\n", r->ev_reason);
+	interrupted = c2c_stopped != 0;
+	if (o->format == 1)
+		c2c_print_json(r, interrupted);
+	else if (o->format == 2)
+		c2c_print_csv(r);
+	else
+		c2c_print_table(r, interrupted);
+	if (c2c_stopped == 1)
+		fprintf(stderr, "ctrbench: interrupted: printed what was measured\n");
+	return interrupted;
+}
+
+int bench_cmd_c2c(int argc, char **argv)
+{
+	struct c2c_opts o = { .cpus = "all", .pairs = "all", .home = "first-touch", .op = C2C_CAS,
+			      .reps = 5, .samples = 300, .iters = 1000 };
+	struct c2c_run r = { .o = &o };
+	const char *events = "bounce";
+	char err[512];
+	struct topo *t;
+	long measurements;
+	int status = 0;
+
+	if (c2c_parse_args(argc, argv, &o, &events))
+		return 0;
 	t = topo_load(o.topology, err, sizeof(err));
 	if (!t) {
 		if (o.topology)
@@ -1448,84 +1543,10 @@ int bench_cmd_c2c(int argc, char **argv)
 		die("out of memory");
 	measurements = (long)r.plan.nr_pairs * (r.homes_each ? r.nodes_total : r.nr_homes);
 	r.estimate_s = c2c_estimate(&o, measurements, C2C_ASSUMED_NS);
-
-	if (o.dry_run) {
-		if (o.format == 2)
-			die("--dry-run prints a table or JSON, not csv");
-		if (o.format == 1) {
-			c2c_print_json(&r, 0);
-		} else {
-			char mode[64];
-
-			c2c_mode_str(&r.plan, mode, sizeof(mode));
-			printf("c2c plan on %s: %d CPUs, pairs %s: %d pair%s", topo_spec(t), r.plan.nr_cpus,
-			       mode, r.plan.nr_pairs, r.plan.nr_pairs == 1 ? "" : "s");
-			if (r.homes_each)
-				printf(" x %d home node%s", r.nodes_total, r.nodes_total == 1 ? "" : "s");
-			printf(", %d reps of %d samples x %d\n", o.reps, o.samples, o.iters);
-			printf("%-8s %9s %9s\n", "class", "available", "planned");
-			for (int c = TOPO_CLASS_SMT; c < TOPO_NR_CLASSES; c++)
-				if (r.plan.avail[c])
-					printf("%-8s %9ld %9d\n", topo_class_name(c), r.plan.avail[c],
-					       c2c_plan_count(&r.plan, c));
-			if (r.plan.nr_dups) {
-				topo_format_list(r.plan.dups, r.plan.nr_dups, buf, sizeof(buf));
-				printf("CPUs named more than once, measured once: %s\n", buf);
-			}
-			printf("estimate: %.1f s (%ld measurements at an assumed %.0f ns per transfer "
-			       "plus %.1f ms to start each)\n", r.estimate_s, measurements * o.reps,
-			       C2C_ASSUMED_NS, C2C_SETUP_NS / 1e6);
-		}
-		goto out;
-	}
-
-	fprintf(stderr, "ctrbench: c2c: %d pair%s x %d rep%s: estimate %.1f s at an assumed %.0f ns "
-		"per transfer\n", r.plan.nr_pairs, r.plan.nr_pairs == 1 ? "" : "s", o.reps,
-		o.reps == 1 ? "" : "s", r.estimate_s, C2C_ASSUMED_NS);
-	if (r.plan.nr_dups) {
-		topo_format_list(r.plan.dups, r.plan.nr_dups, buf, sizeof(buf));
-		fprintf(stderr, "ctrbench: c2c: CPUs named more than once, measured once: %s\n", buf);
-	}
-	for (int h = 0; h < r.nr_homes; h++) {
-		int ret = c2c_home_alloc(&r.homes[h], r.homes[h].asked);
-
-		if (ret) {
-			fprintf(stderr, "ctrbench: c2c: cannot allocate the line: %s\n", strerror(-ret));
-			status = 1;
-			goto out;
-		}
-		if (r.homes[h].asked >= 0 && r.homes[h].node >= 0 && r.homes[h].node != r.homes[h].asked) {
-			fprintf(stderr, "ctrbench: c2c: the line asked on node %d is on node %d\n",
-				r.homes[h].asked, r.homes[h].node);
-			status = 1;
-			goto out;
-		}
-	}
-	if (r.nodes_total == 1)
-		fprintf(stderr, "ctrbench: c2c: this machine has one NUMA node: the line is on it for "
-			"every pair, --home cannot move it\n");
-	r.res = malloc(sizeof(double) * (size_t)r.nr_homes * r.plan.nr_pairs * o.reps);
-	r.res_p50 = malloc(sizeof(double) * (size_t)r.nr_homes * r.plan.nr_pairs * o.reps);
-	r.ev_sum = calloc((size_t)r.nr_homes * TOPO_NR_CLASSES * (r.nr_ev ? r.nr_ev : 1), sizeof(double));
-	r.tr_sum = calloc((size_t)r.nr_homes * TOPO_NR_CLASSES, sizeof(double));
-	if (!r.res || !r.res_p50 || !r.ev_sum || !r.tr_sum)
-		die("out of memory");
-	for (size_t i = 0; i < (size_t)r.nr_homes * r.plan.nr_pairs * o.reps; i++)
-		r.res[i] = NAN;
-	c2c_measure_all(&r);
-	if (r.ev_reason)
-		fprintf(stderr, "ctrbench: c2c: events not counted: %s\n", r.ev_reason);
-	interrupted = c2c_stopped != 0;
-	if (o.format == 1)
-		c2c_print_json(&r, interrupted);
-	else if (o.format == 2)
-		c2c_print_csv(&r);
+	if (o.dry_run)
+		c2c_print_plan(&r, measurements);
 	else
-		c2c_print_table(&r, interrupted);
-	if (c2c_stopped == 1)
-		fprintf(stderr, "ctrbench: interrupted: printed what was measured\n");
-	status = interrupted;
-out:
+		status = c2c_run_plan(&r);
 	for (int h = 0; h < r.nr_homes; h++)
 		c2c_home_free(&r.homes[h]);
 	free(r.res);

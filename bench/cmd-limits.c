@@ -453,6 +453,71 @@ static const char *const limits_help =
 	"\n"
 	"example: ctrbench limits --rounds 5\n";
 
+/* Every row, rounds times, interleaved: each row's two sides in the same round.  The rows made. */
+static int lim_measure(struct lim_ctx *c, struct lim_row *rows, int rounds)
+{
+	static const int read_slots[] = { 8, 64, 512 };
+	static char names[3][2][48];
+	int64_t *word = ctr_zalloc_aligned(CTR_CACHELINE);
+	int nr = 0;
+
+	if (!word)
+		die("out of memory");
+#define LIM_ROW(w, l, u) (rows[nr] = (struct lim_row){ .what = (w), .limit = (l), .unit = (u) }, nr++)
+	LIM_ROW("empty (harness floor)", "bare loop", "op");
+	LIM_ROW("percpu_hier chain:1", "plain add", "op");
+	LIM_ROW("percpu_hier chain:1", "plain add pairs", "op");
+	LIM_ROW("percpu_hier chain:1", "array walk 1", "op");
+	LIM_ROW("percpu_hier chain:8 per level", "array walk 8, per level", "level");
+	LIM_ROW("percpu_hier chain:32 per level", "array walk 32, per level", "level");
+	for (int i = 0; i < 3; i++) {
+		snprintf(names[i][0], sizeof(names[i][0]), "percpu_hier read, %d slots", read_slots[i]);
+		snprintf(names[i][1], sizeof(names[i][1]), "count_stat read, %d slots", read_slots[i]);
+		LIM_ROW(names[i][0], names[i][1], "slot");
+	}
+	LIM_ROW("page-aligned read, 512 slots", "count_stat read, 512 slots", "slot");
+	LIM_ROW("rstat_force update chain:1", "percpu_hier chain:1", "op");
+	LIM_ROW("atomic_tree chain:8 per level", "lock xadd", "level");
+	LIM_ROW("striped chain:1, 1 thread", "lock xadd", "op");
+	LIM_ROW("striped chain:1, 2 threads", "2-thread bounce", "op");
+#undef LIM_ROW
+
+	for (int k = 0; k < rounds; k++) {
+		int i = 0;
+		double hier1;
+
+		rows[i].h[k] = lim_harness(c, "empty", "chain:1", 1, NULL);
+		rows[i++].l[k] = lim_time(lim_bare, NULL, 1);
+		rows[i].h[k] = hier1 = lim_harness(c, "percpu_hier", "chain:1", 1, NULL);
+		rows[i++].l[k] = lim_time(lim_plain_inc, word, 1);
+		rows[i].h[k] = hier1;
+		rows[i++].l[k] = lim_time(lim_plain_add, word, 1);
+		rows[i].h[k] = hier1;
+		rows[i++].l[k] = lim_walk_level(1);
+		rows[i].h[k] = lim_harness(c, "percpu_hier", "chain:8", 1, NULL) / 8;
+		rows[i++].l[k] = lim_walk_level(8);
+		rows[i].h[k] = lim_harness(c, "percpu_hier", "chain:32", 1, NULL) / 32;
+		rows[i++].l[k] = lim_walk_level(32);
+		for (int s = 0; s < 3; s++) {
+			rows[i].h[k] = lim_hier_read(read_slots[s]);
+			rows[i++].l[k] = lim_packed_read(read_slots[s]);
+		}
+		rows[i].h[k] = lim_pages_read(512);
+		rows[i++].l[k] = lim_packed_read(512);
+		rows[i].h[k] = lim_harness(c, "rstat_force", "chain:1", 1, NULL);
+		rows[i++].l[k] = hier1;
+		rows[i].h[k] = lim_harness(c, "atomic_tree", "chain:8", 1, NULL) / 8;
+		rows[i++].l[k] = lim_time(lim_xadd, word, 1);
+		rows[i].h[k] = lim_harness(c, "striped", "chain:1", 1, NULL);
+		rows[i++].l[k] = lim_time(lim_xadd, word, 1);
+		rows[i].h[k] = lim_harness(c, "striped", "chain:1", 2, NULL);
+		rows[i++].l[k] = lim_bounce(c->base.topo);
+		fprintf(stderr, "limits: round %d of %d done\n", k + 1, rounds);
+	}
+	free(word);
+	return nr;
+}
+
 int bench_cmd_limits(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -461,15 +526,10 @@ int bench_cmd_limits(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const int read_slots[] = { 8, 64, 512 };
 	static struct lim_row rows[LIM_ROWS_MAX];
 	struct lim_ctx c = { .duration_ms = 300 };
-	int rounds = 3, json = 0, opt, nr = 0;
-	int64_t *word = ctr_zalloc_aligned(CTR_CACHELINE);
-	char names[3][2][48];
+	int rounds = 3, json = 0, opt, nr;
 
-	if (!word)
-		die("out of memory");
 	optind = 0;
 	bench_help(argc, argv, limits_help);
 	opterr = 0;
@@ -494,60 +554,8 @@ int bench_cmd_limits(int argc, char **argv)
 	c.base.sample_every = BENCH_SAMPLE_EVERY;
 	c.base.read_node = BENCH_READ_RANDOM;
 	bench_setup_machine(&c.base, NULL, NULL);
-
-#define LIM_ROW(w, l, u) (rows[nr] = (struct lim_row){ .what = (w), .limit = (l), .unit = (u) }, nr++)
-	LIM_ROW("empty (harness floor)", "bare loop", "op");
-	LIM_ROW("percpu_hier chain:1", "plain add", "op");
-	LIM_ROW("percpu_hier chain:1", "plain add pairs", "op");
-	LIM_ROW("percpu_hier chain:1", "array walk 1", "op");
-	LIM_ROW("percpu_hier chain:8 per level", "array walk 8, per level", "level");
-	LIM_ROW("percpu_hier chain:32 per level", "array walk 32, per level", "level");
-	for (int i = 0; i < 3; i++) {
-		snprintf(names[i][0], sizeof(names[i][0]), "percpu_hier read, %d slots", read_slots[i]);
-		snprintf(names[i][1], sizeof(names[i][1]), "count_stat read, %d slots", read_slots[i]);
-		LIM_ROW(names[i][0], names[i][1], "slot");
-	}
-	LIM_ROW("page-aligned read, 512 slots", "count_stat read, 512 slots", "slot");
-	LIM_ROW("rstat_force update chain:1", "percpu_hier chain:1", "op");
-	LIM_ROW("atomic_tree chain:8 per level", "lock xadd", "level");
-	LIM_ROW("striped chain:1, 1 thread", "lock xadd", "op");
-	LIM_ROW("striped chain:1, 2 threads", "2-thread bounce", "op");
-#undef LIM_ROW
-
-	for (int k = 0; k < rounds; k++) {
-		int i = 0;
-		double hier1;
-
-		rows[i].h[k] = lim_harness(&c, "empty", "chain:1", 1, NULL);
-		rows[i++].l[k] = lim_time(lim_bare, NULL, 1);
-		rows[i].h[k] = hier1 = lim_harness(&c, "percpu_hier", "chain:1", 1, NULL);
-		rows[i++].l[k] = lim_time(lim_plain_inc, word, 1);
-		rows[i].h[k] = hier1;
-		rows[i++].l[k] = lim_time(lim_plain_add, word, 1);
-		rows[i].h[k] = hier1;
-		rows[i++].l[k] = lim_walk_level(1);
-		rows[i].h[k] = lim_harness(&c, "percpu_hier", "chain:8", 1, NULL) / 8;
-		rows[i++].l[k] = lim_walk_level(8);
-		rows[i].h[k] = lim_harness(&c, "percpu_hier", "chain:32", 1, NULL) / 32;
-		rows[i++].l[k] = lim_walk_level(32);
-		for (int s = 0; s < 3; s++) {
-			rows[i].h[k] = lim_hier_read(read_slots[s]);
-			rows[i++].l[k] = lim_packed_read(read_slots[s]);
-		}
-		rows[i].h[k] = lim_pages_read(512);
-		rows[i++].l[k] = lim_packed_read(512);
-		rows[i].h[k] = lim_harness(&c, "rstat_force", "chain:1", 1, NULL);
-		rows[i++].l[k] = hier1;
-		rows[i].h[k] = lim_harness(&c, "atomic_tree", "chain:8", 1, NULL) / 8;
-		rows[i++].l[k] = lim_time(lim_xadd, word, 1);
-		rows[i].h[k] = lim_harness(&c, "striped", "chain:1", 1, NULL);
-		rows[i++].l[k] = lim_time(lim_xadd, word, 1);
-		rows[i].h[k] = lim_harness(&c, "striped", "chain:1", 2, NULL);
-		rows[i++].l[k] = lim_bounce(c.base.topo);
-		fprintf(stderr, "limits: round %d of %d done\n", k + 1, rounds);
-	}
+	nr = lim_measure(&c, rows, rounds);
 	lim_print(rows, nr, rounds, json);
-	free(word);
 	bench_setup_release(&c.base);
 	return 0;
 }

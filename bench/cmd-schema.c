@@ -23,57 +23,35 @@ static const char *bench_schema_help =
 	"\n"
 	"example: ctrbench schema | python3 -m json.tool\n";
 
-int bench_cmd_schema(int argc, char **argv)
+/* --format table: each field table, a row per field. */
+static void schema_print_table(void)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int table = 0, c;
+	printf("# result schema %d\n%-24s %-8s %-6s %-7s %-10s %-4s %-9s %s\n", BENCH_SCHEMA_VERSION,
+	       "path", "type", "ident", "reps", "when", "csv", "default", "meaning");
+	for (int f = 0; f < BF_NR; f++) {
+		const struct bench_field *d = &bench_fields[f];
 
-	optind = 1;
-	opterr = 0;
-	while ((c = bench_getopt(argc, argv, opts)) != -1) {
-		if (c == 'h') {
-			fputs(bench_schema_help, stdout);
-			return 0;
-		}
-		if (c == 'f') {
-			if (!strcmp(optarg, "table"))
-				table = 1;
-			else if (strcmp(optarg, "json"))
-				die("unknown format '%s' for schema (want json or table)", optarg);
-			continue;
-		}
-		bench_die_getopt(c, argv);
+		printf("%-24s %-8s %-6s %-7s %-10s %-4s %-9s %s\n", d->path, bench_ftype_name(d->type),
+		       bench_fident_name(d->ident), bench_fsum_name(d->sum), bench_fwhen_name(d->when),
+		       d->csv ? "yes" : "-", d->def ? d->def : "-", d->doc);
 	}
-	if (optind < argc)
-		die("unexpected argument '%s'", argv[optind]);
-	if (table) {
-		printf("# result schema %d\n%-24s %-8s %-6s %-7s %-10s %-4s %-9s %s\n", BENCH_SCHEMA_VERSION,
-		       "path", "type", "ident", "reps", "when", "csv", "default", "meaning");
-		for (int f = 0; f < BF_NR; f++) {
-			const struct bench_field *d = &bench_fields[f];
+	printf("\n# c2c line (kind c2c): fields\n%-28s %-8s %-8s %-5s %s\n", "path", "type", "when",
+	       "null", "meaning");
+	for (int f = 0; f < bench_c2c_nr_fields; f++)
+		printf("%-28s %-8s %-8s %-5s %s\n", bench_c2c_fields[f].path,
+		       bench_ftype_name(bench_c2c_fields[f].type),
+		       bench_c2c_fields[f].when == BCW_ALL ? "always" : "measured",
+		       bench_c2c_fields[f].nullable ? "yes" : "-", bench_c2c_fields[f].doc);
+	printf("\n# projected line (kind projected, ctrbench project): fields\n%-28s %-8s %s\n", "path",
+	       "type", "meaning");
+	for (int f = 0; f < bench_proj_nr_fields; f++)
+		printf("%-28s %-8s %s\n", bench_proj_fields[f].path, bench_ftype_name(bench_proj_fields[f].type),
+		       bench_proj_fields[f].doc);
+}
 
-			printf("%-24s %-8s %-6s %-7s %-10s %-4s %-9s %s\n", d->path, bench_ftype_name(d->type),
-			       bench_fident_name(d->ident), bench_fsum_name(d->sum), bench_fwhen_name(d->when),
-			       d->csv ? "yes" : "-", d->def ? d->def : "-", d->doc);
-		}
-		printf("\n# c2c line (kind c2c): fields\n%-28s %-8s %-8s %-5s %s\n", "path", "type", "when",
-		       "null", "meaning");
-		for (int f = 0; f < bench_c2c_nr_fields; f++)
-			printf("%-28s %-8s %-8s %-5s %s\n", bench_c2c_fields[f].path,
-			       bench_ftype_name(bench_c2c_fields[f].type),
-			       bench_c2c_fields[f].when == BCW_ALL ? "always" : "measured",
-			       bench_c2c_fields[f].nullable ? "yes" : "-", bench_c2c_fields[f].doc);
-		printf("\n# projected line (kind projected, ctrbench project): fields\n%-28s %-8s %s\n", "path",
-		       "type", "meaning");
-		for (int f = 0; f < bench_proj_nr_fields; f++)
-			printf("%-28s %-8s %s\n", bench_proj_fields[f].path, bench_ftype_name(bench_proj_fields[f].type),
-			       bench_proj_fields[f].doc);
-		return 0;
-	}
+/* --format json (the default): the same tables as one object, read by scripts/report. */
+static void schema_print_json(void)
+{
 	json_t *fields = json_array(), *c2c = json_array(), *proj = json_array(), *j;
 
 	for (int f = 0; f < BF_NR; f++) {
@@ -105,5 +83,38 @@ int bench_cmd_schema(int argc, char **argv)
 	json_dumpf(j, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	putchar('\n');
 	json_decref(j);
+}
+
+int bench_cmd_schema(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int table = 0, c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = bench_getopt(argc, argv, opts)) != -1) {
+		if (c == 'h') {
+			fputs(bench_schema_help, stdout);
+			return 0;
+		}
+		if (c == 'f') {
+			if (!strcmp(optarg, "table"))
+				table = 1;
+			else if (strcmp(optarg, "json"))
+				die("unknown format '%s' for schema (want json or table)", optarg);
+			continue;
+		}
+		bench_die_getopt(c, argv);
+	}
+	if (optind < argc)
+		die("unexpected argument '%s'", argv[optind]);
+	if (table)
+		schema_print_table();
+	else
+		schema_print_json();
 	return 0;
 }

@@ -679,7 +679,8 @@ static const char pj_help[] =
 	"example: ctrbench project --algo atomic_tree,percpu_hier --shape chain:8 --threads 96 \\\n"
 	"             --placement scatter --topology \"pack:2 [numa] l3:12 core:8 pu:2\"\n";
 
-int bench_cmd_project(int argc, char **argv)
+/* The options into o, *validate and *against. */
+static void pj_parse_args(int argc, char **argv, struct pj_opts *o, int *validate, const char **against)
 {
 	static const struct option opts[] = {
 		{ "algo", required_argument, NULL, 'a' },
@@ -702,40 +703,106 @@ int bench_cmd_project(int argc, char **argv)
 		{ "against", required_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct pj_opts o = { .workload = "update", .placement = "compact", .readers = 1, .ops = 2000, .reads = 20 };
-	const char *against = NULL;
-	int validate = 0, c, bad = 0;
-	struct proj_calib cal;
-	struct topo *topo;
-	char err[256];
+	int c;
 
 	bench_help(argc, argv, pj_help);
 	while ((c = bench_getopt(argc, argv, opts)) != -1) {
 		switch (c) {
-		case 'a': o.algos = optarg; break;
-		case 'w': o.workload = optarg; break;
-		case 's': o.shape = optarg; break;
-		case 't': o.threads = bench_parse_int("threads", optarg, 1, 4096); break;
-		case 'r': o.readers = bench_parse_int("readers", optarg, 0, 100000); break;
-		case 'p': o.placement = optarg; break;
-		case 'T': o.topology = optarg; break;
-		case 'c': o.calib_path = optarg; break;
-		case 'n': o.ops = bench_parse_int("ops", optarg, 1, 100000000); break;
-		case 'R': o.reads = bench_parse_int("reads", optarg, 1, 100000000); break;
-		case 'X': o.work_ns = bench_parse_int("work-ns", optarg, 0, 1000000000); break;
-		case 'i': o.read_interval_ns = (int64_t)bench_parse_int("read-interval-us", optarg, 0, 100000000) * 1000; break;
-		case 'N': o.read_node = bench_parse_int("read-node", optarg, 0, 1 << 20); break;
-		case 'o': o.options = optarg; break;
-		case 'P': o.flush_period_ms = bench_parse_int("flush-period-ms", optarg, 1, 1000000); break;
-		case 'f': o.json = bench_parse_table_json("project", optarg); break;
-		case 'V': validate = 1; break;
-		case 'A': against = optarg; break;
+		case 'a': o->algos = optarg; break;
+		case 'w': o->workload = optarg; break;
+		case 's': o->shape = optarg; break;
+		case 't': o->threads = bench_parse_int("threads", optarg, 1, 4096); break;
+		case 'r': o->readers = bench_parse_int("readers", optarg, 0, 100000); break;
+		case 'p': o->placement = optarg; break;
+		case 'T': o->topology = optarg; break;
+		case 'c': o->calib_path = optarg; break;
+		case 'n': o->ops = bench_parse_int("ops", optarg, 1, 100000000); break;
+		case 'R': o->reads = bench_parse_int("reads", optarg, 1, 100000000); break;
+		case 'X': o->work_ns = bench_parse_int("work-ns", optarg, 0, 1000000000); break;
+		case 'i': o->read_interval_ns = (int64_t)bench_parse_int("read-interval-us", optarg, 0, 100000000) * 1000; break;
+		case 'N': o->read_node = bench_parse_int("read-node", optarg, 0, 1 << 20); break;
+		case 'o': o->options = optarg; break;
+		case 'P': o->flush_period_ms = bench_parse_int("flush-period-ms", optarg, 1, 1000000); break;
+		case 'f': o->json = bench_parse_table_json("project", optarg); break;
+		case 'V': *validate = 1; break;
+		case 'A': *against = optarg; break;
 		default: bench_die_getopt(c, argv);
 		}
 	}
 	if (optind < argc)
 		die("project: unexpected argument '%s'", argv[optind]);
-	o.warmup = o.ops / 10;
+	o->warmup = o->ops / 10;
+}
+
+/* A projection's arguments, all refused before anything is printed. */
+static void pj_check_args(const struct pj_opts *o)
+{
+	static const char *const names[] = { "--algo", "--shape", "--threads" };
+	const int missing[] = { !o->algos, !o->shape, !o->threads };
+	char *list, *save = NULL;
+
+	bench_need("project", names, missing, 3, "(or --validate, or --against FILE)");
+	if (o->read_node >= 0) {
+		struct bench_shape s;
+		const char *why;
+
+		if (bench_shape_parse(o->shape, &s, &why))
+			die("project: bad --shape '%s' (%s)", o->shape, why);
+		if (o->read_node >= s.nr_nodes)
+			die("project: --read-node %d: the shape has %d nodes", o->read_node, s.nr_nodes);
+		bench_shape_free(&s);
+	}
+	(void)pj_workload(o->workload);
+	list = strdup(o->algos);
+	if (!list)
+		die("project: out of memory");
+	for (char *a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save))
+		if (!proj_ctr_algo_find(a))
+			die("project: unknown --algo '%s' (ctrbench list)", a);
+		else if (!strcmp(a, "percpu_hier_delegated") && !strcmp(o->workload, "readers") &&
+			 o->readers > 1)
+			/* proj_run refuses it too; said here before anything is printed */
+			die("project: percpu_hier_delegated with %d readers: the model interleaves reads with "
+			    "updates but not with each other, so a second reader's mailbox requests would go "
+			    "unanswered; project it with --readers 1 (docs/projection.md)", o->readers);
+	free(list);
+}
+
+/* Project every --algo, a row (or a JSON line) each as it is done. */
+static void pj_project_all(const struct pj_opts *o, const struct topo *topo, const struct proj_calib *cal)
+{
+	char *list = strdup(o->algos), *save = NULL;
+
+	if (!list)
+		die("project: out of memory");
+	if (!o->json)
+		pj_print_header(o, topo, cal);
+	for (char *a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
+		struct proj_result r;
+		double secs;
+
+		bench_project_one(a, pj_workload(o->workload), o->shape, o->threads, o->readers, topo, o->placement,
+				  cal, o->options, o->flush_period_ms, o->work_ns, o->read_interval_ns, o->read_node,
+				  o->ops, o->reads, o->warmup, &r, &secs);
+		if (o->json)
+			pj_print_json(o, a, topo, cal, &r, secs);
+		else
+			pj_print_row(a, &r);
+		fflush(stdout);
+	}
+	free(list);
+}
+
+int bench_cmd_project(int argc, char **argv)
+{
+	struct pj_opts o = { .workload = "update", .placement = "compact", .readers = 1, .ops = 2000, .reads = 20 };
+	const char *against = NULL;
+	int validate = 0, bad = 0;
+	struct proj_calib cal;
+	struct topo *topo;
+	char err[256];
+
+	pj_parse_args(argc, argv, &o, &validate, &against);
 	if (o.calib_path) {
 		if (proj_calib_load(&cal, o.calib_path, err, sizeof(err)))
 			die("project: %s", err);
@@ -749,71 +816,12 @@ int bench_cmd_project(int argc, char **argv)
 		bad = pj_validate_known(topo, &cal);
 		printf("\n");
 		pj_validate_here(&cal, 200);
-		topo_free(topo);
-		return bad ? 1 : 0;
-	}
-	if (against) {
+	} else if (against) {
 		pj_against(against, topo, &cal, o.ops);
-		topo_free(topo);
-		return 0;
-	}
-	{
-		static const char *const names[] = { "--algo", "--shape", "--threads" };
-		const int missing[] = { !o.algos, !o.shape, !o.threads };
-
-		bench_need("project", names, missing, 3, "(or --validate, or --against FILE)");
-	}
-	if (o.read_node >= 0 && o.shape) {
-		struct bench_shape s;
-		const char *why;
-
-		if (bench_shape_parse(o.shape, &s, &why))
-			die("project: bad --shape '%s' (%s)", o.shape, why);
-		if (o.read_node >= s.nr_nodes)
-			die("project: --read-node %d: the shape has %d nodes", o.read_node, s.nr_nodes);
-		bench_shape_free(&s);
-	}
-	(void)pj_workload(o.workload);
-	{
-		char *list = strdup(o.algos), *save = NULL;
-
-		if (!list)
-			die("project: out of memory");
-		for (char *a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save))
-			if (!proj_ctr_algo_find(a))
-				die("project: unknown --algo '%s' (ctrbench list)", a);
-			else if (!strcmp(a, "percpu_hier_delegated") && !strcmp(o.workload, "readers") &&
-				 o.readers > 1)
-				/* proj_run refuses it too; said here before anything is printed */
-				die("project: percpu_hier_delegated with %d readers: the model interleaves reads with "
-				    "updates but not with each other, so a second reader's mailbox requests would go "
-				    "unanswered; project it with --readers 1 (docs/projection.md)", o.readers);
-		free(list);
-	}
-	if (!o.json)
-		pj_print_header(&o, topo, &cal);
-	{
-		char *list = strdup(o.algos), *save = NULL;
-
-		if (!list)
-			die("project: out of memory");
-		for (char *a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
-			struct proj_result r;
-			double secs;
-
-			if (!proj_ctr_algo_find(a))
-				die("project: unknown --algo '%s' (ctrbench list)", a);
-			bench_project_one(a, pj_workload(o.workload), o.shape, o.threads, o.readers, topo, o.placement,
-					  &cal, o.options, o.flush_period_ms, o.work_ns, o.read_interval_ns, o.read_node,
-					  o.ops, o.reads, o.warmup, &r, &secs);
-			if (o.json)
-				pj_print_json(&o, a, topo, &cal, &r, secs);
-			else
-				pj_print_row(a, &r);
-			fflush(stdout);
-		}
-		free(list);
+	} else {
+		pj_check_args(&o);
+		pj_project_all(&o, topo, &cal);
 	}
 	topo_free(topo);
-	return 0;
+	return bad ? 1 : 0;
 }

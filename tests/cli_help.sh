@@ -53,3 +53,11 @@ BADVAL="sweep needs --algo, --shape, --threads and --out FILE" bad sweep
 BADVAL="sweep needs --shape and --threads" bad sweep --algo all --out "$tmp/x"
 BADVAL="recommend needs --updates-per-sec U, --reads-per-sec R, --depth D and --max-staleness" bad recommend
 BADVAL="recommend needs --depth D and --max-staleness" bad recommend --updates-per-sec 1 --reads-per-sec 1
+
+# Each command function parses, then calls the engine: none over 80 lines (tests/cmd_length.py),
+# and the check fails on one that is longer.
+check "no bench_cmd_* function over 80 lines in bench/" eval 'python3 tests/cmd_length.py 80 bench/*.c >"$tmp/len"'
+{ echo "int bench_cmd_fake(int argc, char **argv)"; echo "{"; for i in $(seq 80); do echo "	argc++;"; done
+  echo "}"; } >"$tmp/fake.c"
+check "the length check fails on an 83-line command function" eval \
+	'! python3 tests/cmd_length.py 80 "$tmp/fake.c" >/dev/null 2>"$tmp/len_err" && grep -q "bench_cmd_fake is 83 lines" "$tmp/len_err"'
