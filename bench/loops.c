@@ -288,6 +288,13 @@ static void bench_audit_charge(struct bench_worker *w, int64_t own_before, int a
  * the limit and back within microseconds, so a read that is one flush period
  * stale is as likely too high (a false rejection, the premature OOM) as too
  * low (an overshoot), and the audit counts both.
+ *
+ * The phase is looked at before every attempt, not once a block: an
+ * attempt costs tens of ns to tens of us (a forced flush per level), so a
+ * block of 64 could straddle the window's opening by milliseconds, and the
+ * tree's flush count, which is global, took in the flushes of attempts that
+ * the worker's count did not (rstat_force's 32 flushes a store at chain:32
+ * read 33.5).  The load is of a line written only at phase changes.
  */
 #define BENCH_ADMIT_FREE(add, t, cpu, node, STORE)				\
 	do {									\
@@ -308,12 +315,15 @@ static void fn(struct bench_worker *w)						\
 	int seen = BENCH_WARMUP, held = 0, tried = 0;				\
 										\
 	while (!BENCH_PHASE_CHECK(w, seen, ops, fails)) {			\
-		unsigned timed = bench_sample_pos(&rng, every);			\
+		unsigned timed = bench_sample_pos(&rng, every), i;		\
 										\
-		for (unsigned i = 0; i < every; i++) {				\
+		for (i = 0; i < every; i++) {					\
 			uint64_t t0 = 0;					\
 			int ok, before;						\
 										\
+			/* the window's edges to the op (see above) */		\
+			if (atomic_load_explicit(&w->gate->phase, memory_order_relaxed) != seen) \
+				break;						\
 			while (burst ? tried == burst && held : held == BENCH_CHARGE_WINDOW) { \
 				BENCH_ADMIT_FREE(add, t, cpu, node, STORE);	\
 				held--;						\
@@ -349,7 +359,7 @@ static void fn(struct bench_worker *w)						\
 			fails += !ok;						\
 			bench_work(work);					\
 		}								\
-		ops += every;							\
+		ops += i;							\
 	}									\
 	w->tally = (int64_t)held * BENCH_CHARGE_UNIT;				\
 }

@@ -182,23 +182,26 @@ BADVAL="--limit-levels" bad run --workload update --limit-levels leaf
 for l in leaf root; do
 	"$B" run --algo atomic_tree,percpu_hier,locked_tree --workload charge --limit-levels $l --limit-headroom 0.5 \
 		--shape tree:2 --threads 2 "${Q[@]}" --format json >"$tmp/ll_$l"
-	check "--limit-levels $l: recorded; exact designs refuse and stay within the limits" python3 - "$tmp/ll_$l" "$l" <<'PY'
+	check "--limit-levels $l: recorded; exact designs refuse and stay within their bounds" python3 - "$tmp/ll_$l" "$l" <<'PY'
 import json, sys
 for l in open(sys.argv[1]):
     j = json.loads(l)
     assert j["limit_levels"] == sys.argv[2] and j["verify"] == "ok", j["algo"]
-    assert j["charge_fail"] > 0 and j["limit_max_over"] <= 0, (j["algo"], j["charge_fail"], j["limit_max_over"])
+    # percpu_hier's check-then-act may end over by one charge per other thread (percpu_hier.h:
+    # (T - 1) x delta, here 1 x 4096); the atomic and locked trees never
+    allowed = 4096 if j["algo"] == "percpu_hier" else 0
+    assert j["charge_fail"] > 0 and j["limit_max_over"] <= allowed, (j["algo"], j["charge_fail"], j["limit_max_over"])
 PY
 done
 # A read-checked design reads (rstat: flushes) only the levels that carry a limit, as
 # obj_cgroup_may_zswap() skips a memcg without zswap.max: on chain:8 a store is 8 flushes with
 # every level limited and 1 with only the leaf (a store that is refused stops early: headroom 2).
-# --sample 1/2: a worker looks at the phase once per sampled block, so the stores of a block of 64
-# that straddles the window's opening flush in the window uncounted (under ASan in CI, 768 stores
-# read 9.1 flushes each); blocks of 2 leave an edge of 2 stores a worker.
+# At the default blocks of 64: the store loop looks at the phase before every store, so the
+# window's flushes and its stores have the same edges (when it looked once a block, a block
+# straddling the window's opening flushed in it uncounted: under ASan in CI 768 stores read 9.1).
 for l in all leaf; do
 	"$B" run --algo rstat_force --workload store --limit-levels $l --limit-headroom 2 --shape chain:8 \
-		--threads 2 --slots 8 --sample 1/2 "${Q[@]}" --format json >"$tmp/llf_$l"
+		--threads 2 --slots 8 "${Q[@]}" --format json >"$tmp/llf_$l"
 done
 check "--limit-levels: rstat_force flushes only limited levels (8 per store with all, 1 with leaf)" \
 	python3 - "$tmp/llf_all" "$tmp/llf_leaf" <<'PY'
