@@ -27,6 +27,8 @@ static inline void bench_empty_add(struct ctr_tree *t, int cpu, int node, int st
 	__asm__ volatile("" : : "r"(t), "r"(cpu), "r"(node), "r"(stat), "r"(delta) : "memory");
 }
 
+CTR_REF_WRAP(bench_empty_ref, bench_empty_add)	/* the timed update loops' form (ctr_internal.h) */
+
 static inline int bench_empty_try_charge(struct ctr_tree *t, int cpu, int node, int64_t delta)
 {
 	bench_empty_add(t, cpu, node, 0, delta);
@@ -40,6 +42,8 @@ static inline void bench_shared_atomic_add(struct ctr_tree *t, int cpu, int node
 	(void)cpu, (void)node, (void)stat;
 	atomic_fetch_add_explicit(&s->word, delta, memory_order_relaxed);
 }
+
+CTR_REF_WRAP(bench_shared_atomic_ref, bench_shared_atomic_add)
 
 static inline int64_t bench_empty_read(struct ctr_tree *t, int node, int stat)
 {

@@ -32,6 +32,7 @@ static inline void ctr_atomic_tree_add(struct ctr_tree *t, int cpu, int node, in
 	ctr_for_each_ancestor(t, n, node)
 		atomic_fetch_add_explicit(__ctr_atomic_tree_word(a, n, stat), delta, memory_order_relaxed);
 }
+CTR_REF_GENERIC(atomic_tree)	/* a ref of add's arguments (ctr_internal.h) */
 
 /* One load: exact at all times. */
 static inline int64_t ctr_atomic_tree_read(struct ctr_tree *t, int node, int stat)

@@ -276,6 +276,7 @@ static inline void ctr_atomic_tree_stock_add(struct ctr_tree *t, int cpu, int no
 		__ctr_ats_counter_add(a, node, 0, delta);	/* forced charge, no limit check */
 	}
 }
+CTR_REF_GENERIC(atomic_tree_stock)	/* a ref of add's arguments (ctr_internal.h) */
 
 /* The true charged value: exact at rest, not a snapshot while charges move units. */
 static inline int64_t ctr_atomic_tree_stock_read(struct ctr_tree *t, int node, int stat)

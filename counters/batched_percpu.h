@@ -71,6 +71,7 @@ static inline void ctr_batched_percpu_add(struct ctr_tree *t, int cpu, int node,
 	}
 	atomic_store_explicit(d, x, memory_order_relaxed);
 }
+CTR_REF_GENERIC(batched_percpu)	/* a ref of add's arguments (ctr_internal.h) */
 
 /* The flushed total: off by at most the pending deltas below the node (see the bound above). */
 static inline int64_t ctr_batched_percpu_read(struct ctr_tree *t, int node, int stat)

@@ -97,6 +97,43 @@ static inline void ctr_owner_add(_Atomic int64_t *s, int64_t delta)
 }
 
 /*
+ * A prepared update: what one thread's updates of one (node, stat) of its
+ * own slot resolve to, computed once by ctr_<name>_ref(t, cpu, node, stat)
+ * and used by every ctr_<name>_ref_add(&ref, delta) after it.  Why: the
+ * kernel's this_cpu_add() reaches the running CPU's copy through a
+ * %gs-relative operand, with no load of a per-CPU base and no arithmetic;
+ * user space has no per-CPU segment, so the slot's address is a chain of
+ * loads from the tree.  Where an update has an out-of-line slow path (rstat's
+ * link, taken once per node and prune), the compiler must assume that call
+ * writes any memory, so in a loop of updates it reloads the chain after
+ * every update, taken or not: rstat_force at chain:1 measured 1.5x
+ * percpu_hier's update for that alone (ctrbench limits, issue 13), while the
+ * work the kernel's fast path does (an add, a load of the linked mark, a
+ * branch) is no more than percpu_hier's.  A ref holds the addresses in
+ * locals, which no call can change.  A ref is valid for the tree's life, on
+ * its slot's owner only.  The timed update loops (bench/loops.c) update
+ * through refs; everything else, the API included, through ctr_<name>_add.
+ * An algorithm whose addresses the compiler hoists by itself gains nothing
+ * from one: CTR_REF_WRAP gives it a ref that is add's arguments, kept, so its
+ * loop compiles as before.
+ */
+#define CTR_REF_WRAP(ref, add)							\
+struct ref {									\
+	struct ctr_tree *t;	/* add's arguments, kept for every update */	\
+	int cpu, node, stat;							\
+};										\
+static inline struct ref ref(struct ctr_tree *t, int cpu, int node, int stat)	\
+{										\
+	return (struct ref){ t, cpu, node, stat };				\
+}										\
+static inline __attribute__((always_inline)) void				\
+ref##_add(const struct ref *r, int64_t delta)					\
+{										\
+	add(r->t, r->cpu, r->node, r->stat, delta);				\
+}
+#define CTR_REF_GENERIC(name) CTR_REF_WRAP(ctr_##name##_ref, ctr_##name##_add)
+
+/*
  * One algorithm.  None of these is called from a timed loop: the harness
  * inlines ctr_<name>_add() and ctr_<name>_try_charge() from counters/<name>.h
  * (see counters/list.h); the table serves creation, reads, verification and

@@ -11,7 +11,13 @@
  *       int ctr_foo_try_charge(struct ctr_tree *t, int cpu, int node, int64_t delta);
  *       int64_t ctr_foo_read(struct ctr_tree *t, int node, int stat);
  *     (an inline wrapper around an out-of-line slow path is fine: the rule
- *     is no indirect call in a timed loop).
+ *     is no indirect call in a timed loop), and after them its prepared
+ *     update, which the timed update loops use: `CTR_REF_GENERIC(foo)`
+ *     (a ref of add's arguments), or, where the compiler cannot keep add's
+ *     addresses in registers across the slow path's call (rstat), its own
+ *     `struct ctr_foo_ref`, ctr_foo_ref(t, cpu, node, stat) and
+ *     ctr_foo_ref_add(const struct ctr_foo_ref *, delta): see CTR_REF_WRAP
+ *     in ctr_internal.h.  tests/test_ref.c holds every ref to its add.
  *  2. counters/foo.c: init/fini/read/read_exact (and error_bound if not
  *     exact, and staleness_ms if that bound is by time: recommend ranks it
  *     for --max-staleness from it), footprint (the bytes init allocates,

@@ -35,6 +35,7 @@ static inline void ctr_locked_tree_add(struct ctr_tree *t, int cpu, int node, in
 	__ctr_locked_tree_add(l, node, stat, delta);
 	pthread_mutex_unlock(&l->lock);
 }
+CTR_REF_GENERIC(locked_tree)	/* a ref of add's arguments (ctr_internal.h) */
 
 static inline int64_t ctr_locked_tree_read(struct ctr_tree *t, int node, int stat)
 {

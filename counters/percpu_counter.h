@@ -74,6 +74,7 @@ static inline void ctr_percpu_counter_add(struct ctr_tree *t, int cpu, int node,
 			atomic_store_explicit(&local[i], (int32_t)x, memory_order_relaxed);
 	}
 }
+CTR_REF_GENERIC(percpu_counter)	/* a ref of add's arguments (ctr_internal.h) */
 
 /* percpu_counter_read: the folded count, off by at most nr_cpus x (batch - 1) at rest. */
 static inline int64_t ctr_percpu_counter_read(struct ctr_tree *t, int node, int stat)

@@ -46,6 +46,36 @@ static inline void ctr_percpu_hier_add(struct ctr_tree *t, int cpu, int node, in
 	for (int k = 0; k < d; k++)
 		ctr_owner_add(slots + off[k], delta);
 }
+/*
+ * A prepared update (CTR_REF_WRAP in ctr_internal.h): the node's own slot
+ * as an address, then the ancestors' offsets.  percpu_hier has no call to
+ * hoist past; what the ref saves is the walk's setup and, at one level, the
+ * walk itself: the update is then one add to a register-held address and a
+ * compare, as close to a plain add as an update that may have ancestors
+ * gets.
+ */
+struct ctr_percpu_hier_ref {
+	_Atomic int64_t *slots;		/* the owner's slots of stat: area[cpu] + stat */
+	_Atomic int64_t *own;		/* ... of the node itself: slots + off[node][0] */
+	const int *off;			/* the node's offsets list (off[node]), leaf first */
+	int depth;			/* its length: levels from the node to the root */
+};
+
+static inline struct ctr_percpu_hier_ref ctr_percpu_hier_ref(struct ctr_tree *t, int cpu, int node, int stat)
+{
+	struct ctr_percpu_hier *p = ctr_container_of(t, struct ctr_percpu_hier, base);
+	_Atomic int64_t *const slots = p->area[cpu] + stat;
+
+	return (struct ctr_percpu_hier_ref){ slots, slots + p->off[node][0], p->off[node], t->depth[node] };
+}
+
+static inline __attribute__((always_inline)) void
+ctr_percpu_hier_ref_add(const struct ctr_percpu_hier_ref *h, int64_t delta)
+{
+	ctr_owner_add(h->own, delta);
+	for (int k = 1; k < h->depth; k++)
+		ctr_owner_add(h->slots + h->off[k], delta);
+}
 
 /* Sum of (node, stat) over all CPUs: not a snapshot while updates run. */
 static inline int64_t ctr_percpu_hier_read(struct ctr_tree *t, int node, int stat)

@@ -131,6 +131,7 @@ static inline void ctr_percpu_hier_delegated_add(struct ctr_tree *t, int cpu, in
 	if (__builtin_expect(CTR_PHD_PHASE(s) == CTR_PHD_REQ, 0))
 		__ctr_phd_answer(p, cpu, s);
 }
+CTR_REF_GENERIC(percpu_hier_delegated)	/* a ref of add's arguments (ctr_internal.h) */
 
 static inline int64_t ctr_percpu_hier_delegated_read(struct ctr_tree *t, int node, int stat)
 {

@@ -148,6 +148,7 @@ static inline void ctr_percpu_tree_add(struct ctr_tree *t, int cpu, int node, in
 			__ctr_percpu_tree_carry(p, cpu, i, carry);
 	}
 }
+CTR_REF_GENERIC(percpu_tree)	/* a ref of add's arguments (ctr_internal.h) */
 
 /* The approximate sum: one load of the root (or the precise sum with read=precise). */
 static inline int64_t ctr_percpu_tree_read(struct ctr_tree *t, int node, int stat)

@@ -125,22 +125,53 @@ int64_t __ctr_rstat_llist_read(struct ctr_tree *t, int node, int stat);
 /* A subsystem's figures since creation or the last reset (locks, flushes, reads), reset if asked. */
 void ctr_rstat_llist_subsys_stats(struct ctr_tree *t, int sub, struct ctr_flush_stats *out, int reset);
 
-static inline void ctr_rstat_llist_add(struct ctr_tree *t, int cpu, int node, int stat, int64_t delta)
+/* A prepared update (CTR_REF_WRAP in ctr_internal.h): the slow path's push is a call, as rstat's link. */
+struct ctr_rstat_llist_ref {
+	struct ctr_rstat_llist *r;	/* the tree */
+	_Atomic int64_t *slot;		/* the owner's slot of (node, stat) */
+	_Atomic int *next;		/* its list node's next on this CPU: llist_on_list() */
+	int cpu, sub, node;		/* for the push */
+	int fence_none;			/* options=fence=none, at ref time */
+};
+
+static inline __attribute__((always_inline)) struct ctr_rstat_llist_ref
+ctr_rstat_llist_ref(struct ctr_tree *t, int cpu, int node, int stat)
 {
 	struct ctr_rstat_llist *r = ctr_container_of(t, struct ctr_rstat_llist, base);
 	struct ctr_rsl_cpu *c = r->cpu[cpu];
-	_Atomic int64_t *s = &c->slot[(size_t)node * t->nr_stats + stat];
 	const int sub = r->nr_subsys > 1 ? stat % r->nr_subsys : 0;
-	int64_t v = atomic_load_explicit(s, memory_order_relaxed) + delta;
+
+	return (struct ctr_rstat_llist_ref){
+		.r = r,
+		.slot = &c->slot[(size_t)node * t->nr_stats + stat],
+		.next = &c->next[(size_t)sub * t->nr_nodes + node],
+		.cpu = cpu,
+		.sub = sub,
+		.node = node,
+		.fence_none = r->fence_none,
+	};
+}
+
+static inline __attribute__((always_inline)) void
+ctr_rstat_llist_ref_add(const struct ctr_rstat_llist_ref *h, int64_t delta)
+{
+	int64_t v = atomic_load_explicit(h->slot, memory_order_relaxed) + delta;
 
 	/* one writer per slot; seq_cst with fence=update: see the top */
-	if (!r->fence_none)
-		atomic_store_explicit(s, v, memory_order_seq_cst);
+	if (!h->fence_none)
+		atomic_store_explicit(h->slot, v, memory_order_seq_cst);
 	else
-		atomic_store_explicit(s, v, memory_order_relaxed);
+		atomic_store_explicit(h->slot, v, memory_order_relaxed);
 	/* llist_on_list(): listed already, nothing to do */
-	if (atomic_load_explicit(&c->next[(size_t)sub * t->nr_nodes + node], memory_order_seq_cst) == CTR_RSL_OFF)
-		__ctr_rstat_llist_push(r, cpu, sub, node);
+	if (atomic_load_explicit(h->next, memory_order_seq_cst) == CTR_RSL_OFF)
+		__ctr_rstat_llist_push(h->r, h->cpu, h->sub, h->node);
+}
+
+static inline void ctr_rstat_llist_add(struct ctr_tree *t, int cpu, int node, int stat, int64_t delta)
+{
+	const struct ctr_rstat_llist_ref h = ctr_rstat_llist_ref(t, cpu, node, stat);
+
+	ctr_rstat_llist_ref_add(&h, delta);
 }
 
 static inline int64_t ctr_rstat_llist_read(struct ctr_tree *t, int node, int stat)

@@ -129,6 +129,7 @@ static inline void ctr_striped_add(struct ctr_tree *t, int cpu, int node, int st
 	for (int k = 0; k < d; k++)
 		__ctr_striped_adder_add(s, adder + (size_t)anc[k] * ns, max, cpu, delta);
 }
+CTR_REF_GENERIC(striped)	/* a ref of add's arguments (ctr_internal.h) */
 
 /* LongAdder.sum: base plus every published cell. */
 static inline int64_t ctr_striped_read(struct ctr_tree *t, int node, int stat)

@@ -42,3 +42,38 @@ python3 tests/objdump_check.py "$B" "$((n + 1))" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "... and when an algorithm has no loop instance of its own" eval \
 	'[ $rc -eq 1 ] && grep -q "loop instances, want $((n + 1))" "$tmp/out"'
+
+# rstat's update block through its ref (counters/rstat.h): a +1/-1 pair is the slot's load, add
+# and store and the linked mark's compare and branch, twice, and the block's count: 12
+# instructions, no reload of the tree's fields after the link call it might make (GCC reloaded
+# five and multiplied once per update before the ref).  Not on a sanitized build: its
+# instrumentation is in the loop.
+LINKED='cmp\s+%\w+,(0x0)?\(%\w+\)'
+python3 tests/objdump_check.py --tight "$B" bench_block_rstat_force 12 "$LINKED" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "rstat_force's update block is 12 instructions a pair, nothing reloaded" eval \
+	'[ $rc -eq 0 ] && grep -Eq "12 instructions|skipped: .* sanitizer" "$tmp/out"'
+
+# The check can fail: the same pair with the tree's pointer reloaded after a possible call.
+cat >"$tmp/reload.c" <<'C'
+struct area { long slot; int next; };
+struct tree { struct area **cpu; };
+__attribute__((noipa)) void link_slow(struct tree *t) { t->cpu[0]->next = 0; }
+__attribute__((noipa)) void bench_block_fake(struct tree *t)
+{
+	for (int i = 0; i < 512; i++) {
+		*(volatile long *)&t->cpu[0]->slot += 1;
+		if (*(volatile int *)&t->cpu[0]->next == -1)
+			link_slow(t);
+		*(volatile long *)&t->cpu[0]->slot -= 1;
+		if (*(volatile int *)&t->cpu[0]->next == -1)
+			link_slow(t);
+	}
+}
+int main(void) { return 0; }
+C
+${CC:-gcc} -O2 -o "$tmp/reload" "$tmp/reload.c"
+python3 tests/objdump_check.py --tight "$tmp/reload" bench_block_fake 12 'cmp' >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "... and fails on a block that reloads the tree after each update" eval \
+	'[ $rc -eq 1 ] && grep -Eq "bench_block_fake: shortest loop .*: (1[3-9]|[2-9][0-9]) instructions" "$tmp/out"'

@@ -8,7 +8,12 @@ directly (ctr_*, __ctr_*, bench_*, followed transitively), for a `call *` or `jm
 followed: bench_worker_phase, which runs when the phase changes (the window opening and
 closing, outside the timed operations), and calls through the PLT into libc.
 With NR_ALGOS, also checks that each of the four loops has that many instances.
-Exit status 0 if none found, 1 (naming function and instruction) otherwise."""
+Exit status 0 if none found, 1 (naming function and instruction) otherwise.
+
+objdump_check.py --tight BINARY FUNC MOST PATTERN - FUNC's shortest loop (a backward jump and
+what it jumps over) with an instruction matching PATTERN has at most MOST instructions: the update
+block of an algorithm whose ref keeps its addresses in registers has no reloads of the tree
+between updates.  Skipped (status 0) on a sanitized binary."""
 import re
 import subprocess
 import sys
@@ -36,7 +41,44 @@ def functions(binary):
     return funcs
 
 
+def tightest_loop(insns, pattern):
+    """The shortest loop (backward jump) with a line matching pattern: (its length, its lines)."""
+    addr = [int(l.split(":")[0], 16) for l in insns]
+    best = None
+    for i, l in enumerate(insns):
+        m = re.search(r"\bj[a-z]+\s+([0-9a-f]+) <", l)
+        if not m:
+            continue
+        target = int(m.group(1), 16)
+        if target < addr[i] and target in addr:
+            j = addr.index(target)
+            if not any(re.search(pattern, x) for x in insns[j:i + 1]):
+                continue
+            if best is None or i - j + 1 < len(best):
+                best = insns[j:i + 1]
+    return (len(best), best) if best else (0, [])
+
+
+def tight(binary, name, most, pattern):
+    """--tight: FUNC's shortest loop with PATTERN is at most MOST instructions."""
+    funcs = functions(binary)
+    if any(f.startswith("__asan_") or f.startswith("__tsan_") for f in funcs):
+        print("skipped: %s is instrumented by a sanitizer" % binary)
+        return 0
+    found = [f for f in funcs if f == name or f.startswith(name + ".")]
+    if not found:
+        print("no function %s in %s" % (name, binary))
+        return 1
+    n, loop = tightest_loop(funcs[found[0]], pattern)
+    print("%s: shortest loop with /%s/: %d instructions (at most %d wanted)" % (found[0], pattern, n, most))
+    for l in loop:
+        print("  " + l)
+    return 0 if 0 < n <= most else 1
+
+
 def main():
+    if sys.argv[1] == "--tight":
+        return tight(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5])
     binary = sys.argv[1]
     funcs = functions(binary)
     roots = sorted(f for f in funcs if LOOP.match(f))
