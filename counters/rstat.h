@@ -342,7 +342,8 @@ static inline int __ctr_rstat_next_after_store(_Atomic int *next)
  * load, and Intel does not fuse a compare of memory with an immediate.
  * Measured with ctrbench limits on an Intel host (issue 13), rstat_force
  * over percpu_hier at chain:1: 1.42x and 1.25x comparing with an immediate,
- * 1.12x and 1.00x with the register.  The asm reads the slot too (an input
+ * 1.12x and 1.00x with the register, in two runs each (the ratio moves
+ * with the host: docs/methodology.md).  The asm reads the slot too (an input
  * operand it does not use), so the compiler keeps it after the slot's
  * store, as the volatile pair does; the hardware may still swap them, which
  * the prune's membarrier() covers, as above.
