@@ -13,6 +13,10 @@
  *   plain add        x += 1 on a private volatile word: an update's floor
  *   plain add pairs  x += 1, x -= 1 (the workload's pairs): cores that rename a store to the
  *                    next load of the same address run these faster than single adds
+ *   add + linked check  the pairs, each add followed by the kernel's rstat fast-path test
+ *                    (css_rstat_updated(): is the node already on this CPU's updated tree?),
+ *                    rstat.h's own one-compare check, its call never taken: what an rstat
+ *                    update can cost, the pairs plus one compare and branch per update
  *   lock xadd        atomic fetch_add on a private word: an atomic's floor
  *   bounce           2 threads, lock xadd on one shared word (CPU ns per op per thread)
  *   array walk D     plain adds through a precomputed list of D slot offsets, +1
@@ -39,6 +43,7 @@
 #include <time.h>
 
 #include "../counters/percpu_hier.h"
+#include "../counters/rstat.h"
 #include "../topology/topo.h"
 #include "builtin.h"
 #include "cli.h"
@@ -94,6 +99,35 @@ static void lim_plain_add(void *arg, uint64_t n)
 	for (uint64_t i = 0; i < n / 2; i++) {
 		*x += 1;
 		*x -= 1;
+	}
+}
+
+struct lim_fast {
+	_Atomic int64_t *slot;		/* a slot, owner-written */
+	_Atomic int *next;		/* its node's linked mark, on a line of its own as in rstat's area: never unlinked */
+	_Atomic int calls;		/* link calls made: none, unless the mark was unlinked */
+};
+
+/* The slow path the check guards: out of line, as __ctr_rstat_link, so the loop keeps a call it never makes. */
+static __attribute__((noinline)) void lim_fast_link(struct lim_fast *f)
+{
+	atomic_fetch_add_explicit(&f->calls, 1, memory_order_relaxed);
+}
+
+/* The pairs through ctr_owner_add, each followed by rstat's linked check (__ctr_rstat_unlinked_after_store). */
+static void lim_fast_path(void *arg, uint64_t n)
+{
+	struct lim_fast *f = arg;
+	_Atomic int64_t *const slot = f->slot;
+	_Atomic int *const next = f->next;
+
+	for (uint64_t i = 0; i < n / 2; i++) {
+		ctr_owner_add(slot, 1);
+		if (__ctr_rstat_unlinked_after_store(next, slot))
+			lim_fast_link(f);
+		ctr_owner_add(slot, -1);
+		if (__ctr_rstat_unlinked_after_store(next, slot))
+			lim_fast_link(f);
 	}
 }
 
@@ -463,8 +497,9 @@ static const char *const limits_help =
 	"usage: ctrbench limits [options]\n"
 	"\n"
 	"Each harness figure beside the physical limit that bounds it (bare loop, plain add, lock xadd,\n"
-	"a 2-thread bounce, a precomputed-array walk, a count_stat-style read), measured by probes in\n"
-	"this process, each row a ratio of one moment: CPU ns per op on both sides, rounds interleaved.\n"
+	"a 2-thread bounce, a precomputed-array walk, a count_stat-style read, rstat's add and linked\n"
+	"check), measured by probes in this process, each row a ratio of one moment: CPU ns per op on\n"
+	"both sides, rounds interleaved.\n"
 	"\n"
 	"  --rounds K               rounds of every row, the ratio their median (default 3)\n"
 	"  --duration-ms MS         each harness run's window (default 300)\n"
@@ -478,10 +513,13 @@ static int lim_measure(struct lim_ctx *c, struct lim_row *rows, int rounds)
 	static const int read_slots[] = { 8, 64, 512 };
 	static char names[3][2][48];
 	int64_t *word = ctr_zalloc_aligned(CTR_CACHELINE);
+	char *lines = ctr_zalloc_aligned(2 * CTR_CACHELINE);
+	struct lim_fast fast = { (_Atomic int64_t *)lines, (_Atomic int *)(lines + CTR_CACHELINE), 0 };
 	int nr = 0;
 
-	if (!word)
+	if (!word || !lines)
 		die("out of memory");
+	atomic_init(fast.next, 0);	/* linked: the check falls through, as on a tree already marked */
 #define LIM_ROW(w, l, u) (rows[nr] = (struct lim_row){ .what = (w), .limit = (l), .unit = (u) }, nr++)
 	LIM_ROW("empty (harness floor)", "bare loop", "op");
 	LIM_ROW("percpu_hier chain:1", "plain add", "op");
@@ -496,6 +534,7 @@ static int lim_measure(struct lim_ctx *c, struct lim_row *rows, int rounds)
 	}
 	LIM_ROW("page-aligned read, 512 slots", "count_stat read, 512 slots", "slot");
 	LIM_ROW("rstat_force update chain:1", "percpu_hier chain:1", "op");
+	LIM_ROW("rstat_force update chain:1", "add + linked check pairs", "op");
 	LIM_ROW("atomic_tree chain:8 per level", "lock xadd", "level");
 	LIM_ROW("striped chain:1, 1 thread", "lock xadd", "op");
 	LIM_ROW("striped chain:1, 2 threads", "2-thread bounce", "op");
@@ -503,7 +542,7 @@ static int lim_measure(struct lim_ctx *c, struct lim_row *rows, int rounds)
 
 	for (int k = 0; k < rounds; k++) {
 		int i = 0;
-		double hier1;
+		double hier1, rstat1;
 
 		rows[i].h[k] = lim_harness(c, "empty", "chain:1", 1, NULL);
 		rows[i++].l[k] = lim_time(lim_bare, NULL, 1);
@@ -523,9 +562,19 @@ static int lim_measure(struct lim_ctx *c, struct lim_row *rows, int rounds)
 		}
 		rows[i].h[k] = lim_pages_read(512);
 		rows[i++].l[k] = lim_packed_read(512);
-		/* Its own percpu_hier run just before: the round's first is seconds away, and this host drifts. */
-		rows[i].l[k] = lim_harness(c, "percpu_hier", "chain:1", 1, NULL);
-		rows[i++].h[k] = lim_harness(c, "rstat_force", "chain:1", 1, NULL);
+		/*
+		 * Its own percpu_hier runs around it, in the order A B B A (the
+		 * round's first is seconds away, and this host drifts): a drift
+		 * that is linear over the four runs hits both sides' means alike.
+		 * The fast-path probe sits between the two rstat runs.
+		 */
+		hier1 = lim_harness(c, "percpu_hier", "chain:1", 1, NULL);
+		rstat1 = lim_harness(c, "rstat_force", "chain:1", 1, NULL);
+		rows[i + 1].l[k] = lim_time(lim_fast_path, &fast, 1);
+		rstat1 = (rstat1 + lim_harness(c, "rstat_force", "chain:1", 1, NULL)) / 2;
+		rows[i].l[k] = (hier1 + lim_harness(c, "percpu_hier", "chain:1", 1, NULL)) / 2;
+		rows[i++].h[k] = rstat1;
+		rows[i++].h[k] = rstat1;
 		rows[i].h[k] = lim_harness(c, "atomic_tree", "chain:8", 1, NULL) / 8;
 		rows[i++].l[k] = lim_time(lim_xadd, word, 1);
 		rows[i].h[k] = lim_harness(c, "striped", "chain:1", 1, NULL);
@@ -534,7 +583,10 @@ static int lim_measure(struct lim_ctx *c, struct lim_row *rows, int rounds)
 		rows[i++].l[k] = lim_bounce(c->base.topo);
 		fprintf(stderr, "limits: round %d of %d done\n", k + 1, rounds);
 	}
+	if (atomic_load(&fast.calls))
+		die("limits: the linked-check probe took its slow path (its mark was never unlinked)");
 	free(word);
+	free(lines);
 	return nr;
 }
 

@@ -102,6 +102,12 @@ static inline void bench_lat_record(struct bench_worker *w, uint64_t ticks, uint
  * measured 1.4-2.4 ns an op, where the latency phase's batches of the same
  * instructions measured 0.5-0.7 in the same run; out of line, 0.58-0.62
  * (an Intel host, issue 13; no PMU here to say which resource it was).
+ * It starts a 64-byte line, so that its loop's place in the line is set by
+ * its own code: on that host a one-cycle loop's speed moved with it (an asm
+ * probe of percpu_hier's loop 0.33-0.56 ns an op by its offset), and two
+ * builds whose blocks were the same code, placed apart by an edit elsewhere,
+ * measured rstat_force over percpu_hier 1.07-1.18x and 1.48-1.83x in the
+ * same half hour (docs/harness.md).
  *
  * Latency phase (LATENCY): each worker first picks its batch k (a power of
  * two): the smallest whose fastest of 15 unfenced samples is at least
@@ -137,7 +143,7 @@ static inline uint64_t bench_time_##name(const bench_ref_##name h, unsigned k)	\
 	return t1 - t0;								\
 }										\
 										\
-static __attribute__((noinline)) void bench_block_##name(const bench_ref_##name h) \
+static __attribute__((noinline, aligned(64))) void bench_block_##name(const bench_ref_##name h) \
 {										\
 	for (unsigned i = 0; i < BENCH_TPUT_BLOCK / 2; i++) {			\
 		add(&h, 1);							\

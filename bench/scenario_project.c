@@ -13,7 +13,7 @@
 
 #include "../topology/topo.h"
 #include "cli.h"
-#include "project_cmd.h"
+#include "project.h"
 #include "builtin.h"
 
 /* The seed's columns and the libctr algorithm projected for each. */

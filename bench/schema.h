@@ -343,7 +343,7 @@ extern const int bench_c2c_nr_fields;
  * A `ctrbench project --format json` line (kind "projected") is not a result
  * line either: a figure of the coherence model (docs/projection.md), never a
  * measurement.  Its fields are this third table, X(PATH, TYPE, DOC); every
- * row is in every line, in this order, and nothing else (bench/project_cmd.c
+ * row is in every line, in this order, and nothing else (bench/cmd-project.c
  * writes them from this table; tests/cli_project.sh checks lines against it;
  * scripts/report reads them through `ctrbench schema`, "projected_fields",
  * and draws them dashed, labelled "projected (model, calibration NAME)").

@@ -25,6 +25,8 @@ names = [r["row"] for r in rows]
 for want in ("empty (harness floor)", "percpu_hier chain:1", "percpu_hier chain:32 per level",
              "percpu_hier read, 512 slots", "rstat_force update chain:1", "striped chain:1, 2 threads"):
     assert want in names, (want, names)
+# rstat's update beside its own instructions without the harness (the kernel's fast path)
+assert ("rstat_force update chain:1", "add + linked check pairs") in [(r["row"], r["limit"]) for r in rows]
 for r in rows:
     assert r["kind"] == "limits" and r["schema"] == 1, r   # what ctrbench report reads them by
     assert r["ns"] > 0 and r["limit_ns"] > 0, r

@@ -77,3 +77,25 @@ python3 tests/objdump_check.py --tight "$tmp/reload" bench_block_fake 12 'cmp' >
 rc=$?
 check "... and fails on a block that reloads the tree after each update" eval \
 	'[ $rc -eq 1 ] && grep -Eq "bench_block_fake: shortest loop .*: (1[3-9]|[2-9][0-9]) instructions" "$tmp/out"'
+
+# Every throughput block starts a 64-byte line (bench/loops.c): its loop's offset in the line,
+# on which a core's speed of a one-cycle loop can depend, is then its own code's, not moved by
+# code elsewhere in the binary.  One block per algorithm, and the check fails on one that is not.
+blocks_aligned() {
+	nm "$1" | awk -v want="$2" '$3 ~ /^bench_block_/ { n++; if (substr($1, length($1) - 1) !~ /^[048c]0$/) { print "unaligned: " $3 " at " $1; bad++ } }
+		END { print n " blocks"; exit (bad || n < want) }'
+}
+blocks_aligned "$B" "$n" >"$tmp/out"
+rc=$?
+check "every algorithm's throughput block starts a 64-byte line" eval \
+	'[ $rc -eq 0 ] && ! grep -q unaligned "$tmp/out"'
+# The check can fail: a block one byte past a line.
+cat >"$tmp/una.c" <<'C'
+__asm__(".text\n.p2align 6\n.byte 0x90\n.globl bench_block_fake\nbench_block_fake: ret\n");
+int main(void) { return 0; }
+C
+${CC:-gcc} -O2 -o "$tmp/una" "$tmp/una.c"
+blocks_aligned "$tmp/una" 1 >"$tmp/out"
+rc=$?
+check "... and fails on a block that does not, naming it" eval \
+	'[ $rc -ne 0 ] && grep -q "^unaligned: bench_block_fake" "$tmp/out"'

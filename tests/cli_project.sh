@@ -105,7 +105,7 @@ case $B in
 		mkdir -p "$tmp/with" && (cd "$tmp/tree" && cp --parents $objs "$tmp/with") &&
 		nm "$tmp/tree/build/proj/libctr_proj.o" | grep -q "U proj___tsan_write8"
 	check "projection's copy is instrumented" test -s "$tmp/with/build/obj/bench/loops.o"
-	rm -rf "$tmp/tree/build" "$tmp/tree/project" "$tmp/tree/bench/project_cmd.c" "$tmp/tree/bench/project_cmd.h"
+	rm -rf "$tmp/tree/build" "$tmp/tree/project" "$tmp/tree/bench/cmd-project.c" "$tmp/tree/bench/project.h"
 	( cd "$tmp/tree" && make -s -j2 $objs >/dev/null )
 	same=1
 	for o in $objs; do

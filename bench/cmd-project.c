@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * project_cmd.c - `ctrbench project`: the coherence projection of
+ * cmd-project.c - `ctrbench project`: the coherence projection of
  * project/ (docs/projection.md) on a topology, its validation against known
  * answers and against what this machine (or a results file) measured.
  * Every figure it prints is projected and says so, with its calibration.
@@ -19,7 +19,7 @@
 #include "../project/proj.h"
 #include "../topology/topo.h"
 #include "cli.h"
-#include "project_cmd.h"
+#include "project.h"
 #include "run.h"
 #include "schema.h"
 #include "setup.h"

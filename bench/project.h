@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* project_cmd.h - ctrbench project (docs/projection.md) and what scenario --project shares of it. */
-#ifndef BENCH_PROJECT_CMD_H
-#define BENCH_PROJECT_CMD_H
+/* project.h - ctrbench project (docs/projection.md) and what scenario --project shares of it. */
+#ifndef BENCH_PROJECT_H
+#define BENCH_PROJECT_H
 
 #include <stdint.h>
 
@@ -18,4 +18,4 @@ void bench_project_one(const char *algo, enum proj_workload w, const char *shape
 		       const char *options, int flush_period_ms, int64_t work_ns, int64_t read_interval_ns,
 		       int read_node, long ops, long reads, long warmup, struct proj_result *res, double *secs);
 
-#endif /* BENCH_PROJECT_CMD_H */
+#endif /* BENCH_PROJECT_H */
