@@ -297,7 +297,14 @@ static char *sweep_read_plan(const char *path, struct sweep_plan *plan)
 		die("plan '%s' is larger than %d bytes: it is kept in every result line", path, SWEEP_MAX_PLAN);
 	if (strlen(text) != len)
 		die("plan '%s' is not text (a NUL byte)", path);
-	bench_check_utf8("the plan", text);
+	{
+		/* kept in every result line (JSON): UTF-8, as --note; the error names the plan */
+		json_t *j = json_string(text);
+
+		if (!j)
+			die("plan '%s' is not UTF-8 text", path);
+		json_decref(j);
+	}
 	p = bench_xstrdup(text);
 	for (char *rest = p; (line = strsep(&rest, "\n")); ) {
 		char *key, *value, *end;

@@ -199,6 +199,8 @@ check "a plan's algo and options both overridden: its options checked against it
 # "out of memory" after creating an empty --out).
 printf 'algo atomic_tree\nshape chain:2\nthreads 1\n' >"$tmp/"$'\xff'.plan
 BADVAL="bad value for --plan (not UTF-8)" bad --plan "$tmp/"$'\xff'.plan --out "$tmp/x"
+printf 'algo atomic_tree\nshape chain:2\nthreads 1\nnote caf\351\n' >"$tmp/latin1.plan"
+BADVAL="plan '$tmp/latin1.plan' is not UTF-8 text" bad --plan "$tmp/latin1.plan" --out "$tmp/x"
 BADVAL="'nope'" bad "${S[@]}" --threads 1 --workload update,nope --out "$tmp/x"
 BADVAL="'chain:0'" bad "${S[@]}" --shape chain:0 --threads 1 --out "$tmp/x"
 BADVAL="'bogus'" bad "${S[@]:2}" --algo atomic_tree,bogus --threads 1 --out "$tmp/x"
