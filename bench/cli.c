@@ -23,6 +23,13 @@ void bench_one_line(char *msg)
 			*p = '?';
 }
 
+static const char *bench_die_at;
+
+void bench_die_where(const char *where)
+{
+	bench_die_at = where;
+}
+
 /*
  * One line, whatever the bad value holds: a control character in it (an
  * argument "8\n", a file name with a newline) is shown as '?'.
@@ -30,10 +37,16 @@ void bench_one_line(char *msg)
 void die(const char *fmt, ...)
 {
 	char msg[2048];
+	size_t at = 0;
 	va_list ap;
 
+	/* a long path in where keeps half the line for the message itself */
+	if (bench_die_at)
+		at = (size_t)snprintf(msg, sizeof(msg) / 2, "%s: ", bench_die_at);
+	if (at >= sizeof(msg) / 2)
+		at = sizeof(msg) / 2 - 1;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(msg + at, sizeof(msg) - at, fmt, ap);
 	va_end(ap);
 	bench_one_line(msg);
 	fprintf(stderr, "ctrbench: %s\n", msg);

@@ -15,6 +15,12 @@
 void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...);
 /* msg with every control character replaced by '?': what die() prints, so it is one line. */
 void bench_one_line(char *msg);
+/*
+ * Until called again with NULL, die() says where before its message
+ * ("ctrbench: plan:3: bad value ..."): a value read from a file goes through
+ * the same parser as the flag on the command line, and its error names the line.
+ */
+void bench_die_where(const char *where);
 
 /*
  * Does s start as a number is written: a digit, after an optional '-' and '.'?  strtol and

@@ -226,7 +226,7 @@ static void run_check(struct run_args *a)
 	const char *why;
 
 	if (bench_shape_parse(a->shape, &a->cfg.shape, &why))
-		die("bad a->shape '%s' (%s)", a->shape, why);
+		die("bad value '%s' for --shape (%s)", a->shape, why);
 	if (a->cfg.charge_burst && !bench_workload_charges(a->cfg.workload))
 		die("--charge-burst applies to the charge and store workloads");
 	if (a->cfg.limit_levels && !bench_workload_charges(a->cfg.workload))

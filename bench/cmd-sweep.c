@@ -228,7 +228,7 @@ void bench_sweep_check(const struct bench_sweep *s)
 		const char *why;
 
 		if (bench_shape_parse(s->shape[i], &shape, &why))
-			die("bad shape '%s' (%s)", s->shape[i], why);
+			die("bad value '%s' for --shape (%s)", s->shape[i], why);
 		sweep_check_memory(s, &shape);
 		bench_shape_free(&shape);
 	}
@@ -261,20 +261,29 @@ void bench_sweep_check(const struct bench_sweep *s)
 
 /* ---- the command line and plan files ---- */
 
+/* A plan's lines: each value and where it is, for die() to name. */
+struct sweep_plan {
+	const char *val[SO_NR];		/* each line's value (fresh strings), NULL where the plan has none */
+	char *where[SO_NR];		/* "FILE:LINE" of that line */
+};
+
 /*
  * A plan: one option per line, "name value" with the names of the flags
  * (a leading "--" is allowed), '#' comment lines and blank lines.  A flag
  * on the command line overrides the plan's line of the same name, so one
  * plan serves a quick check (--duration-ms 50 --out /tmp/x.jsonl) and the
- * real sweep.
+ * real sweep.  Only the syntax here: the values are parsed with the flags'.
  */
-static char *sweep_read_plan(const char *path, const char *val[SO_NR], const int from_cli[SO_NR])
+static char *sweep_read_plan(const char *path, struct sweep_plan *plan)
 {
-	int not_regular, in_plan[SO_NR] = { 0 }, lineno = 0;
-	FILE *f = bench_fopen_regular(path, &not_regular);
+	int not_regular, lineno = 0;
+	FILE *f;
 	char *text, *p, *line;
 	size_t len;
 
+	/* the path goes into every result line (JSON): as --note, it must be UTF-8 */
+	bench_check_utf8("--plan", path);
+	f = bench_fopen_regular(path, &not_regular);
 	if (not_regular)
 		die("plan '%s' is not a regular file", path);
 	if (!f)
@@ -288,7 +297,14 @@ static char *sweep_read_plan(const char *path, const char *val[SO_NR], const int
 		die("plan '%s' is larger than %d bytes: it is kept in every result line", path, SWEEP_MAX_PLAN);
 	if (strlen(text) != len)
 		die("plan '%s' is not text (a NUL byte)", path);
-	bench_check_utf8("the plan", text);
+	{
+		/* kept in every result line (JSON): UTF-8, as --note; the error names the plan */
+		json_t *j = json_string(text);
+
+		if (!j)
+			die("plan '%s' is not UTF-8 text", path);
+		json_decref(j);
+	}
 	p = bench_xstrdup(text);
 	for (char *rest = p; (line = strsep(&rest, "\n")); ) {
 		char *key, *value, *end;
@@ -320,64 +336,169 @@ static char *sweep_read_plan(const char *path, const char *val[SO_NR], const int
 			    path, lineno, key);
 		if (!*value)
 			die("%s:%d: '%s' needs a value", path, lineno, key);
-		if (in_plan[k]++)
+		if (plan->val[k])
 			die("%s:%d: '%s' given twice in the plan", path, lineno, key);
-		if (!from_cli[k])
-			val[k] = bench_xstrdup(value);
+		plan->val[k] = bench_xstrdup(value);
+		if (asprintf(&plan->where[k], "%s:%d", path, lineno) < 0)
+			die("out of memory");
 	}
 	free(p);
 	return text;
 }
 
-/* The values of the options (command line over plan) into s, every list parsed and checked. */
-static void sweep_from_values(const char *const val[SO_NR], struct bench_sweep *s)
+/*
+ * One option's value v into s, with the checks the value gets on its own
+ * (what needs two options together is bench_sweep_check's).  The one parser
+ * of each option, for the command line and for every line of a plan alike.
+ */
+static void sweep_parse_value(int k, const char *v, const struct topo *topo, struct bench_sweep *s)
 {
-	struct topo *topo;
 	char err[256];
 
-	if (!*val[SO_OUT])
-		die("bad value '' for --out (want a file name)");
-	topo = topo_load(NULL, err, sizeof(err));
-	if (!topo)
-		die("%s", err);
-	s->algo = sweep_parse_algos(val[SO_ALGO], &s->nr_algos);
-	char **workloads = sweep_split("workload", val[SO_WORKLOAD] ? val[SO_WORKLOAD] : "update", ',',
-				&s->nr_workloads);
-	s->workload = (const char **)workloads;
-	s->shape = sweep_split("shape", val[SO_SHAPE], ',', &s->nr_shapes);
-	s->threads = sweep_parse_threads(val[SO_THREADS], topo, &s->nr_threads);
-	s->placement = sweep_parse_placements(val[SO_PLACEMENT] ? val[SO_PLACEMENT] : "compact", topo,
-					     &s->nr_placements);
-	topo_free(topo);
-	if (val[SO_REPS])
-		s->reps = bench_parse_int("reps", val[SO_REPS], 1, 1000);
-	if (val[SO_DURATION])
-		s->duration_ms = bench_parse_int("duration-ms", val[SO_DURATION], 1, 3600 * 1000);
-	if (val[SO_WARMUP])
-		s->warmup_ms = bench_parse_int("warmup-ms", val[SO_WARMUP], 0, 3600 * 1000);
-	if (val[SO_READERS])
-		s->readers = bench_parse_int("readers", val[SO_READERS], 1, SWEEP_MAX_THREADS);
-	if (val[SO_FLUSH])
-		s->flush_period_ms = bench_parse_int("flush-period-ms", val[SO_FLUSH], 1, 3600 * 1000);
-	if (val[SO_WORK_NS])
-		s->work_ns = bench_parse_int("work-ns", val[SO_WORK_NS], 0, 10 * 1000 * 1000);
-	if (val[SO_WORK_ITERS])
-		s->work_iters = bench_parse_int("work-iters", val[SO_WORK_ITERS], 0, 1000 * 1000 * 1000);
-	if (val[SO_SLOTS])
-		s->slots = bench_parse_int("slots", val[SO_SLOTS], 1, 8192);
-	s->options = bench_options_normalize(val[SO_OPTIONS]);
-	s->events = val[SO_EVENTS];
-	if (s->events) {
+	switch (k) {
+	case SO_ALGO:
+		s->algo = sweep_parse_algos(v, &s->nr_algos);
+		break;
+	case SO_WORKLOAD:
+		s->workload = (const char **)sweep_split("workload", v, ',', &s->nr_workloads);
+		for (int i = 0; i < s->nr_workloads; i++)
+			bench_parse_workload(s->workload[i]);
+		break;
+	case SO_SHAPE:
+		s->shape = sweep_split("shape", v, ',', &s->nr_shapes);
+		for (int i = 0; i < s->nr_shapes; i++) {
+			struct bench_shape shape;
+			const char *why;
+
+			if (bench_shape_parse(s->shape[i], &shape, &why))
+				die("bad value '%s' in --shape '%s' (%s)", s->shape[i], v, why);
+			bench_shape_free(&shape);
+		}
+		break;
+	case SO_THREADS:
+		s->threads = sweep_parse_threads(v, topo, &s->nr_threads);
+		break;
+	case SO_PLACEMENT:
+		s->placement = sweep_parse_placements(v, topo, &s->nr_placements);
+		break;
+	case SO_REPS:
+		s->reps = bench_parse_int("reps", v, 1, 1000);
+		break;
+	case SO_DURATION:
+		s->duration_ms = bench_parse_int("duration-ms", v, 1, 3600 * 1000);
+		break;
+	case SO_WARMUP:
+		s->warmup_ms = bench_parse_int("warmup-ms", v, 0, 3600 * 1000);
+		break;
+	case SO_READERS:
+		s->readers = bench_parse_int("readers", v, 1, SWEEP_MAX_THREADS);
+		break;
+	case SO_FLUSH:
+		s->flush_period_ms = bench_parse_int("flush-period-ms", v, 1, 3600 * 1000);
+		break;
+	case SO_WORK_NS:
+		s->work_ns = bench_parse_int("work-ns", v, 0, 10 * 1000 * 1000);
+		break;
+	case SO_WORK_ITERS:
+		s->work_iters = bench_parse_int("work-iters", v, 0, 1000 * 1000 * 1000);
+		break;
+	case SO_SLOTS:
+		s->slots = bench_parse_int("slots", v, 1, 8192);
+		break;
+	case SO_OPTIONS:
+		bench_check_utf8("--options", v);
+		s->options = bench_options_normalize(v);
+		break;
+	case SO_EVENTS: {
 		struct pmu_event_spec *spec = NULL;
 		int nr;
 
 		pmu_init();
-		if (bench_events_parse(s->events, &spec, &nr, err, sizeof(err)))
+		if (bench_events_parse(v, &spec, &nr, err, sizeof(err)))
 			die("%s", err);
 		free(spec);
+		s->events = v;
+		break;
 	}
-	s->note = val[SO_NOTE];
-	s->out = val[SO_OUT];
+	case SO_NOTE:
+		bench_check_utf8("--note", v);
+		s->note = v;
+		break;
+	case SO_OUT:
+		if (!*v)
+			die("bad value '' for --out (want a file name)");
+		s->out = v;
+		break;
+	}
+}
+
+static void sweep_free_lists(struct bench_sweep *s)
+{
+	for (int i = 0; i < s->nr_workloads; i++)
+		free((char *)s->workload[i]);
+	for (int i = 0; i < s->nr_shapes; i++)
+		free(s->shape[i]);
+	for (int i = 0; i < s->nr_placements; i++)
+		free(s->placement[i]);
+	free(s->workload);
+	free(s->shape);
+	free(s->placement);
+	free(s->threads);
+	free(s->algo);
+}
+
+/*
+ * The values of the options (command line over plan) into s, every list
+ * parsed and checked; then each plan line the command line overrode, by the
+ * same parser (a plan's "threads 0" is bad input whatever overrides it: the
+ * plan's text goes into every result line, so all of it has been checked).
+ * A value from the plan that is bad names its FILE:LINE.
+ */
+static void sweep_from_values(const char *const val[SO_NR], const struct sweep_plan *plan,
+			      const int from_cli[SO_NR], struct bench_sweep *s)
+{
+	static const char *const defaults[SO_NR] = { [SO_WORKLOAD] = "update", [SO_PLACEMENT] = "compact" };
+	struct bench_sweep over = { 0 };
+	struct topo *topo;
+	char err[256];
+
+	/* --out first, before this machine's topology is loaded (bench_need saw it given) */
+	bench_die_where(from_cli[SO_OUT] ? NULL : plan->where[SO_OUT]);
+	sweep_parse_value(SO_OUT, val[SO_OUT], NULL, s);
+	bench_die_where(NULL);
+	topo = topo_load(NULL, err, sizeof(err));
+	if (!topo)
+		die("%s", err);
+	for (int k = 0; k < SO_NR; k++) {
+		bench_die_where(from_cli[k] ? NULL : plan->where[k]);
+		if (k != SO_OUT && (val[k] || defaults[k]))
+			sweep_parse_value(k, val[k] ? val[k] : defaults[k], topo, s);
+	}
+	for (int k = 0; k < SO_NR; k++) {
+		bench_die_where(plan->where[k]);
+		if (from_cli[k] && plan->val[k])
+			sweep_parse_value(k, plan->val[k], topo, &over);
+	}
+	/*
+	 * --options go with the algorithms: checked here against those that run,
+	 * so that a plan's line is named (bench_sweep_check checks again, for
+	 * recommend, and says the --flush-period-ms note); an overridden line
+	 * against the algorithms its plan names.
+	 */
+	if (s->options) {
+		bench_die_where(from_cli[SO_OPTIONS] ? NULL : plan->where[SO_OPTIONS]);
+		bench_check_algo_options(s->options, 0, s->algo, s->nr_algos);
+	}
+	if (from_cli[SO_OPTIONS] && plan->val[SO_OPTIONS]) {
+		bench_die_where(plan->where[SO_OPTIONS]);
+		if (from_cli[SO_ALGO] && plan->val[SO_ALGO])
+			bench_check_algo_options(over.options, 0, over.algo, over.nr_algos);
+		else
+			bench_check_algo_options(over.options, 0, s->algo, s->nr_algos);
+	}
+	bench_die_where(NULL);
+	sweep_free_lists(&over);
+	topo_free(topo);
 }
 
 static const char *const sweep_help =
@@ -416,6 +537,7 @@ int bench_cmd_sweep(int argc, char **argv)
 	const char *val[SO_NR] = { 0 };
 	int from_cli[SO_NR] = { 0 }, opt;
 	struct bench_sweep s = { .reps = 5, .duration_ms = 1000, .warmup_ms = 200, .readers = -1 };
+	struct sweep_plan plan = { { 0 }, { 0 } };
 	int ret;
 
 	bench_help(argc, argv, sweep_help);
@@ -443,30 +565,24 @@ int bench_cmd_sweep(int argc, char **argv)
 	if (optind < argc)
 		die("unexpected argument '%s'", argv[optind]);
 	if (s.plan_file)
-		s.plan_text = sweep_read_plan(s.plan_file, val, from_cli);
+		s.plan_text = sweep_read_plan(s.plan_file, &plan);
+	for (int k = 0; k < SO_NR; k++)
+		if (!from_cli[k])
+			val[k] = plan.val[k];
 	{
 		static const char *const need[] = { "--algo", "--shape", "--threads", "--out FILE" };
 		const int missing[] = { !val[SO_ALGO], !val[SO_SHAPE], !val[SO_THREADS], !val[SO_OUT] };
 
 		bench_need("sweep", need, missing, 4, "(ctrbench sweep --help)");
 	}
-	sweep_from_values(val, &s);
+	sweep_from_values(val, &plan, from_cli, &s);
 	bench_sweep_check(&s);
 	ret = bench_sweep_exec(&s);
-	for (int k = 0; k < SO_NR; k++)
-		if (!from_cli[k])
-			free((char *)val[k]);	/* from the plan */
-	for (int i = 0; i < s.nr_workloads; i++)
-		free((char *)s.workload[i]);
-	for (int i = 0; i < s.nr_shapes; i++)
-		free(s.shape[i]);
-	for (int i = 0; i < s.nr_placements; i++)
-		free(s.placement[i]);
-	free(s.workload);
-	free(s.shape);
-	free(s.placement);
-	free(s.threads);
-	free(s.algo);
+	for (int k = 0; k < SO_NR; k++) {
+		free((char *)plan.val[k]);
+		free(plan.where[k]);
+	}
+	sweep_free_lists(&s);
 	free(s.plan_text);
 	return ret;
 }

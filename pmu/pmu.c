@@ -452,6 +452,19 @@ int pmu_events_parse(const char *list, struct pmu_event_spec **out, int *n, char
 		}
 		memcpy(name, p, len);
 		name[len] = 0;
+		/*
+		 * The grammar: names separated by commas, nothing else.  " 8" or
+		 * "cycles, instructions" would reach libpfm4 with the blank and come
+		 * back "bad event attributes", a column of n/a and exit 0: a typo
+		 * the user never sees.  Names are printable ASCII without blanks.
+		 */
+		for (size_t i = 0; i < len; i++) {
+			if ((unsigned char)name[i] <= ' ' || (unsigned char)name[i] >= 0x7f) {
+				snprintf(err, errlen, "bad event name '%s' in --events '%s' (want names"
+					 " separated by commas, no blanks: cycles,instructions)", name, list);
+				goto fail;
+			}
+		}
 		if (!strcmp(name, "bounce")) {
 			for (int i = 0; pmu_preset_bounce[i]; i++)
 				if (pmu_events_add(pmu_preset_bounce[i], v, &cnt, err, errlen))

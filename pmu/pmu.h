@@ -105,8 +105,9 @@ struct pmu_event_spec {
  * and the preset "bounce" (cycles, instructions and the AMD Zen 4 data cache
  * fill sources, see pmu.c).  A name nobody knows is not a parse error: it
  * becomes an event whose err says so (unknown name, or its PMU is not this
- * CPU's).  A malformed list (empty, an empty item, a name too long, one
- * given twice, more than PMU_MAX_EVENTS) returns -1 with one line in err
+ * CPU's).  A malformed list (empty, an empty item, a name with a blank or
+ * other byte outside printable ASCII, a name too long, one given twice,
+ * more than PMU_MAX_EVENTS) returns -1 with one line in err
  * that names the bad value; 0 on success.
  */
 int pmu_events_parse(const char *list, struct pmu_event_spec **out, int *n, char *err, size_t errlen);

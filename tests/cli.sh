@@ -45,6 +45,22 @@ check "--flush-period-ms on an algorithm with no flusher is said, once" eval \
 # A typo in --events fails (it exited 0 listing 'abc' as unknown); --events-lenient counts the rest.
 BADVAL="unknown event 'abc'" bad events --events abc
 BADVAL="unknown event 'cylces'" bad run --algo atomic_tree --shape chain:2 --threads 1 --events cylces
+# The --events grammar: names separated by commas, no blanks.  A blank reached libpfm4 ("bad event
+# attributes"), was listed n/a and exited 0, --events-lenient or not, in every command.
+for e in ' 8' '8 ' ' cycles' 'cycles, instructions' $'cycles\t'; do
+	BADVAL="bad event name '" bad events --events "$e"
+	BADVAL="bad event name '" bad events --events "$e" --events-lenient
+done
+BADVAL="empty event list in --events ''" bad events --events ''
+BADVAL="empty event name in --events ','" bad events --events ,
+BADVAL="empty event name in --events 'cycles,,'" bad events --events cycles,,
+BADVAL="bad event name ' 8' in --events ' 8'" bad run --algo atomic_tree --shape chain:2 --threads 1 --events ' 8'
+BADVAL="bad event name ' 8' in --events ' 8'" bad c2c --dry-run --events ' 8'
+BADVAL="bad event name ' 8' in --events ' 8'" bad sweep --algo atomic_tree --shape chain:1 --threads 1 --events ' 8' \
+	--out "$tmp/ev.jsonl"
+# A bad --shape said in words (it said "bad a->shape", a C expression).
+BADVAL="bad value 'chain:5000' for --shape (deeper than 4096 levels)" bad run --algo atomic_tree --shape chain:5000 --threads 1
+BADVAL="bad value 'ring:3' for --shape (want chain:D" bad run --algo atomic_tree --shape ring:3 --threads 1
 "$B" events --events abc,task-clock --events-lenient >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "--events-lenient: the unknown name is listed with its reason, the rest counted" eval \

@@ -171,6 +171,36 @@ BADVAL="--out" bad "${S[@]}" --threads 1
 BADVAL="--resume" bad "${S[@]}" --threads 1 --out "$tmp/a.jsonl"
 BADVAL="$tmp/bad.plan:3: unknown option 'bogus'" bad --plan "$tmp/bad.plan" --out "$tmp/x"
 BADVAL="$tmp/bad2.plan:2: 'threads' needs a value" bad --plan "$tmp/bad2.plan" --out "$tmp/x"
+# Every line of a plan is parsed as its flag is on the command line, and a bad one named by
+# FILE:LINE, whether or not the command line overrides it: the plan's text goes into every result
+# line (these four ran with exit 0 under an override, the unchecked text recorded in each line).
+for kv in "threads 0|--threads 1|bad value '0' in --threads" "shape ring:3|--shape chain:2|bad value 'ring:3' in --shape" \
+	  "algo nosuch|--algo atomic_tree|unknown algorithm 'nosuch'" "reps abc|--reps 1|bad value 'abc' for --reps"; do
+	IFS='|' read -r line flag msg <<<"$kv"
+	printf 'algo atomic_tree\nshape chain:2\nthreads 1\nreps 1\n' | grep -v "^${line%% *} " >"$tmp/ov.plan"
+	printf '# the bad line\n%s\n' "$line" >>"$tmp/ov.plan"
+	BADVAL="$tmp/ov.plan:5: $msg" bad --plan "$tmp/ov.plan" ${flag} --duration-ms 5 --warmup-ms 0 --out "$tmp/x.${line%% *}"
+	BADVAL="$tmp/ov.plan:5: $msg" bad --plan "$tmp/ov.plan" --duration-ms 5 --warmup-ms 0 --out "$tmp/x.${line%% *}"
+done
+check "no plan with a bad line left a results file" eval '! ls "$tmp"/x.* 2>/dev/null'
+
+# The cross-flag check of --options names the plan's line too; an overridden line is checked against
+# the algorithms its plan names.
+printf 'algo atomic_tree\nshape chain:2\nthreads 1\noptions fence=none\n' >"$tmp/opt.plan"
+BADVAL="$tmp/opt.plan:4: bad value 'fence=none' for --options" bad --plan "$tmp/opt.plan" --out "$tmp/x"
+BADVAL="$tmp/opt.plan:4: bad value 'fence=none' for --options" bad --plan "$tmp/opt.plan" --algo rstat_force \
+	--options fence=update --out "$tmp/x"
+printf 'algo rstat_force\nshape chain:2\nthreads 1\noptions fence=none\nreps 1\nduration-ms 5\nwarmup-ms 0\n' >"$tmp/opt2.plan"
+"$B" sweep --plan "$tmp/opt2.plan" --algo rstat_llist --options lock=global --out "$tmp/opt2.jsonl" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "a plan's algo and options both overridden: its options checked against its own algorithm, the run goes on" eval \
+	'[ $rc -eq 0 ] && parses "$tmp/opt2.jsonl" 1 && grep -q "\"options\":\"lock=global\"" "$tmp/opt2.jsonl"'
+# The plan's path goes into every result line (JSON) as --note does: not UTF-8 is bad input (it was
+# "out of memory" after creating an empty --out).
+printf 'algo atomic_tree\nshape chain:2\nthreads 1\n' >"$tmp/"$'\xff'.plan
+BADVAL="bad value for --plan (not UTF-8)" bad --plan "$tmp/"$'\xff'.plan --out "$tmp/x"
+printf 'algo atomic_tree\nshape chain:2\nthreads 1\nnote caf\351\n' >"$tmp/latin1.plan"
+BADVAL="plan '$tmp/latin1.plan' is not UTF-8 text" bad --plan "$tmp/latin1.plan" --out "$tmp/x"
 BADVAL="'nope'" bad "${S[@]}" --threads 1 --workload update,nope --out "$tmp/x"
 BADVAL="'chain:0'" bad "${S[@]}" --shape chain:0 --threads 1 --out "$tmp/x"
 BADVAL="'bogus'" bad "${S[@]:2}" --algo atomic_tree,bogus --threads 1 --out "$tmp/x"
