@@ -236,6 +236,25 @@ static int c2c_cmp_pair(const void *x, const void *y)
 	return (a->b > b->b) - (a->b < b->b);
 }
 
+/*
+ * The most pairs a plan holds: every pair of 1024 CPUs (523,776).  Measuring that many takes
+ * about 44 hours at the defaults (the dry run's estimate), and its --dry-run --format json is
+ * 21 MB made in 2 s; every pair of 4096 CPUs (8.4 million) would take a month to measure, and
+ * its plan alone 356 MB and 65 s.  Past it, --pairs per-class:K or sample:N (or fewer --cpus)
+ * plan what can be measured, so a bigger plan is refused in one line rather than printed.
+ */
+#define C2C_MAX_PAIRS (1L << 19)
+
+static int c2c_too_many(const char *pairs, long n, const struct c2c_plan *p, char *err, size_t errlen)
+{
+	if (n <= C2C_MAX_PAIRS)
+		return 0;
+	c2c_err(err, errlen, "bad value '%s' for --pairs (%ld pairs of %d CPUs: a plan holds at most %ld,"
+		" every pair of 1024 CPUs; take --pairs per-class:K or sample:N, or fewer --cpus)", pairs, n,
+		p->nr_cpus, C2C_MAX_PAIRS);
+	return -EINVAL;
+}
+
 int c2c_plan_make(const struct topo *t, const char *cpus, const char *pairs, struct c2c_plan *p,
 		  char *err, size_t errlen)
 {
@@ -257,6 +276,11 @@ int c2c_plan_make(const struct topo *t, const char *cpus, const char *pairs, str
 		ret = -EINVAL;
 		goto fail;
 	}
+	/* all and sample:N know their count now; per-class:N after the pass (the classes present) */
+	ret = c2c_too_many(pairs, p->mode == C2C_PAIRS_ALL ? total : p->mode == C2C_PAIRS_SAMPLE &&
+			   p->per < total ? p->per : p->mode == C2C_PAIRS_SAMPLE ? total : 0, p, err, errlen);
+	if (ret)
+		goto fail;
 	/* One pass over every pair: all keeps it, the others keep a reservoir (one per class). */
 	cap = p->mode == C2C_PAIRS_ALL ? (int)total : p->per;
 	for (int c = 0; c < TOPO_NR_CLASSES; c++) {
@@ -286,6 +310,9 @@ int c2c_plan_make(const struct topo *t, const char *cpus, const char *pairs, str
 	}
 	for (int c = 0; c < TOPO_NR_CLASSES; c++)
 		p->nr_pairs += res[c] ? (int)(seen[c] < cap ? seen[c] : cap) : 0;
+	ret = c2c_too_many(pairs, p->nr_pairs, p, err, errlen);
+	if (ret)
+		goto fail;
 	p->pairs = malloc(sizeof(*p->pairs) * (p->nr_pairs ? p->nr_pairs : 1));
 	if (!p->pairs) {
 		ret = -ENOMEM;
@@ -1259,10 +1286,15 @@ static void c2c_parse_home(struct c2c_run *r, const char *s)
 		errno = 0;
 		k = strtol(s + 5, &end, 10);
 		if (!errno && !*end && k < 1 << 20) {
-			if (topo_is_synthetic(r->t)) {
+			if (topo_is_synthetic(r->t) && k < r->nodes_total) {
 				r->homes[0].asked = (int)k;
 				return;
 			}
+			if (topo_is_synthetic(r->t) && r->nodes_total == 1)
+				die("bad value '%s' for --home (the topology has 1 NUMA node: node:0)", s);
+			if (topo_is_synthetic(r->t))
+				die("bad value '%s' for --home (the topology has %d NUMA nodes: node:0 to node:%d)",
+				    s, r->nodes_total, r->nodes_total - 1);
 			if (numa && k <= numa_max_node() && numa_bitmask_isbitset(numa_all_nodes_ptr, (int)k)) {
 				r->homes[0].asked = (int)k;
 				return;

@@ -2,6 +2,7 @@
 /* ctrbench compare: the change per configuration between two result files, and whether it is noise. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -9,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <jansson.h>
 
 #include "cli.h"
@@ -348,13 +351,159 @@ static void decide(struct outcome *r, double bp, const struct cmp_opts *o)
 	}
 }
 
-/* --calibrate FILE: this comparison's noise, for later --noise FILE. */
-static void write_calibration(const struct configs *cs, const struct outcome *out, const struct cmp_opts *o,
-			      const char *file[2])
+/*
+ * --calibrate FILE writes a new file or replaces a calibration, never anything else (a typo
+ * naming a results file or notes would lose it): what compare --calibrate writes is recognised by
+ * its kind and, for files written before the kind was, by the members it has always had.
+ */
+#define CMP_CAL_KIND "compare-calibration"
+
+static int is_calibration(json_t *j)
+{
+	json_t *kind = json_object_get(j, "kind"), *files = json_object_get(j, "files");
+
+	return json_is_object(j) && (!kind || (json_is_string(kind) &&
+					       !strcmp(json_string_value(kind), CMP_CAL_KIND))) &&
+	       json_is_string(json_object_get(j, "metric")) && json_is_array(files) &&
+	       json_array_size(files) == 2 && json_is_integer(json_object_get(j, "configurations")) &&
+	       json_is_number(json_object_get(j, "q95_abs_log_ratio")) &&
+	       json_is_array(json_object_get(j, "configs"));
+}
+
+/*
+ * Where --calibrate FILE may be written, checked before anything is compared (a refusal then
+ * costs nothing and leaves everything as it was): FILE new, empty (nothing to lose: mktemp's
+ * file), or a calibration; never a device, FIFO or folder, and never input A or B, even were
+ * they calibrations (the files it is computed from).  A symbolic link is followed, so that the
+ * link stays and its target is replaced.  Returns the path to write (free it); *is_new when
+ * nothing is there yet.
+ */
+static char *calibrate_target(const char *path, const char *const file[2], int *is_new)
+{
+	struct stat sb, in;
+	json_error_t err;
+	char *real;
+	json_t *j;
+	int ok;
+
+	*is_new = 0;
+	if (lstat(path, &sb)) {
+		if (errno != ENOENT)
+			die("cannot write --calibrate '%s': %s", path, strerror(errno));
+		*is_new = 1;
+		return bench_xstrdup(path);
+	}
+	if (S_ISLNK(sb.st_mode)) {
+		real = realpath(path, NULL);
+		if (!real || stat(real, &sb)) {
+			free(real);
+			die("bad value '%s' for --calibrate (a symbolic link to nothing: give the file itself)",
+			    path);
+		}
+	} else {
+		real = bench_xstrdup(path);
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		free(real);
+		die("bad value '%s' for --calibrate (not a regular file: a calibration is a new file or"
+		    " one compare --calibrate wrote)", path);
+	}
+	for (int i = 0; i < 2; i++)
+		if (!stat(file[i], &in) && in.st_dev == sb.st_dev && in.st_ino == sb.st_ino) {
+			free(real);
+			die("bad value '%s' for --calibrate (it is input %c, '%s': give a new file)", path,
+			    'A' + i, file[i]);
+		}
+	if (sb.st_size == 0)
+		return real;
+	j = bench_json_load_regular(real, 0, &err);
+	ok = j && is_calibration(j);
+	json_decref(j);
+	if (!ok) {
+		free(real);
+		die("bad value '%s' for --calibrate (it exists and is not a calibration that compare"
+		    " --calibrate wrote: give a new file; it was left as it is)", path);
+	}
+	return real;
+}
+
+/*
+ * j into path whole or not at all: written to a new file beside it, flushed to disk, then
+ * renamed over it, so that an interrupted or failed write (a full disk) leaves path as it was
+ * and no temporary behind.  A path that was new must still be (RENAME_NOREPLACE: a file made
+ * there meanwhile is not replaced; a filesystem without it gets a plain rename).  Returns 0 or
+ * an errno.
+ */
+static int write_whole(json_t *j, const char *path, int is_new)
+{
+	char *dir = bench_xstrdup(path), *slash = strrchr(dir, '/'), *tmp = NULL;
+	int fd, dfd, err = 0;
+	mode_t um;
+	FILE *f;
+
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = 0;
+	/* a short name of its own: path's own name plus a suffix could pass NAME_MAX */
+	if (asprintf(&tmp, "%s/.ctrbench-calibration.XXXXXX", slash ? dir : ".") < 0)
+		die("out of memory");
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		goto out;
+	}
+	um = umask(0);	/* mkostemp made it 0600; a calibration is read as any file fopen makes */
+	umask(um);
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = errno;
+		close(fd);
+		goto fail;
+	}
+	errno = 0;
+	if (fchmod(fd, 0666 & ~um) || json_dumpf(j, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER) ||
+	    fputc('\n', f) == EOF || fflush(f) || fsync(fd))
+		err = errno ? errno : EIO;
+	if (fclose(f) && !err)
+		err = errno;
+	if (err)
+		goto fail;
+	if (is_new && renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE)) {
+		if (errno != EINVAL && errno != ENOSYS) {
+			err = errno;
+			goto fail;
+		}
+		is_new = 0;
+	}
+	if (!is_new && rename(tmp, path)) {
+		err = errno;
+		goto fail;
+	}
+	/* the new name must survive a crash too */
+	dfd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	goto out;
+fail:
+	unlink(tmp);
+out:
+	free(tmp);
+	free(dir);
+	return err;
+}
+
+/*
+ * --calibrate: this comparison's noise, for later --noise FILE, into target (calibrate_target).
+ * Returns 0, or 1 with why in msg: the caller frees what it holds before it dies, so that
+ * LeakSanitizer finds nothing on that exit either.
+ */
+static int write_calibration(const struct configs *cs, const struct outcome *out, const struct cmp_opts *o,
+			     const char *file[2], const char *target, int is_new, char *msg, size_t len)
 {
 	double *x = bench_xmalloc(sizeof(*x) * (size_t)(cs->n ? cs->n : 1)), q;
 	json_t *per = json_array(), *j;
-	int k = 0;
+	int k = 0, err;
 
 	for (int i = 0; i < cs->n; i++) {
 		if (!isfinite(out[i].ratio))
@@ -363,18 +512,30 @@ static void write_calibration(const struct configs *cs, const struct outcome *ou
 		json_array_append_new(per, json_pack("{s:s,s:f}", "config", cs->c[i].key,
 						     "abs_log_ratio", x[k - 1]));
 	}
-	if (k < 2)
-		die("compare --calibrate needs at least 2 configurations in both files (got %d)", k);
+	if (k < 2) {
+		snprintf(msg, len, "compare --calibrate needs at least 2 configurations in both files (got %d)", k);
+		json_decref(per);
+		free(x);
+		return 1;
+	}
 	qsort(x, (size_t)k, sizeof(*x), cmp_double);
 	q = quantile_sorted(x, k, 0.95);
-	j = json_pack("{s:s,s:[s,s],s:i,s:f,s:f,s:o}", "metric", o->metric, "files", file[0], file[1],
-		      "configurations", k, "q95_abs_log_ratio", q, "q95_ratio", exp(q), "configs", per);
-	if (json_dump_file(j, o->calibrate, JSON_INDENT(1) | JSON_PRESERVE_ORDER))
-		die("cannot write --calibrate '%s': %s", o->calibrate, strerror(errno));
+	free(x);
+	j = json_pack("{s:s,s:s,s:[s,s],s:i,s:f,s:f,s:o}", "kind", CMP_CAL_KIND, "metric", o->metric,
+		      "files", file[0], file[1], "configurations", k, "q95_abs_log_ratio", q,
+		      "q95_ratio", exp(q), "configs", per);
+	if (!j)
+		die("out of memory");
+	err = write_whole(j, target, is_new);
+	json_decref(j);
+	if (err) {
+		snprintf(msg, len, "cannot write --calibrate '%s': %s (nothing was written)", o->calibrate,
+			 strerror(err));
+		return 1;
+	}
 	fprintf(stderr, "ctrbench: compare: A/A noise of %d configurations: 95%% of |change| within %.3fx;"
 		" written to '%s' (compare --noise FILE honours it)\n", k, exp(q), o->calibrate);
-	json_decref(j);
-	free(x);
+	return 0;
 }
 
 /* ---- printing ---- */
@@ -596,7 +757,8 @@ static const char *const cmp_help =
 	"  --noise-threshold PCT    |B/A - 1| must pass PCT percent (default 2)\n"
 	"  --noise FILE             honour a calibration written by --calibrate (default: the spread\n"
 	"                           over >= 8 configurations compared, else none)\n"
-	"  --calibrate FILE         A and B are an A/A pair: write their noise to FILE (default: none)\n"
+	"  --calibrate FILE         A and B are an A/A pair: write their noise to FILE (default: none;\n"
+	"                           a new file or a calibration this wrote, never A or B)\n"
 	"  --ignore FIELD,...       leave identity fields out of matching (default none)\n"
 	"  --ignore-algo            the same as --ignore algo\n"
 	"  --fail-on slower|changed exit 1 when a configuration is slower / changed (default: exit 0)\n"
@@ -685,10 +847,13 @@ int bench_cmd_compare(int argc, char **argv)
 	const char *file[2], *bp_how;
 	struct configs cs = { 0 };
 	struct outcome *out;
-	int fail = 0;
+	char *target = NULL, msg[2048];
+	int fail = 0, is_new = 0, bad = 0;
 	double bp;
 
 	parse_args(argc, argv, &o, file);
+	if (o.calibrate)
+		target = calibrate_target(o.calibrate, file, &is_new);
 	read_file(&cs, 0, file[0], o.metric);
 	read_file(&cs, 1, file[1], o.metric);
 	/* configurations of A in A's order, then those only in B in B's order (config_get keeps both) */
@@ -702,8 +867,8 @@ int bench_cmd_compare(int argc, char **argv)
 			(o.fail_on == 2 && (out[i].verdict == V_SLOWER || out[i].verdict == V_FASTER));
 	}
 	if (o.calibrate)
-		write_calibration(&cs, out, &o, file);
-	if (o.json) {
+		bad = write_calibration(&cs, out, &o, file, target, is_new, msg, sizeof(msg));
+	if (!bad && o.json) {
 		for (int i = 0; i < cs.n; i++) {
 			json_t *j = outcome_json(&cs, i, &out[i], &o, file);
 
@@ -713,7 +878,7 @@ int bench_cmd_compare(int argc, char **argv)
 			fputc('\n', stdout);
 			json_decref(j);
 		}
-	} else {
+	} else if (!bad) {
 		print_table(&cs, out, &o, file, bp, bp_how);
 	}
 	for (int i = 0; i < cs.n; i++) {
@@ -726,5 +891,8 @@ int bench_cmd_compare(int argc, char **argv)
 	}
 	free(cs.c);
 	free(out);
+	free(target);
+	if (bad)
+		die("%s", msg);
 	return fail;
 }

@@ -21,6 +21,18 @@ BADVAL="sample:" bad c2c --pairs sample:
 BADVAL="swap" bad c2c --op swap
 BADVAL="node:999" bad c2c --home node:999
 BADVAL="remote" bad c2c --home remote
+# --home node:K on a synthetic topology: K among its nodes (issue 25: node:5 on 2 nodes passed).
+BADVAL="'node:5' for --home (the topology has 2 NUMA nodes: node:0 to node:1)" \
+	bad c2c --dry-run --topology "pack:2 numa:1 core:2 pu:1" --home node:5
+BADVAL="'node:1' for --home (the topology has 1 NUMA node: node:0)" \
+	bad c2c --dry-run --topology "pack:1 core:2 pu:1" --home node:1
+# A plan past 524288 pairs (every pair of 1024 CPUs) is refused in one line, at once (issue 25:
+# all pairs of 4096 CPUs ran 65 s and wrote 356 MB of JSON).
+BIG="pack:4 core:512 pu:2"
+BADVAL="'all' for --pairs (8386560 pairs of 4096 CPUs: a plan holds at most 524288" \
+	bad c2c --dry-run --topology "$BIG" --format json
+BADVAL="'sample:600000' for --pairs (600000 pairs" bad c2c --dry-run --topology "$BIG" --pairs sample:600000
+BADVAL="'per-class:600000' for --pairs (602048 pairs" bad c2c --dry-run --topology "$BIG" --pairs per-class:600000
 BADVAL="'0'" bad c2c --cpus 0
 BADVAL="'0,0'" bad c2c --cpus 0,0
 BADVAL="99999" bad c2c --cpus 0,99999
@@ -145,6 +157,15 @@ assert pairs[(0, 1)] == "smt" and pairs[(1, 2)] == "ccx" and pairs[(2, 16)] == "
 assert "classes" not in j and "calibration" not in j, "nothing measured, no figures"
 PY'
 check "c2c --dry-run --format json follows the field table (ctrbench schema)" schema_ok "$tmp/out"
+"$B" c2c --dry-run --topology "pack:2 numa:1 core:2 pu:1" --home node:1 >"$tmp/out" 2>"$tmp/err"
+rc1=$?
+"$B" c2c --dry-run --topology "$BIG" --pairs per-class:4 >"$tmp/out2" 2>"$tmp/err2"
+rc2=$?
+"$B" c2c --dry-run --topology "pack:2 core:256 pu:2" >"$tmp/out" 2>"$tmp/err"
+rc3=$?
+check "c2c --dry-run: node:1 of 2 nodes, per-class:4 of 4096 CPUs, all 523776 pairs of 1024 CPUs" \
+	eval '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc3 -eq 0 ] && grep -q "pairs per-class:4: 8 pairs" "$tmp/out2" &&
+	      grep -q "1024 CPUs, pairs all: 523776 pairs" "$tmp/out" && [ ! -s "$tmp/err" ] && [ ! -s "$tmp/err2" ]'
 "$B" c2c --topology "$NPS4" --home each --pairs per-class:1 --dry-run >"$tmp/out" 2>"$tmp/err"
 check "c2c --dry-run --home each multiplies the plan by the nodes" \
 	grep -q "5 pairs x 8 home nodes" "$tmp/out"

@@ -104,6 +104,74 @@ check "--noise: a significant 1.5% change is within the calibrated noise (1.100x
 run --noise "$tmp/noise.json" $D/compare_a.jsonl $D/compare_b.jsonl
 check "--noise: 2x is still faster" eval 'clean && row percpu_hier update | grep -q "faster"'
 
+# --calibrate writes a new file or over a calibration, nothing else (issue 25: it replaced any
+# file, input A included); checked before anything is compared, the file left byte for byte.
+# unchanged NAME FILE: FILE is what its copy FILE.keep holds.
+unchanged() { cmp -s "$1" "$1.keep"; }
+keep() { for f; do cp "$f" "$f.keep"; done; }
+cp $D/compare_a.jsonl "$tmp/ca.jsonl"
+echo precious >"$tmp/notes.txt"
+printf '{"kind": "c2c-calibration", "schema": 1}\n' >"$tmp/c2c.json"
+ln -s ca.jsonl "$tmp/link-a.jsonl"
+ln -s nowhere "$tmp/dangling.json"
+mkdir "$tmp/folder"
+keep "$tmp/notes.txt" "$tmp/ca.jsonl" "$tmp/aa.jsonl" "$tmp/c2c.json" "$tmp/noise.json"
+BADVAL="'$tmp/notes.txt' for --calibrate (it exists and is not a calibration" \
+	bad "$tmp/ca.jsonl" "$tmp/aa.jsonl" --calibrate "$tmp/notes.txt"
+BADVAL="'$tmp/ca.jsonl' for --calibrate (it is input A" bad "$tmp/ca.jsonl" "$tmp/aa.jsonl" --calibrate "$tmp/ca.jsonl"
+BADVAL="'$tmp/aa.jsonl' for --calibrate (it is input B" bad "$tmp/ca.jsonl" "$tmp/aa.jsonl" --calibrate "$tmp/aa.jsonl"
+BADVAL="'$tmp/link-a.jsonl' for --calibrate (it is input A" \
+	bad "$tmp/ca.jsonl" "$tmp/aa.jsonl" --calibrate "$tmp/link-a.jsonl"
+# even a calibration given as an input (refused before it is read as results)
+BADVAL="'$tmp/noise.json' for --calibrate (it is input B" \
+	bad "$tmp/ca.jsonl" "$tmp/noise.json" --calibrate "$tmp/noise.json"
+BADVAL="'$tmp/c2c.json' for --calibrate (it exists and is not a calibration" \
+	bad "$tmp/ca.jsonl" "$tmp/aa.jsonl" --calibrate "$tmp/c2c.json"
+BADVAL="'/dev/full' for --calibrate (not a regular file" bad "$tmp/ca.jsonl" "$tmp/aa.jsonl" --calibrate /dev/full
+BADVAL="'$tmp/folder' for --calibrate (not a regular file" bad "$tmp/ca.jsonl" "$tmp/aa.jsonl" --calibrate "$tmp/folder"
+BADVAL="'$tmp/dangling.json' for --calibrate (a symbolic link to nothing" \
+	bad "$tmp/ca.jsonl" "$tmp/aa.jsonl" --calibrate "$tmp/dangling.json"
+check "--calibrate refused: notes, inputs A and B, the c2c file and the calibration as input left as they were" \
+	eval 'unchanged "$tmp/notes.txt" && unchanged "$tmp/ca.jsonl" && unchanged "$tmp/aa.jsonl" &&
+	      unchanged "$tmp/c2c.json" && unchanged "$tmp/noise.json" && [ ! -e "$tmp/nowhere" ] &&
+	      [ -z "$(ls -A "$tmp/folder")" ]'
+
+# What may be replaced: a calibration (its kind), one written before the kind was (its members),
+# an empty file (mktemp's), through a symbolic link that stays one.
+run --calibrate "$tmp/noise.json" $D/compare_a.jsonl "$tmp/aa.jsonl"
+check "--calibrate over a calibration compare wrote: replaced, kind compare-calibration" eval \
+	'[ $rc -eq 0 ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d[\"kind\"] == \"compare-calibration\", d" "$tmp/noise.json"'
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+del d["kind"]
+json.dump(d, open(sys.argv[2], "w"))' "$tmp/noise.json" "$tmp/old-noise.json"
+run --calibrate "$tmp/old-noise.json" $D/compare_a.jsonl "$tmp/aa.jsonl"
+rc1=$rc
+: >"$tmp/empty.json"
+run --calibrate "$tmp/empty.json" $D/compare_a.jsonl "$tmp/aa.jsonl"
+rc2=$rc
+ln -s noise.json "$tmp/link-noise.json"
+run --calibrate "$tmp/link-noise.json" $D/compare_b.jsonl $D/compare_a.jsonl
+check "--calibrate over an older calibration (no kind), an empty file, a link to a calibration (kept a link)" \
+	eval '[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc -eq 0 ] && [ -L "$tmp/link-noise.json" ] &&
+	      grep -q "compare_b.jsonl" "$tmp/noise.json" && grep -q compare-calibration "$tmp/empty.json" &&
+	      grep -q compare-calibration "$tmp/old-noise.json"'
+
+# A write that fails (a file size limit here, a full disk elsewhere): one line, exit 2, the old
+# calibration whole and no new or temporary file left; under ASan nothing leaked on that exit.
+keep "$tmp/noise.json"
+mkdir "$tmp/w"
+say=$(ulimit -f 0; trap '' XFSZ; "$B" compare $D/compare_a.jsonl "$tmp/aa.jsonl" --calibrate "$tmp/w/new.json" \
+	2>&1 >/dev/null; echo "rc=$?")
+say2=$(ulimit -f 0; trap '' XFSZ; "$B" compare $D/compare_a.jsonl "$tmp/aa.jsonl" --calibrate "$tmp/noise.json" \
+	2>&1 >/dev/null; echo "rc=$?")
+check "--calibrate that cannot be written: one line, exit 2, no file left, the old calibration whole" \
+	eval '[ "$(printf "%s\n" "$say" | wc -l)" -eq 2 ] && printf "%s\n" "$say" | grep -q "^ctrbench: cannot write --calibrate .*new.json" &&
+	      printf "%s\n" "$say" | grep -qx "rc=2" && [ -z "$(ls -A "$tmp/w")" ] &&
+	      [ "$(printf "%s\n" "$say2" | wc -l)" -eq 2 ] && printf "%s\n" "$say2" | grep -qx "rc=2" &&
+	      unchanged "$tmp/noise.json" && [ -z "$(ls -A "$tmp" | grep ctrbench-calibration)" ]'
+
 # Several lines (processes) of a configuration on both sides: the process is the sample.
 cat $D/compare_a.jsonl $D/compare_a.jsonl >"$tmp/a2.jsonl"
 cat $D/compare_b.jsonl $D/compare_b.jsonl >"$tmp/b2.jsonl"
