@@ -274,3 +274,12 @@ R=(run --workload update --shape chain:4 --threads 2 --duration-ms 60 --warmup-m
 run --ignore-algo "$tmp/a1.jsonl" "$tmp/p.jsonl"
 check "atomic_tree swapped for percpu_hier (--ignore-algo): a change" eval \
 	'clean && grep -Eq "^\(either\) +update .*(faster|slower)" "$tmp/out"'
+
+# scripts/aa-check writes fixed names into --out DIR and reads its work.txt back: a folder holding
+# files it did not make is refused before anything runs, and is left as it was (issue 25, 2).
+mkdir "$tmp/aa-notes" && echo "precious" >"$tmp/aa-notes/work.txt"
+bash "$(dirname "$0")/../scripts/aa-check" --binary "$B" --out "$tmp/aa-notes" >"$tmp/out" 2>"$tmp/err"
+aa_rc=$?
+check "aa-check --out refuses a folder of files it did not make (exit 2, one line, untouched)" eval \
+	'[ $aa_rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "bad value .*aa-notes.* for --out" "$tmp/err" &&
+	 [ "$(ls -A "$tmp/aa-notes")" = work.txt ] && [ "$(cat "$tmp/aa-notes/work.txt")" = precious ]'
