@@ -1640,6 +1640,18 @@ static void scn_from_check(struct scn_ctx *c)
 			c->s->name, c->from, again, again == 1 ? "" : "s", again == 1 ? "s" : "", first, last);
 }
 
+/* --from: the file's lines, checked; the tables as the machine that wrote it capped them (its PUs). */
+static void scn_from_load(struct scn_ctx *c)
+{
+	bench_results_load(c->from, 0, &c->done);
+	if (!c->done.n)
+		die("'%s' for --from holds no results", c->from);
+	c->pus = (int)json_integer_value(bench_json_path(c->done.line[0].obj, "env.cpus_online"));
+	if (c->pus < 1)
+		die("'%s' for --from: its first line has no env.cpus_online", c->from);
+	scn_from_check(c);
+}
+
 /* `ctrbench scenario list`. */
 static int scn_print_list(int argc, char **argv)
 {
@@ -1685,16 +1697,8 @@ int bench_cmd_scenario(int argc, char **argv)
 	bench_setup_machine(&c->base, NULL, NULL);
 	c->pus = topo_nr_pus(c->base.topo);
 	bench_seeds_load(&c->seeds);
-	if (c->from) {
-		/* the tables as the machine that wrote it capped them: its PUs, from its first line */
-		bench_results_load(c->from, 0, &c->done);
-		if (!c->done.n)
-			die("'%s' for --from holds no results", c->from);
-		c->pus = (int)json_integer_value(bench_json_path(c->done.line[0].obj, "env.cpus_online"));
-		if (c->pus < 1)
-			die("'%s' for --from: its first line has no env.cpus_online", c->from);
-		scn_from_check(c);
-	}
+	if (c->from)
+		scn_from_load(c);
 	scn_timer_res(c);
 	c->sums = calloc(c->nr_algos, sizeof(*c->sums));
 	if (!c->sums)

@@ -31,6 +31,9 @@ BADVAL="lock.jsonl' is being written by another" bad admission-staleness "${Q[@]
 	--out "$tmp/lock.jsonl"
 BADVAL="lock.jsonl' is being written by another" bad admission-staleness "${Q[@]}" --algo atomic_tree \
 	--out "$tmp/lock.jsonl" --resume
+# sweep opens its --out through the same code: it refuses the scenario's file too
+BAD_PREFIX=sweep BADVAL="lock.jsonl' is being written by another" bad --algo atomic_tree --shape chain:2 \
+	--threads 1 --duration-ms 10 --warmup-ms 0 --reps 1 --out "$tmp/lock.jsonl" --resume
 check "the refused ones wrote nothing (the first is still measuring)" eval '[ ! -s "$tmp/lock.jsonl" ]'
 wait $pid
 rc=$?
@@ -71,6 +74,15 @@ BADVAL="ab.jsonl:3: atomic_tree charge chain:4 --threads" bad "${A[@]}" --from "
 check "--from names the configuration and the line it repeats" eval \
 	'"$B" scenario "${A[@]}" --from "$tmp/ab.jsonl" 2>&1 | grep -q "again, measured at line 1 too"'
 BADVAL="ab.jsonl:3: atomic_tree charge chain:4 --threads" bad "${A[@]}" --out "$tmp/ab.jsonl" --resume
+# one configuration measured again by another build (--resume re-runs what another build measured):
+# --from shows the later line and says so
+{ cat "$tmp/a.jsonl"; sed 's/"commit":"[^"]*"/"commit":"another-build"/' "$tmp/b.jsonl"; } >"$tmp/rebuilt.jsonl"
+"$B" scenario "${A[@]}" --from "$tmp/rebuilt.jsonl" >"$tmp/rb.out" 2>"$tmp/rb.err"
+rc=$?
+check "--from over two builds' lines of one configuration: exit 0, the last shown, said in one line" eval \
+	'[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/rb.err")" -eq 1 ] &&
+	 grep -q "2 lines measure again a configuration of an earlier line with another build (line 1, ... line 4)" "$tmp/rb.err" &&
+	 diff <(grep -v "^# read from" "$tmp/rb.out") <("$B" scenario "${A[@]}" --from "$tmp/b.jsonl" 2>/dev/null | grep -v "^# read from")
 check "--resume left both doubled files as they were" eval \
 	'cmp -s "$tmp/aa.jsonl" "$tmp/aa.orig" && cmp -s "$tmp/ab.jsonl" "$tmp/ab.orig"'
 BAD_PREFIX=compare BADVAL="aa.jsonl:3: the same line as line 1" bad "$tmp/aa.jsonl" "$tmp/b.jsonl"
