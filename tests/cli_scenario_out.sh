@@ -82,7 +82,7 @@ rc=$?
 check "--from over two builds' lines of one configuration: exit 0, the last shown, said in one line" eval \
 	'[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/rb.err")" -eq 1 ] &&
 	 grep -q "2 lines measure again a configuration of an earlier line with another build (line 1, ... line 4)" "$tmp/rb.err" &&
-	 diff <(grep -v "^# read from" "$tmp/rb.out") <("$B" scenario "${A[@]}" --from "$tmp/b.jsonl" 2>/dev/null | grep -v "^# read from")
+	 diff <(grep -v "^# read from" "$tmp/rb.out") <("$B" scenario "${A[@]}" --from "$tmp/b.jsonl" 2>/dev/null | grep -v "^# read from")'
 check "--resume left both doubled files as they were" eval \
 	'cmp -s "$tmp/aa.jsonl" "$tmp/aa.orig" && cmp -s "$tmp/ab.jsonl" "$tmp/ab.orig"'
 BAD_PREFIX=compare BADVAL="aa.jsonl:3: the same line as line 1" bad "$tmp/aa.jsonl" "$tmp/b.jsonl"
