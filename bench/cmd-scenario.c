@@ -27,6 +27,7 @@
 
 #include "cli.h"
 #include "exec.h"
+#include "outfile.h"
 #include "record.h"
 #include "results.h"
 #include "schema.h"
@@ -85,6 +86,7 @@ struct scn_ctx {
 	int missing;				/* --from: configurations the file does not hold */
 	int slots;				/* --slots, default the seed's CPU count (0: run's default) */
 	double limit_headroom;			/* --limit-headroom of the store scenarios (0: not given) */
+	char timer_res[160];			/* the timer's resolution for the header (scn_timer_res) */
 };
 
 /*
@@ -748,8 +750,7 @@ static void scn_load_latency(struct scn_ctx *c)
 	scn_common_notes(c, buf);
 	scn_note(c, "ns per load = latency of an update of the leaf (+1/-1, as the uncharge a load hit does),"
 		 " timed with rdtsc after the throughput window, in batches where one op is below %u timer steps"
-		 " (resolution %.1f ns), timer overhead subtracted", BENCH_LAT_MIN_STEPS,
-		 (double)c->base.tsc.resolution / c->base.tsc.ghz);
+		 " (resolution %s), timer overhead subtracted", BENCH_LAT_MIN_STEPS, c->timer_res);
 	scn_note(c, "the seed's loads also decompressed a page (~6 us); here only the counter's part is timed");
 	scn_header(c, "ns/load", 14);
 	for (size_t d = 0; d < sizeof(scn_load_depths) / sizeof(scn_load_depths[0]); d++) {
@@ -1323,27 +1324,6 @@ static const char *scn_names(void)
 	return buf;
 }
 
-/*
- * The raw results file: new, or empty.  One with results in it is refused
- * (exit 2) rather than overwritten or mixed with this run's.
- */
-static FILE *scn_open_out(const char *out, int resume)
-{
-	int fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	struct stat st;
-	FILE *fp;
-
-	if (fd < 0)
-		die("cannot write '%s' for --out: %s", out, strerror(errno));
-	if (!resume && (fstat(fd, &st) || (S_ISREG(st.st_mode) && st.st_size > 0)))
-		die("'%s' for --out is not empty: results are never overwritten (remove it, name another"
-		    " file, or --resume)", out);
-	fp = fdopen(fd, "a");
-	if (!fp)
-		die("out of memory");
-	return fp;
-}
-
 static const char *const scn_help =
 	"usage: ctrbench scenario list | NAME [options]\n"
 	"\n"
@@ -1352,7 +1332,8 @@ static const char *const scn_help =
 	"\n"
 	"  --quick                  short runs, every scenario under 30 s (default off)\n"
 	"  --format F               table or json (default table)\n"
-	"  --out FILE               raw results (default ctrbench-NAME-DATE.jsonl; never overwritten)\n"
+	"  --out FILE               raw results (default ctrbench-NAME-DATE.jsonl, or -2, -3... if taken;\n"
+	"                           never overwritten; one writer at a time: it is locked)\n"
 	"  --reps K                 (default 3; 1 with --quick)\n"
 	"  --duration-ms MS         (default 1000; stat-read-storm 3000; --quick 60, read storm 400)\n"
 	"  --warmup-ms MS           (default 200; 20 with --quick)\n"
@@ -1365,7 +1346,8 @@ static const char *const scn_help =
 	"  --limit-headroom X       store scenarios' limits, X times the holdings (default 2: not hit)\n"
 	"  --no-cap                 the seed's thread counts even past this machine's PUs (default: capped)\n"
 	"  --resume                 with --out: reuse the configurations it already holds, run the rest\n"
-	"                           (default: refuse a non-empty --out)\n"
+	"                           (default: refuse a non-empty --out); a file of this scenario's results\n"
+	"                           only, each configuration once (a partial last line is dropped)\n"
 	"  --from FILE              print the tables from FILE's results, measuring nothing (default:\n"
 	"                           measure); FILE: a scenario's --out, run with the same options\n"
 	"\n"
@@ -1460,6 +1442,8 @@ static void scn_parse(int argc, char **argv, struct scn_ctx *c, char **algo_list
 		die("--from prints the tables of a results file: it takes no --out, --resume or --format json");
 	if (c->from && c->s->run == scn_subsys)
 		die("--from does not apply to subsys-flush-locks (its table is not made from result lines)");
+	if (c->resume && c->s->run == scn_subsys)
+		die("--resume does not apply to subsys-flush-locks (its lines are not result lines: it runs whole)");
 	if (c->base.work_ns && (c->s->run == scn_read_storm || c->s->run == scn_shrinker || c->s->run == scn_subsys ||
 				 c->s->run == scn_read_pressure))
 		die("--work-ns applies to the store, load, scaling and admission scenarios");
@@ -1537,31 +1521,135 @@ static void scn_plan(struct scn_ctx *c)
 	bench_progress_plan(c->planned, (c->warmup_ms + 1.25 * c->duration_ms) / 1000.0);
 }
 
-/* The raw results file: --out, else a dated name of its own (never overwritten); NULL: none. */
+/*
+ * The raw results file: --out, else a dated name of its own; NULL: none.
+ * bench_outfile_open (outfile.h, sweep's too) locks it, so a second scenario
+ * (or sweep) on one file refuses before measuring, and with --resume checks
+ * what it holds.  Two scenarios started in the same second make two names:
+ * the dated name is created exclusively, the second gets "-2" (then "-3"...).
+ */
 static const char *scn_raw_out(struct scn_ctx *c, const char *out, char **path)
 {
+	char prefix[128];
+	struct bench_outfile o = { .cmd = "scenario", .path = out, .resume = c->resume, .note_prefix = prefix };
+	int fd = -1;
+
 	c->raw.format = BENCH_FMT_JSON;
 	c->raw.nr_cpus = c->pus;
-	if (!out && c->table) {
-		/* a name of its own per run: results are never overwritten */
+	snprintf(prefix, sizeof(prefix), "scenario %s: ", c->s->name);	/* scn_measure's notes */
+	if (out) {
+		fd = bench_outfile_open(&o, &c->done);
+	} else if (c->table) {
 		char stamp[32];
 		time_t now = time(NULL);
 
 		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
-		if (asprintf(path, "ctrbench-%s-%s.jsonl", c->s->name, stamp) < 0)
+		o.fresh = 1;
+		for (int k = 1; fd < 0; k++) {
+			free(*path);
+			if (k > 1000)
+				die("cannot make a results file: ctrbench-%s-%s.jsonl and -2 to -1000 exist",
+				    c->s->name, stamp);
+			if ((k > 1 ? asprintf(path, "ctrbench-%s-%s-%d.jsonl", c->s->name, stamp, k) :
+				     asprintf(path, "ctrbench-%s-%s.jsonl", c->s->name, stamp)) < 0)
+				die("out of memory");
+			o.path = out = *path;
+			fd = bench_outfile_open(&o, &c->done);
+		}
+	}
+	if (fd >= 0) {
+		c->raw.fp = fdopen(fd, "a");
+		if (!c->raw.fp)
 			die("out of memory");
-		out = *path;
 	}
-	if (c->resume) {
-		bench_results_load(out, 1, &c->done);
-		if (c->done.partial_bytes)
-			die("'%s' ends in a partial line (%zu bytes): a killed writer's; remove it to resume", out,
-			    c->done.partial_bytes);
-	}
-	if (out)
-		c->raw.fp = scn_open_out(out, c->resume);
 	c->raw_name = out;
 	return out;
+}
+
+/*
+ * The timer's resolution in the header.  Measuring, this machine's; with
+ * --from, the one the file's lines recorded (timer.resolution_ns): a table
+ * printed from a file depends on the file alone, whatever host prints it.
+ */
+static void scn_timer_res(struct scn_ctx *c)
+{
+	double lo = 0, hi = 0;
+	int have = 0, lack = 0;
+	char a[32], b[32];
+	size_t n;
+
+	if (!c->from) {
+		snprintf(c->timer_res, sizeof(c->timer_res), "%.1f ns", (double)c->base.tsc.resolution / c->base.tsc.ghz);
+		return;
+	}
+	for (int i = 0; i < c->done.n; i++) {
+		json_t *v = bench_json_path(c->done.line[i].obj, "timer.resolution_ns");
+
+		if (!json_is_number(v)) {
+			lack++;
+			continue;
+		}
+		if (!have++ || json_number_value(v) < lo)
+			lo = json_number_value(v);
+		if (have == 1 || json_number_value(v) > hi)
+			hi = json_number_value(v);
+	}
+	snprintf(a, sizeof(a), "%.1f", lo);
+	snprintf(b, sizeof(b), "%.1f", hi);
+	if (!have)
+		snprintf(c->timer_res, sizeof(c->timer_res), "not recorded in the file's lines");
+	else if (strcmp(a, b))
+		snprintf(c->timer_res, sizeof(c->timer_res), "%s-%s ns: the file's lines differ", a, b);
+	else
+		snprintf(c->timer_res, sizeof(c->timer_res), "%s ns", a);
+	n = strlen(c->timer_res);
+	if (have && lack)
+		snprintf(c->timer_res + n, sizeof(c->timer_res) - n, "; %d of its %d lines do not record it", lack,
+			 have + lack);
+}
+
+/*
+ * --from: lines of one configuration that differ in the build only are one
+ * measured again by a rebuilt binary (--resume re-runs what another build
+ * measured): the last is shown, and this says so.  Two of one build too are
+ * refused (bench_results_check_unique): two writers on one file.
+ */
+static void scn_from_check(struct scn_ctx *c)
+{
+	char **key = bench_xcalloc((size_t)c->done.n + 1, sizeof(*key));
+	int again = 0, first = 0, last = 0;
+
+	bench_results_check_partial(&c->done, c->from, "scenario");
+	bench_results_check_unique(&c->done, c->from, bench_field_is_resume_key);
+	for (int i = 0; i < c->done.n; i++) {
+		key[i] = bench_line_key(c->done.line[i].obj, scn_from_key);
+		for (int k = 0; k < i; k++)
+			if (!strcmp(key[k], key[i])) {
+				if (!again++)
+					first = c->done.line[k].lineno;
+				last = c->done.line[i].lineno;
+				break;
+			}
+	}
+	for (int i = 0; i < c->done.n; i++)
+		free(key[i]);
+	free(key);
+	if (again)
+		fprintf(stderr, "ctrbench: scenario %s: '%s': %d line%s measure%s again a configuration of an"
+			" earlier line with another build (line %d, ... line %d): the last of each is shown\n",
+			c->s->name, c->from, again, again == 1 ? "" : "s", again == 1 ? "s" : "", first, last);
+}
+
+/* --from: the file's lines, checked; the tables as the machine that wrote it capped them (its PUs). */
+static void scn_from_load(struct scn_ctx *c)
+{
+	bench_results_load(c->from, 0, &c->done);
+	if (!c->done.n)
+		die("'%s' for --from holds no results", c->from);
+	c->pus = (int)json_integer_value(bench_json_path(c->done.line[0].obj, "env.cpus_online"));
+	if (c->pus < 1)
+		die("'%s' for --from: its first line has no env.cpus_online", c->from);
+	scn_from_check(c);
 }
 
 /* `ctrbench scenario list`. */
@@ -1609,15 +1697,9 @@ int bench_cmd_scenario(int argc, char **argv)
 	bench_setup_machine(&c->base, NULL, NULL);
 	c->pus = topo_nr_pus(c->base.topo);
 	bench_seeds_load(&c->seeds);
-	if (c->from) {
-		/* the tables as the machine that wrote it capped them: its PUs, from its first line */
-		bench_results_load(c->from, 0, &c->done);
-		if (!c->done.n)
-			die("'%s' for --from holds no results", c->from);
-		c->pus = (int)json_integer_value(bench_json_path(c->done.line[0].obj, "env.cpus_online"));
-		if (c->pus < 1)
-			die("'%s' for --from: its first line has no env.cpus_online", c->from);
-	}
+	if (c->from)
+		scn_from_load(c);
+	scn_timer_res(c);
 	c->sums = calloc(c->nr_algos, sizeof(*c->sums));
 	if (!c->sums)
 		die("out of memory");

@@ -170,8 +170,18 @@ static char *slurp(const char *path, int missing_ok, size_t *len)
 	return buf;
 }
 
+/* FNV-1a of a line's text. */
+static unsigned long long bench_text_hash(const char *s)
+{
+	unsigned long long h = 14695981039346656037ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
 /* Append o (owned) to r's lines. */
-static void bench_results_push(struct bench_results *r, json_t *o, int lineno, int *cap)
+static void bench_results_push(struct bench_results *r, json_t *o, int lineno, unsigned long long hash, int *cap)
 {
 	if (r->n == *cap) {
 		struct bench_results_line *l;
@@ -184,7 +194,62 @@ static void bench_results_push(struct bench_results *r, json_t *o, int lineno, i
 		}
 		r->line = l;
 	}
-	r->line[r->n++] = (struct bench_results_line){ .obj = o, .lineno = lineno };
+	r->line[r->n++] = (struct bench_results_line){ .obj = o, .lineno = lineno, .hash = hash };
+}
+
+static int bench_line_cmp_hash(const void *a, const void *b)
+{
+	const struct bench_results_line *x = a, *y = b;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->lineno - y->lineno;
+}
+
+static int bench_line_cmp_lineno(const void *a, const void *b)
+{
+	return ((const struct bench_results_line *)a)->lineno - ((const struct bench_results_line *)b)->lineno;
+}
+
+/*
+ * A line equal to an earlier one (`cat a.jsonl a.jsonl`, a file appended to
+ * itself) is one measurement twice: every reader would count it twice (as
+ * two processes, two reps, or a configuration of two lines).  Two measured
+ * lines always differ (their figures, their start), so equal text is never
+ * two runs.  Sorted by hash in place and back (no allocation: a die() here
+ * leaves nothing to free but r), the first repeat in file order is named.
+ */
+static void bench_results_check_repeats(struct bench_results *r, const char *path)
+{
+	int dup = -1, orig = -1;
+
+	if (r->n < 2)
+		return;
+	qsort(r->line, (size_t)r->n, sizeof(*r->line), bench_line_cmp_hash);
+	for (int i = 1; i < r->n; i++) {
+		int k = i - 1;
+
+		/* the first of the run of equal hashes equal to line i: the earliest line it repeats */
+		while (k > 0 && r->line[k - 1].hash == r->line[i].hash)
+			k--;
+		for (; k < i; k++)
+			if (r->line[k].hash == r->line[i].hash && json_equal(r->line[k].obj, r->line[i].obj))
+				break;
+		if (k < i && (dup < 0 || r->line[i].lineno < dup)) {
+			dup = r->line[i].lineno;
+			orig = r->line[k].lineno;
+		}
+	}
+	qsort(r->line, (size_t)r->n, sizeof(*r->line), bench_line_cmp_lineno);
+	if (dup >= 0) {
+		char what[256];
+
+		for (int i = 0; i < r->n; i++)
+			if (r->line[i].lineno == dup)
+				bench_line_describe(r->line[i].obj, what, sizeof(what));
+		die("%s:%d: the same line as line %d (%s): one measurement written twice (a file appended"
+		    " to itself?), never two", path, dup, orig, what);
+	}
 }
 
 /* Rep lines ("kind": "rep") out of line[] into rep[], both in file order. */
@@ -248,7 +313,7 @@ void bench_results_load(const char *path, int missing_ok, struct bench_results *
 		o = json_loads(buf + start, JSON_REJECT_DUPLICATES, &err);
 		if (!o)
 			die("%s:%d: not JSON (%s)", path, lineno, err.text);
-		bench_results_push(r, o, lineno, &cap);
+		bench_results_push(r, o, lineno, bench_text_hash(buf + start), &cap);
 		if (!json_is_object(o))
 			die("%s:%d: not a JSON object", path, lineno);
 		bench_results_check_schema(o, path, lineno);
@@ -258,7 +323,96 @@ void bench_results_load(const char *path, int missing_ok, struct bench_results *
 	r->complete_bytes = len - r->partial_bytes;
 	free(buf);
 	r->buf = NULL;
+	bench_results_check_repeats(r, path);
 	bench_results_split_reps(r);
+}
+
+void bench_line_describe(json_t *o, char *buf, size_t len)
+{
+	const char *algo = json_string_value(json_object_get(o, "algo"));
+	const char *workload = json_string_value(json_object_get(o, "workload"));
+	const char *shape = json_string_value(json_object_get(o, "shape"));
+	const char *options = json_string_value(json_object_get(o, "options"));
+	const char *note = json_string_value(json_object_get(o, "note"));
+	const char *kind = json_string_value(json_object_get(o, "kind"));
+	json_t *threads = json_object_get(o, "threads"), *readers = json_object_get(o, "readers");
+	size_t n;
+
+	snprintf(buf, len, "%s %s %s", algo ? algo : kind ? kind : "?", workload ? workload : "?",
+		 shape ? shape : "?");
+	n = strlen(buf);
+	if (json_is_integer(threads))
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, " --threads %lld",
+				      (long long)json_integer_value(threads));
+	if (n < len && json_integer_value(readers) > 0)
+		n += (size_t)snprintf(buf + n, len - n, " --readers %lld", (long long)json_integer_value(readers));
+	if (n < len && options)
+		n += (size_t)snprintf(buf + n, len - n, " --options %s", options);
+	if (n < len && note)
+		snprintf(buf + n, len - n, ", note '%s'", note);
+}
+
+/* Keys of one identity, for bench_results_check_unique: the line's key, a rep's with its index. */
+struct bench_ukey {
+	char *key;
+	int lineno;
+	json_t *obj;
+};
+
+static int bench_ukey_cmp(const void *a, const void *b)
+{
+	const struct bench_ukey *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : x->lineno - y->lineno;
+}
+
+void bench_results_check_unique(const struct bench_results *r, const char *path, int (*in_key)(int f))
+{
+	const int n = r->n + r->nr_rep;
+	struct bench_ukey *k = bench_xcalloc((size_t)n + 1, sizeof(*k));
+	int dup = -1, orig = -1;
+	json_t *obj = NULL;
+
+	for (int i = 0; i < n; i++) {
+		const struct bench_results_line *l = i < r->n ? &r->line[i] : &r->rep[i - r->n];
+		char *key = bench_line_key(l->obj, in_key);
+
+		/* a rep is its configuration's and its index; "S"/"R": a summary is never a rep */
+		if (asprintf(&k[i].key, "%s %lld %s", i < r->n ? "S" : "R",
+			     i < r->n ? 0LL : (long long)json_integer_value(json_object_get(l->obj, "rep")), key) < 0)
+			die("out of memory");
+		free(key);
+		k[i].lineno = l->lineno;
+		k[i].obj = l->obj;
+	}
+	qsort(k, (size_t)n, sizeof(*k), bench_ukey_cmp);
+	for (int i = 0; i < n; ) {
+		int j = i + 1;
+
+		/* a run of equal keys, sorted by line: its first is the original, its second the repeat */
+		while (j < n && !strcmp(k[j].key, k[i].key))
+			j++;
+		if (j - i > 1 && (dup < 0 || k[i + 1].lineno < dup)) {
+			dup = k[i + 1].lineno;
+			orig = k[i].lineno;
+			obj = k[i + 1].obj;
+		}
+		i = j;
+	}
+	for (int i = 0; i < n; i++)
+		free(k[i].key);
+	free(k);
+	if (dup >= 0) {
+		char what[256], rep[32] = "";
+		const char *kind = json_string_value(json_object_get(obj, "kind"));
+
+		bench_line_describe(obj, what, sizeof(what));
+		if (kind && !strcmp(kind, "rep"))
+			snprintf(rep, sizeof(rep), ", rep %lld", (long long)json_integer_value(json_object_get(obj, "rep")));
+		die("%s:%d: %s%s again, measured at line %d too: a results file holds each configuration%s"
+		    " once (two writers on one file?)", path, dup, what, rep, orig, *rep ? " and rep" : "");
+	}
 }
 
 void bench_results_check_partial(const struct bench_results *r, const char *path, const char *cmd)

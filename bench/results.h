@@ -15,6 +15,7 @@
 struct bench_results_line {
 	json_t *obj;		/* the line's object (owned) */
 	int lineno;		/* 1-based line number in the file */
+	unsigned long long hash;	/* of its text: two lines of one text are one line written twice */
 };
 
 struct bench_results {
@@ -44,7 +45,8 @@ int bench_json_prefix_ok(const char *s, size_t n);
  * are skipped.  A missing file is an empty result set when missing_ok,
  * else bad input.  Bad input (unreadable, not a regular file, a line over
  * BENCH_RESULT_MAX_LINE, a complete line that is not a JSON object, or of
- * another "schema") dies naming the file and line.
+ * another "schema", a line equal to an earlier one: one measurement copied
+ * twice, never two) dies naming the file and line.
  */
 void bench_results_load(const char *path, int missing_ok, struct bench_results *r);
 void bench_results_free(struct bench_results *r);
@@ -56,6 +58,19 @@ void bench_results_free(struct bench_results *r);
  * it was ignored (cmd names the command).
  */
 void bench_results_check_partial(const struct bench_results *r, const char *path, const char *cmd);
+
+/*
+ * Dies naming path, the line, the earlier line it repeats and the
+ * configuration (and rep) when two summary lines of r have one identity
+ * (bench_line_key with in_key), or two rep lines one identity and rep index:
+ * what two writers on one file, or a file appended to itself, leave.  A
+ * reader that took either line would show one configuration measured twice
+ * as if once, or pool a rep twice.
+ */
+void bench_results_check_unique(const struct bench_results *r, const char *path, int (*in_key)(int f));
+
+/* "rstat_force store chain:4 --threads 2 --options update=memcg (note 'scenario ...')" into buf. */
+void bench_line_describe(json_t *o, char *buf, size_t len);
 
 /* o's member at a dotted path ("read_ns.mean"), or NULL. */
 json_t *bench_json_path(json_t *o, const char *path);

@@ -38,6 +38,7 @@
 #include "cli.h"
 #include "env.h"
 #include "exec.h"
+#include "outfile.h"
 #include "progress.h"
 #include "setup.h"
 #include "results.h"
@@ -63,63 +64,14 @@ struct sweep_state {
 
 /*
  * Open --out for appending under an exclusive lock (two sweeps appending to
- * one file would interleave configurations).  With --resume, read what is
- * there: a partial last line (a sweep killed inside its write) is cut off,
- * saying so; every complete line must be a result.
+ * one file would interleave configurations); with --resume, read what is
+ * there.  bench_outfile_open (outfile.h), scenario's too, says what it refuses.
  */
 static void sweep_open_out(struct sweep_state *st)
 {
-	const struct bench_sweep *s = st->s;
-	struct bench_results r;
-	struct stat sb;
-	int created = stat(s->out, &sb) != 0;
+	const struct bench_outfile o = { .cmd = "sweep", .path = st->s->out, .resume = st->s->resume };
 
-	if (!created && sb.st_size > 0 && !s->resume)
-		die("'%s' exists and is not empty: add --resume to continue that sweep, or give another --out",
-		    s->out);
-	st->fd = open(s->out, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (st->fd < 0)
-		die("cannot open '%s': %s", s->out, strerror(errno));
-	if (fstat(st->fd, &sb) || !S_ISREG(sb.st_mode))
-		die("'%s' is not a regular file", s->out);
-	if (flock(st->fd, LOCK_EX | LOCK_NB))
-		die("'%s' is being written by another sweep (it holds the lock)", s->out);
-	if (created) {
-		/* The new name must survive a crash too, not only the lines. */
-		char *dir = bench_xstrdup(s->out), *slash = strrchr(dir, '/');
-		int dfd;
-
-		if (slash)
-			*(slash == dir ? slash + 1 : slash) = 0;
-		dfd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd >= 0) {
-			fsync(dfd);
-			close(dfd);
-		}
-		free(dir);
-	}
-	bench_results_load(s->out, 0, &r);
-	/*
-	 * Nothing is cut before the whole file is known to be a sweep's: every
-	 * complete line a result line (checked in the loop below, which dies
-	 * before any change), and a partial tail that could be the start of one.
-	 */
-	for (int i = 0; i < r.n; i++)
-		if (!json_is_string(json_object_get(r.line[i].obj, "algo")))
-			die("%s:%d: not a result line (no \"algo\"): --out must be a file of result lines;"
-			    " nothing was changed", s->out, r.line[i].lineno);
-	if (r.partial_bytes && !r.partial_ok)
-		die("%s:%d: not a result line (%zu bytes with no newline that no result line starts"
-		    " with): --out must be a file of result lines; nothing was changed", s->out,
-		    r.partial_lineno, r.partial_bytes);
-	if (r.partial_bytes) {
-		if (ftruncate(st->fd, (off_t)r.complete_bytes) || fsync(st->fd))
-			die("cannot drop the partial last line of '%s': %s", s->out, strerror(errno));
-		fprintf(stderr, "ctrbench: sweep: dropped a partial last line of '%s' (%zu bytes, no newline:"
-			" a sweep killed while writing it); what it held is run again\n", s->out,
-			r.partial_bytes);
-	}
-	st->done = r;	/* the executor reads back what is whole and the reps of what is not */
+	st->fd = bench_outfile_open(&o, &st->done);	/* the executor reads back what is whole and the reps of what is not */
 }
 
 /* "atomic_tree,percpu_hier update chain:2 --threads 1 --placement compact" */

@@ -172,9 +172,11 @@ check "--calibrate that cannot be written: one line, exit 2, no file left, the o
 	      [ "$(printf "%s\n" "$say2" | wc -l)" -eq 2 ] && printf "%s\n" "$say2" | grep -qx "rc=2" &&
 	      unchanged "$tmp/noise.json" && [ -z "$(ls -A "$tmp" | grep ctrbench-calibration)" ]'
 
-# Several lines (processes) of a configuration on both sides: the process is the sample.
-cat $D/compare_a.jsonl $D/compare_a.jsonl >"$tmp/a2.jsonl"
-cat $D/compare_b.jsonl $D/compare_b.jsonl >"$tmp/b2.jsonl"
+# Several lines (processes) of a configuration on both sides: the process is the sample.  The
+# second process's lines are the first's with a note: a line repeated as it is is refused (one
+# measurement twice, tests/cli_scenario_out.sh).
+{ cat $D/compare_a.jsonl; sed 's/^{/{"note": "second process", /' $D/compare_a.jsonl; } >"$tmp/a2.jsonl"
+{ cat $D/compare_b.jsonl; sed 's/^{/{"note": "second process", /' $D/compare_b.jsonl; } >"$tmp/b2.jsonl"
 run "$tmp/a2.jsonl" "$tmp/b2.jsonl"
 check "two lines a side: processes are the samples (2p), too few for p < 0.05" eval \
 	'clean && row percpu_hier update | grep -q "(2p).*(2p).*inconclusive"'
