@@ -39,7 +39,11 @@ static void outfile_sync_dir(const char *path)
  */
 static int outfile_openat(const struct bench_outfile *o, int *created)
 {
-	const int flags = O_WRONLY | O_APPEND | O_CLOEXEC;
+	/*
+	 * O_NONBLOCK: a FIFO with no reader would block the open forever (it fails
+	 * with ENXIO instead); bench_outfile_open clears it once the file is known.
+	 */
+	const int flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK;
 
 	for (int tries = 0; tries < 8; tries++) {
 		int fd = open(o->path, flags | O_CREAT | O_EXCL, 0644);
@@ -60,6 +64,8 @@ static int outfile_openat(const struct bench_outfile *o, int *created)
 		if (errno != ENOENT)	/* removed between the two opens: create it again */
 			break;
 	}
+	if (errno == ENXIO)
+		die("cannot open '%s' for --out: a FIFO with no reader", o->path);
 	die("cannot open '%s' for --out: %s", o->path, strerror(errno));
 }
 
@@ -100,7 +106,7 @@ int bench_outfile_open(const struct bench_outfile *o, struct bench_results *done
 	memset(done, 0, sizeof(*done));
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &sb))
+	if (fstat(fd, &sb) || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
 		die("cannot open '%s' for --out: %s", o->path, strerror(errno));
 	if (!S_ISREG(sb.st_mode)) {
 		/* a device or a pipe holds no results to double or resume: /dev/null is everyone's */

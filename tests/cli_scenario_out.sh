@@ -123,3 +123,10 @@ check "--resume changed none of them" eval \
 	'(for f in n t s o; do cmp -s "$tmp/$f.jsonl" "$tmp/$f.orig" || { echo "$f changed" >&2; exit 1; }; done)'
 BADVAL="--resume does not apply to subsys-flush-locks" bad subsys-flush-locks --quick --out "$tmp/x.jsonl" --resume
 check "no refusal left a file behind" eval '[ ! -e "$tmp/x.jsonl" ]'
+
+# A FIFO as --out with no one reading it: opened write-only it would block forever (the shared
+# open made sweep hang so); refused in one line instead, for both writers.
+mkfifo "$tmp/fifo"
+BADVAL="'$tmp/fifo' for --out: a FIFO with no reader" bad "${A[@]}" --out "$tmp/fifo"
+BAD_PREFIX=sweep BADVAL="'$tmp/fifo' for --out: a FIFO with no reader" bad --algo atomic_tree \
+	--shape chain:2 --threads 1 --duration-ms 1 --warmup-ms 0 --reps 1 --out "$tmp/fifo"
