@@ -124,12 +124,18 @@ struct pj_opts {
 
 /*
  * Threads and readers together, at most: run's limit (BENCH_MAX_THREADS
- * there), so a projection is of a configuration `ctrbench run` would
- * take; and a read walks every slot, so a readers projection's work grows
- * as readers x (threads + readers) x reads: at this cap a few minutes at
- * most, at 100,000 readers hours.
+ * there), so a projection is of a configuration `ctrbench run` would take.
  */
 #define PJ_MAX_THREADS 4096
+/*
+ * Readers, at most: a read walks every slot and the model runs each access
+ * of it, so a readers projection's work grows as readers x (threads +
+ * readers) x reads, the square of the readers: with the default 20 reads
+ * and one updater, 512 readers took 6 s on a 2-vCPU host shared with other
+ * jobs, 1024 took 54 s, 4096 would take a quarter of an hour and 100,000
+ * days, each with no output until it is done.
+ */
+#define PJ_MAX_READERS 512
 
 static enum proj_workload pj_workload(const char *w)
 {
@@ -723,7 +729,8 @@ static const char pj_help[] =
 	"  --workload W            update (default), charge or readers\n"
 	"  --shape S               chain:D or tree:AxB...; no default\n"
 	"  --threads N             updaters; no default\n"
-	"  --readers R             readers workload: reader threads (default 1)\n"
+	"  --readers R             readers workload: reader threads (default 1, at most 512: the\n"
+	"                          model walks every slot for each read, so its work grows as R squared)\n"
 	"  --placement P           compact (default), scatter, ccx, numa, smt, list:...\n"
 	"  --topology SPEC         hwloc synthetic spec or XML (default: this machine)\n"
 	"  --calibration FILE      ctrbench c2c --format json output (default: published Genoa figures)\n"
@@ -774,7 +781,7 @@ static void pj_parse_args(int argc, char **argv, struct pj_opts *o, int *validat
 		case 'w': o->workload = optarg; break;
 		case 's': o->shape = optarg; break;
 		case 't': o->threads = bench_parse_int("threads", optarg, 1, 4096); break;
-		case 'r': o->readers = bench_parse_int("readers", optarg, 0, PJ_MAX_THREADS); break;
+		case 'r': o->readers = bench_parse_int("readers", optarg, 0, PJ_MAX_READERS); break;
 		case 'p': o->placement = optarg; break;
 		case 'T': o->topology = optarg; break;
 		case 'c': o->calib_path = optarg; break;
