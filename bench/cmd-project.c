@@ -20,6 +20,7 @@
 #include "../topology/topo.h"
 #include "cli.h"
 #include "project.h"
+#include "results.h"
 #include "run.h"
 #include "schema.h"
 #include "setup.h"
@@ -29,7 +30,8 @@
 int proj_calib_load(struct proj_calib *c, const char *path, char *err, size_t errlen)
 {
 	json_error_t je;
-	json_t *root = bench_json_load_regular(path, JSON_DISABLE_EOF_CHECK, &je), *cal, *ns;
+	/* a key given twice would be read as its last value here, its first elsewhere */
+	json_t *root = bench_json_load_regular(path, JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &je), *cal, *ns;
 	static const struct { const char *key; int cls[2]; } map[] = {
 		{ "smt", { PROJ_C_SMT, -1 } },
 		{ "ccx", { PROJ_C_CCX, -1 } },
@@ -44,6 +46,26 @@ int proj_calib_load(struct proj_calib *c, const char *path, char *err, size_t er
 	if (!root) {
 		snprintf(err, errlen, "--calibration '%s': %s", path, je.text);
 		return -EINVAL;
+	}
+	/* a c2c line is of this build's schema and measured: a --dry-run plan measured nothing */
+	{
+		json_t *v = json_object_get(root, "schema"), *dry = json_object_get(root, "dry_run");
+
+		if (v && !(json_is_integer(v) && json_integer_value(v) == BENCH_SCHEMA_VERSION)) {
+			char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+
+			snprintf(err, errlen, "--calibration '%s': schema %.40s, this ctrbench reads schema %d", path,
+				 text ? text : "?", BENCH_SCHEMA_VERSION);
+			free(text);
+			json_decref(root);
+			return -EINVAL;
+		}
+		if (dry && !json_is_false(dry)) {
+			snprintf(err, errlen, "--calibration '%s': a c2c --dry-run plan (dry_run: true): nothing in it "
+				 "was measured", path);
+			json_decref(root);
+			return -EINVAL;
+		}
 	}
 	cal = json_object_get(root, "calibration");
 	if (!cal && json_is_string(json_object_get(root, "kind")) &&
@@ -96,7 +118,24 @@ struct pj_opts {
 	int threads, readers, json, flush_period_ms, read_node;
 	long ops, reads, warmup;
 	int64_t work_ns, read_interval_ns;
+	const char *names[BENCH_MAX_ALGOS];	/* --algo, parsed (pj_parse_algo_list) */
+	int nr_names;
 };
+
+/*
+ * Threads and readers together, at most: run's limit (BENCH_MAX_THREADS
+ * there), so a projection is of a configuration `ctrbench run` would take.
+ */
+#define PJ_MAX_THREADS 4096
+/*
+ * Readers, at most: a read walks every slot and the model runs each access
+ * of it, so a readers projection's work grows as readers x (threads +
+ * readers) x reads, the square of the readers: with the default 20 reads
+ * and one updater, 512 readers took 6 s on a 2-vCPU host shared with other
+ * jobs, 1024 took 54 s, 4096 would take a quarter of an hour and 100,000
+ * days, each with no output until it is done.
+ */
+#define PJ_MAX_READERS 512
 
 static enum proj_workload pj_workload(const char *w)
 {
@@ -127,7 +166,7 @@ void bench_project_one(const char *algo, enum proj_workload w, const char *shape
 	struct bench_shape s;
 	struct proj_config pc = { 0 };
 	const char *why;
-	char err[256];
+	char err[512];
 	int *pus;
 	struct timespec t0, t1;
 
@@ -590,64 +629,93 @@ static int pj_validate_here(const struct proj_calib *given, int ms)
 	return flagged;
 }
 
-/* --against FILE: each measured update line of FILE beside its projection on --topology. */
-static int pj_against(const char *path, const struct topo *topo, const struct proj_calib *cal, long ops)
+/* 1 if o->names (a parsed --algo) holds algo, or --algo was not given. */
+static int pj_algo_wanted(const struct pj_opts *o, const char *algo)
+{
+	if (!o->algos)
+		return 1;
+	for (int i = 0; i < o->nr_names; i++)
+		if (!strcmp(o->names[i], algo))
+			return 1;
+	return 0;
+}
+
+struct pj_against_row {
+	const char *algo, *wl, *shape, *pl;	/* borrowed from the file's objects */
+	int threads;
+	double meas, lo, hi;
+};
+
+/*
+ * --against FILE: each measured update or charge line of FILE (of --algo's
+ * algorithms, if given) beside its projection on --topology.  FILE is read
+ * as every results reader reads it (bench_results_load: its schema, no key
+ * twice, each field in range), and every line is projected before anything
+ * is printed, so a line the projection refuses leaves stdout empty.
+ */
+static int pj_against(const char *path, const struct pj_opts *o, const struct topo *topo,
+		      const struct proj_calib *cal, long ops)
 {
 	int flagged = 0, n = 0, not_regular;
 	FILE *f = bench_fopen_regular(path, &not_regular);
-	char *line = NULL;
-	size_t cap = 0;
+	struct bench_results res;
+	struct pj_against_row *rows;
 
 	if (not_regular)
 		die("project: --against '%s' is not a regular file", path);
 	if (!f)
 		die("project: --against '%s': %s", path, strerror(errno));
-	while (getline(&line, &cap, f) > 0) {
-		json_t *o = json_loads(line, 0, NULL);
-		const char *algo, *wl, *shape, *pl;
-		int threads;
-		double meas, lo, hi, ratio;
+	fclose(f);
+	bench_results_load(path, 0, &res);
+	if (!res.n)
+		die("project: --against '%s' holds no result line the projection can take (update or charge)", path);
+	bench_results_check_partial(&res, path, "project --against");
+	rows = bench_xcalloc((size_t)res.n, sizeof(*rows));
+	for (int i = 0; i < res.n; i++) {
+		json_t *l = res.line[i].obj;
+		struct pj_against_row *w = &rows[n];
 		struct proj_result r;
+
+		if (json_object_get(l, "kind"))
+			continue;	/* a projected or c2c line: nothing measured to set beside a projection */
+		w->algo = json_string_value(json_object_get(l, "algo"));
+		w->wl = json_string_value(json_object_get(l, "workload"));
+		w->shape = json_string_value(json_object_get(l, "shape"));
+		w->pl = json_string_value(json_object_get(l, "placement"));
+		w->threads = (int)json_integer_value(json_object_get(l, "threads"));
+		w->meas = json_number_value(json_object_get(l, "ns_per_op"));
+		if (!w->pl)
+			w->pl = "compact";
+		if (!w->algo || !w->wl || !w->shape || w->threads < 1 || w->meas <= 0 || !proj_ctr_algo_find(w->algo) ||
+		    (strcmp(w->wl, "update") && strcmp(w->wl, "charge")) || !pj_algo_wanted(o, w->algo))
+			continue;
+		bench_project_one(w->algo, pj_workload(w->wl), w->shape, w->threads, 0, topo, w->pl, cal, NULL, 0,
+				  (int64_t)json_integer_value(json_object_get(l, "work_ns")), 0, 0, ops, 0, ops / 10, &r,
+				  NULL);
+		w->lo = r.ns_overlap / (double)r.ops;
+		w->hi = r.ns_serial / (double)r.ops;
+		n++;
+	}
+	if (!n)
+		die("project: --against '%s' holds no result line the projection can take (update or charge%s%s)", path,
+		    o->algos ? ", of --algo " : "", o->algos ? o->algos : "");
+	printf("# --against %s: measured ns/op of each result line vs projected on %s\n", path, topo_spec(topo));
+	printf("# calibration: %s\n", cal->source);
+	printf("%-18s %-8s %-10s %3s %-10s %12s %24s %10s\n", "algo", "workload", "shape", "thr",
+	       "placement", "measured ns", "projected overlap..serial", "meas/proj");
+	for (int i = 0; i < n; i++) {
+		const struct pj_against_row *w = &rows[i];
+		const double ratio = w->meas < w->lo ? w->meas / w->lo : w->meas > w->hi ? w->meas / w->hi : 1.0;
 		char buf[64];
 
-		if (!o)
-			continue;
-		algo = json_string_value(json_object_get(o, "algo"));
-		wl = json_string_value(json_object_get(o, "workload"));
-		shape = json_string_value(json_object_get(o, "shape"));
-		pl = json_string_value(json_object_get(o, "placement"));
-		threads = (int)json_integer_value(json_object_get(o, "threads"));
-		meas = json_number_value(json_object_get(o, "ns_per_op"));
-		if (!algo || !wl || !shape || threads < 1 || meas <= 0 || !proj_ctr_algo_find(algo) ||
-		    !strcmp(wl, "readers")) {
-			json_decref(o);
-			continue;
-		}
-		bench_project_one(algo, pj_workload(wl), shape, threads, 0, topo, pl ? pl : "compact", cal, NULL, 0,
-				  (int64_t)json_integer_value(json_object_get(o, "work_ns")), 0, 0, ops, 0, ops / 10, &r,
-				  NULL);
-		lo = r.ns_overlap / (double)r.ops;
-		hi = r.ns_serial / (double)r.ops;
-		ratio = meas < lo ? meas / lo : meas > hi ? meas / hi : 1.0;
-		snprintf(buf, sizeof(buf), "%.1f..%.1f", lo, hi);
-		if (!n) {	/* the header once a line is projected: a file with none prints nothing */
-			printf("# --against %s: measured ns/op of each result line vs projected on %s\n", path,
-			       topo_spec(topo));
-			printf("# calibration: %s\n", cal->source);
-			printf("%-18s %-8s %-10s %3s %-10s %12s %24s %10s\n", "algo", "workload", "shape", "thr",
-			       "placement", "measured ns", "projected overlap..serial", "meas/proj");
-		}
-		printf("%-18s %-8s %-10s %3d %-10s %12.1f %24s %10.2f %s\n", algo, wl, shape, threads,
-		       pl ? pl : "compact", meas, buf, ratio, pj_flag(ratio) ? "OUTSIDE 0.5-2x" : "");
+		snprintf(buf, sizeof(buf), "%.1f..%.1f", w->lo, w->hi);
+		printf("%-18s %-8s %-10s %3d %-10s %12.1f %24s %10.2f %s\n", w->algo, w->wl, w->shape, w->threads,
+		       w->pl, w->meas, buf, ratio, pj_flag(ratio) ? "OUTSIDE 0.5-2x" : "");
 		flagged += pj_flag(ratio);
-		n++;
-		json_decref(o);
 	}
-	free(line);
-	fclose(f);
-	if (!n)
-		die("project: --against '%s' holds no result line the projection can take (update or charge)", path);
 	printf("# %d lines, %d outside 0.5-2x\n", n, flagged);
+	free(rows);
+	bench_results_free(&res);
 	return flagged;
 }
 
@@ -661,7 +729,8 @@ static const char pj_help[] =
 	"  --workload W            update (default), charge or readers\n"
 	"  --shape S               chain:D or tree:AxB...; no default\n"
 	"  --threads N             updaters; no default\n"
-	"  --readers R             readers workload: reader threads (default 1)\n"
+	"  --readers R             readers workload: reader threads (default 1, at most 512: the\n"
+	"                          model walks every slot for each read, so its work grows as R squared)\n"
 	"  --placement P           compact (default), scatter, ccx, numa, smt, list:...\n"
 	"  --topology SPEC         hwloc synthetic spec or XML (default: this machine)\n"
 	"  --calibration FILE      ctrbench c2c --format json output (default: published Genoa figures)\n"
@@ -712,7 +781,7 @@ static void pj_parse_args(int argc, char **argv, struct pj_opts *o, int *validat
 		case 'w': o->workload = optarg; break;
 		case 's': o->shape = optarg; break;
 		case 't': o->threads = bench_parse_int("threads", optarg, 1, 4096); break;
-		case 'r': o->readers = bench_parse_int("readers", optarg, 0, 100000); break;
+		case 'r': o->readers = bench_parse_int("readers", optarg, 0, PJ_MAX_READERS); break;
 		case 'p': o->placement = optarg; break;
 		case 'T': o->topology = optarg; break;
 		case 'c': o->calib_path = optarg; break;
@@ -734,54 +803,91 @@ static void pj_parse_args(int argc, char **argv, struct pj_opts *o, int *validat
 	o->warmup = o->ops / 10;
 }
 
+/* Updaters' readers: the readers workload's, none for the others. */
+static int pj_readers(const struct pj_opts *o)
+{
+	return strcmp(o->workload, "readers") ? 0 : o->readers;
+}
+
+/*
+ * --algo into o->names as run and sweep take it (bench_parse_algos: "all",
+ * no empty or repeated name, the same messages), libctr's algorithms only:
+ * "all" leaves the harness baselines out, naming one is refused (they are
+ * timed loops of the harness, with no code of libctr to project).
+ */
+static void pj_parse_algo_list(struct pj_opts *o)
+{
+	const struct bench_algo *algos[BENCH_MAX_ALGOS], *code[BENCH_MAX_ALGOS];
+	char *copy = strdup(o->algos);
+	const int all = !strcmp(o->algos, "all");
+	int n;
+
+	if (!copy)
+		die("project: out of memory");
+	n = bench_parse_algos(copy, algos);
+	free(copy);
+	o->nr_names = 0;
+	for (int i = 0; i < n; i++) {
+		if (algos[i]->baseline) {
+			if (all)
+				continue;
+			die("project: --algo '%s' is a harness baseline, no libctr code to project (ctrbench list)",
+			    algos[i]->name);
+		}
+		if (!proj_ctr_algo_find(algos[i]->name))
+			die("project: unknown --algo '%s' (ctrbench list)", algos[i]->name);
+		code[o->nr_names] = algos[i];
+		o->names[o->nr_names++] = algos[i]->name;
+	}
+	/* the tree would refuse them (ctr_tree_new), after the header: said here, as run says it */
+	bench_check_algo_options(o->options, o->flush_period_ms, code, o->nr_names);
+}
+
 /* A projection's arguments, all refused before anything is printed. */
-static void pj_check_args(const struct pj_opts *o)
+static void pj_check_args(struct pj_opts *o, const struct topo *topo)
 {
 	static const char *const names[] = { "--algo", "--shape", "--threads" };
 	const int missing[] = { !o->algos, !o->shape, !o->threads };
-	char *list, *save = NULL;
+	struct bench_shape s;
+	const char *why;
+	char err[256];
+	int *pus;
 
 	bench_need("project", names, missing, 3, "(or --validate, or --against FILE)");
-	if (o->read_node >= 0) {
-		struct bench_shape s;
-		const char *why;
-
-		if (bench_shape_parse(o->shape, &s, &why))
-			die("project: bad --shape '%s' (%s)", o->shape, why);
-		if (o->read_node >= s.nr_nodes)
-			die("project: --read-node %d: the shape has %d nodes", o->read_node, s.nr_nodes);
-		bench_shape_free(&s);
-	}
 	(void)pj_workload(o->workload);
-	list = strdup(o->algos);
-	if (!list)
-		die("project: out of memory");
-	for (char *a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save))
-		if (!proj_ctr_algo_find(a))
-			die("project: unknown --algo '%s' (ctrbench list)", a);
-		else if (!strcmp(a, "percpu_hier_delegated") && !strcmp(o->workload, "readers") &&
-			 o->readers > 1)
+	if (bench_shape_parse(o->shape, &s, &why))
+		die("project: bad --shape '%s' (%s)", o->shape, why);
+	if (o->read_node >= s.nr_nodes)
+		die("project: --read-node %d: the shape has %d nodes", o->read_node, s.nr_nodes);
+	bench_shape_free(&s);
+	if (o->threads + pj_readers(o) > PJ_MAX_THREADS)
+		die("project: too many threads: --threads %d plus --readers %d (at most %d together, as run)",
+		    o->threads, pj_readers(o), PJ_MAX_THREADS);
+	pj_parse_algo_list(o);
+	for (int i = 0; i < o->nr_names; i++)
+		if (!strcmp(o->names[i], "percpu_hier_delegated") && pj_readers(o) > 1)
 			/* proj_run refuses it too; said here before anything is printed */
 			die("project: percpu_hier_delegated with %d readers: the model interleaves reads with "
 			    "updates but not with each other, so a second reader's mailbox requests would go "
 			    "unanswered; project it with --readers 1 (docs/projection.md)", o->readers);
-	free(list);
+	/* where each thread runs, as bench_project_one will place them */
+	pus = bench_xcalloc((size_t)(o->threads + pj_readers(o)), sizeof(int));
+	if (topo_place(topo, o->placement, o->threads + pj_readers(o), pus, NULL, err, sizeof(err)))
+		die("project: %s", err);
+	free(pus);
 }
 
 /* Project every --algo, a row (or a JSON line) each as it is done. */
 static void pj_project_all(const struct pj_opts *o, const struct topo *topo, const struct proj_calib *cal)
 {
-	char *list = strdup(o->algos), *save = NULL;
-
-	if (!list)
-		die("project: out of memory");
 	if (!o->json)
 		pj_print_header(o, topo, cal);
-	for (char *a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
+	for (int i = 0; i < o->nr_names; i++) {
+		const char *a = o->names[i];
 		struct proj_result r;
 		double secs;
 
-		bench_project_one(a, pj_workload(o->workload), o->shape, o->threads, o->readers, topo, o->placement,
+		bench_project_one(a, pj_workload(o->workload), o->shape, o->threads, pj_readers(o), topo, o->placement,
 				  cal, o->options, o->flush_period_ms, o->work_ns, o->read_interval_ns, o->read_node,
 				  o->ops, o->reads, o->warmup, &r, &secs);
 		if (o->json)
@@ -790,7 +896,6 @@ static void pj_project_all(const struct pj_opts *o, const struct topo *topo, con
 			pj_print_row(a, &r);
 		fflush(stdout);
 	}
-	free(list);
 }
 
 int bench_cmd_project(int argc, char **argv)
@@ -803,6 +908,11 @@ int bench_cmd_project(int argc, char **argv)
 	char err[256];
 
 	pj_parse_args(argc, argv, &o, &validate, &against);
+	/* the modes take their own configurations: an --algo they would not use is refused, not ignored */
+	if (validate && against)
+		die("project: --validate and --against '%s' are two modes: give one", against);
+	if (validate && o.algos)
+		die("project: --validate projects its own patterns and algorithms: --algo '%s' does not apply", o.algos);
 	if (o.calib_path) {
 		if (proj_calib_load(&cal, o.calib_path, err, sizeof(err)))
 			die("project: %s", err);
@@ -812,14 +922,18 @@ int bench_cmd_project(int argc, char **argv)
 	topo = topo_load(o.topology, err, sizeof(err));
 	if (!topo)
 		die("project: %s", err);
+	if (proj_topo_check(topo, err, sizeof(err)))
+		die("project: --topology: %s", err);
 	if (validate) {
 		bad = pj_validate_known(topo, &cal);
 		printf("\n");
 		pj_validate_here(&cal, 200);
 	} else if (against) {
-		pj_against(against, topo, &cal, o.ops);
+		if (o.algos)
+			pj_parse_algo_list(&o);
+		pj_against(against, &o, topo, &cal, o.ops);
 	} else {
-		pj_check_args(&o);
+		pj_check_args(&o, topo);
 		pj_project_all(&o, topo, &cal);
 	}
 	topo_free(topo);

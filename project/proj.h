@@ -96,7 +96,13 @@ struct proj_result {
 	double accesses;		/* reported accesses on the tree's lines, all operations */
 };
 
-/* Run the projection; 0 or -errno (with a message in err). */
+/* 0 if the model can run on topology t (a core, and an L3 or package, for every PU), else -EINVAL and why. */
+int proj_topo_check(const struct topo *t, char *err, size_t errlen);
+
+/*
+ * Run the projection; 0 or -errno (with a message in err).  -EDEADLK: an
+ * operation went on past the step budget (sim.c), a wait the model cannot end.
+ */
 int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, size_t errlen);
 
 /* ---- the footprint recorder (project/rt.c), also used by the tests ---- */
@@ -113,6 +119,13 @@ void proj_sim_access(uintptr_t addr, unsigned size, int kind);
 /* Called by rt.c for a lock taken or released: returns 0, or 1 when a trylock must fail. */
 int proj_sim_lock(void *m, int op);
 enum { PROJ_LOCK, PROJ_TRYLOCK, PROJ_UNLOCK };
+/*
+ * Called by rt.c: an acquiring exchange set the word at addr from 0 (held 1,
+ * a test-and-set lock taken) or a store wrote 0 to it (held 0, released).
+ */
+void proj_sim_flag(const volatile void *addr, int held);
+/* Called by rt.c for a yield, sleep or clock read: a step of the running operation (its budget). */
+void proj_sim_step(void);
 /* Virtual time of the running virtual thread, ns. */
 uint64_t proj_sim_now(void);
 

@@ -190,6 +190,12 @@ void proj___tsan_func_entry(void *pc) { (void)pc; }
 void proj___tsan_func_exit(void) { }
 void proj___tsan_vptr_update(void **p, void *v) { *p = v; }
 
+/* mo (GCC's __ATOMIC_* order) acquires: an exchange with it setting 0 to nonzero takes a test-and-set lock. */
+static inline int rt_acquires(int mo)
+{
+	return mo == __ATOMIC_ACQUIRE || mo == __ATOMIC_ACQ_REL || mo == __ATOMIC_SEQ_CST;
+}
+
 /*
  * Atomics: do the operation (one real thread runs at a time, so a plain
  * __atomic builtin, relaxed, is enough) and report it.
@@ -211,9 +217,11 @@ void proj___tsan_vptr_update(void **p, void *v) { *p = v; }
 	{ (void)mo; rt_access(a, n / 8, PROJ_LOAD); return __atomic_load_n(a, __ATOMIC_RELAXED); } \
 	void proj___tsan_atomic##n##_store(volatile T *a, T v, int mo)		\
 	{ rt_access(a, n / 8, PROJ_STORE); __atomic_store_n(a, v, __ATOMIC_RELAXED); \
+	  if (!v && rt_recording) { proj_sim_flag(a, 0); }			\
 	  if (mo == __ATOMIC_SEQ_CST) rt_access(a, 0, PROJ_FENCE); }		\
 	T proj___tsan_atomic##n##_exchange(volatile T *a, T v, int mo)	\
-	{ (void)mo; rt_access(a, n / 8, PROJ_RMW); return __atomic_exchange_n(a, v, __ATOMIC_RELAXED); } \
+	{ T old; rt_access(a, n / 8, PROJ_RMW); old = __atomic_exchange_n(a, v, __ATOMIC_RELAXED); \
+	  if (!old && v && rt_recording && rt_acquires(mo)) { proj_sim_flag(a, 1); } return old; } \
 	T proj___tsan_atomic##n##_fetch_add(volatile T *a, T v, int mo)	\
 	{ (void)mo; rt_access(a, n / 8, PROJ_RMW); return __atomic_fetch_add(a, v, __ATOMIC_RELAXED); } \
 	T proj___tsan_atomic##n##_fetch_sub(volatile T *a, T v, int mo)	\
@@ -327,16 +335,18 @@ int proj_clock_gettime(clockid_t id, struct timespec *ts)
 	uint64_t ns = proj_sim_now() + 1000000000ull;
 
 	(void)id;
+	proj_sim_step();	/* a wait for a virtual time that never comes still ends (sim.c's budget) */
 	ts->tv_sec = (time_t)(ns / 1000000000ull);
 	ts->tv_nsec = (long)(ns % 1000000000ull);
 	return 0;
 }
 int proj_sched_yield(void);
-int proj_sched_yield(void) { return 0; }
+/* A yield or sleep returns at once (no other real thread to run): each is a step of the operation's budget. */
+int proj_sched_yield(void) { proj_sim_step(); return 0; }
 int proj_nanosleep(const struct timespec *a, struct timespec *b);
-int proj_nanosleep(const struct timespec *a, struct timespec *b) { (void)a; (void)b; return 0; }
+int proj_nanosleep(const struct timespec *a, struct timespec *b) { (void)a; (void)b; proj_sim_step(); return 0; }
 int proj_usleep(useconds_t us);
-int proj_usleep(useconds_t us) { (void)us; return 0; }
+int proj_usleep(useconds_t us) { (void)us; proj_sim_step(); return 0; }
 
 /* ---- locks: virtual ---- */
 

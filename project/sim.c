@@ -25,6 +25,8 @@
  * out-of-order cores achieve.  The serial sum drives the clocks.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +119,19 @@ static struct {
 	int can_yield;		/* the running operation is a virtual thread's, run from the main loop */
 	int nested;		/* an operation run inside another's (never yields itself) */
 	int locks_held;		/* virtual locks the running thread holds: no yield while > 0 */
+	/*
+	 * Spin flags the running operation holds (proj_sim_flag): a word it
+	 * set from 0 by an acquiring exchange and has not stored 0 to since,
+	 * the test-and-set locks of rstat (lockkind=spin), striped and
+	 * atomic_tree_stock.  They are not virtual locks, so without this an
+	 * operation run inside the holder (sim_yield) would spin on the flag
+	 * forever: the holder, suspended below it on this one real thread,
+	 * can never release it.  Nobody runs inside a holder, as for locks.
+	 */
+	const volatile void *flags[16];
+	int nflags;
+	/* the step budget of one operation (sim_steps): a wait nobody can end stops the projection */
+	long steps, max_steps;
 } S;
 
 /* One projection's run: what sim_step needs, from the main loop or from sim_yield. */
@@ -132,6 +147,8 @@ static struct {
 	double upd_xfer[PROJ_NR_CLASSES], rd_xfer[PROJ_NR_CLASSES];
 	double span;			/* updaters' measured spans, summed */
 	int spans, unfinished;
+	pthread_t main;			/* the real thread running proj_run (the flusher's is another) */
+	jmp_buf bail;			/* where an operation past its step budget returns to */
 } R;
 
 static void sim_yield(void);
@@ -240,6 +257,46 @@ static int sim_grow(void)
 	return 0;
 }
 
+/*
+ * One step of the running operation: an access, a yield, a clock read.  A
+ * legitimate operation makes a bounded number (each slot of each node a few
+ * times); one that goes on past max_steps (far above that, proj_run) is
+ * waiting for something no virtual thread can do while it runs, as a spin
+ * on a flag held by the operation it runs inside whose kind the model does
+ * not know, and would never return.  The projection stops there instead
+ * (proj_run says why).  Only on proj_run's own thread: the flusher's real
+ * thread runs between operations, when no operation is suspended, and
+ * cannot jump to proj_run's stack.
+ */
+static void sim_steps(void)
+{
+	if (++S.steps > S.max_steps && S.max_steps && pthread_equal(pthread_self(), R.main))
+		longjmp(R.bail, 1);
+}
+
+void proj_sim_step(void)
+{
+	if (S.cal)
+		sim_steps();
+}
+
+void proj_sim_flag(const volatile void *addr, int held)
+{
+	if (!S.cal)
+		return;
+	if (held) {
+		/* past the table's size a flag is not protected: the step budget still ends a spin on it */
+		if (S.nflags < (int)(sizeof(S.flags) / sizeof(S.flags[0])))
+			S.flags[S.nflags++] = addr;
+		return;
+	}
+	for (int i = 0; i < S.nflags; i++)
+		if (S.flags[i] == addr) {
+			S.flags[i] = S.flags[--S.nflags];
+			return;
+		}
+}
+
 static void sim_close_group(void)
 {
 	S.op_overlap += S.group_max;
@@ -271,7 +328,8 @@ void proj_sim_access(uintptr_t addr, unsigned size, int kind)
 	 * between every two of its stores.  Any other access first lets the
 	 * threads with earlier clocks run (sim_yield).
 	 */
-	if (S.can_yield && !S.nested && !S.locks_held && R.n && R.th[R.heap[0]].now < S.now &&
+	sim_steps();
+	if (S.can_yield && !S.nested && !S.locks_held && !S.nflags && R.n && R.th[R.heap[0]].now < S.now &&
 	    !(l->owner == p && kind != PROJ_LOAD && S.now <= l->hold + S.cal->hit_rmw_ns)) {
 		const struct sim_line *base = S.lines;
 
@@ -415,7 +473,7 @@ int proj_sim_lock(void *m, int op)
 		S.locks_held -= S.locks_held > 0;
 		return 0;
 	}
-	if (S.can_yield && !S.nested && !S.locks_held)
+	if (S.can_yield && !S.nested && !S.locks_held && !S.nflags)
 		sim_yield();
 	if (S.now < k->free_at) {
 		double w = k->free_at - S.now;
@@ -444,11 +502,37 @@ int proj_sim_lock(void *m, int op)
 
 /* ---- the run ---- */
 
+int proj_topo_check(const struct topo *t, char *err, size_t errlen)
+{
+	for (int i = 0; i < topo_nr_pus(t); i++) {
+		struct topo_pu_info in;
+
+		if (topo_pu_at(t, i, &in))
+			continue;
+		/* sim_class: the SMT class is "same core", the others "same L3" (else package), then socket */
+		if (in.core < 0 || (in.l3 < 0 && in.package < 0)) {
+			snprintf(err, errlen, "topology '%s' has no %s level: the model classes each transfer by "
+				 "the core, L3 (or package) of both ends (e.g. 'pack:1 core:%d pu:1')", topo_spec(t),
+				 in.core < 0 ? "core" : "L3 or package", topo_nr_pus(t));
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static int sim_setup(const struct proj_config *cfg, char *err, size_t errlen)
 {
 	struct topo_counts tc;
 	int maxos = 0;
 
+	{
+		char why[256];
+
+		if (proj_topo_check(cfg->topo, why, sizeof(why))) {
+			snprintf(err, errlen, "projection: %s", why);
+			return -EINVAL;
+		}
+	}
 	memset(&S, 0, sizeof(S));
 	S.cal = cfg->calib;
 	S.nr_pus = topo_nr_pus(cfg->topo);
@@ -560,6 +644,7 @@ static void sim_step(int i)
 
 	S.pu = w->pu;
 	S.now = w->now;
+	S.steps = 0;
 	S.counting = w->done >= warm && w->done < total;
 	if (w->done == warm)
 		w->t0 = w->now;
@@ -596,6 +681,8 @@ static void sim_step(int i)
 		proj_ctr_add(R.t, i, cfg->leaves[i % cfg->nr_leaves], 0, w->done & 1 ? -1 : 1);
 	}
 	sim_close_group();
+	/* a flag still set when its operation ends is not held by the next one (a taker spins: the budget) */
+	S.nflags = 0;
 	if (S.counting) {
 		if (w->reader) {
 			res->reads++;
@@ -643,6 +730,7 @@ static void sim_yield(void)
 	const int pu = S.pu, counting = S.counting;
 	const double now = S.now, serial = S.op_serial, overlap = S.op_overlap, gmax = S.group_max,
 		     wait = S.op_wait;
+	const long steps = S.steps;
 	double *const xfer = S.xfer;
 
 	if (!R.n || !(R.th[R.heap[0]].now < now))
@@ -666,6 +754,22 @@ static void sim_yield(void)
 	S.group_max = gmax;
 	S.op_wait = wait;
 	S.xfer = xfer;
+	S.steps = steps;
+}
+
+/*
+ * A tree whose operation was stopped mid-way (the step budget): its locks
+ * and lists are as the operation left them, so its teardown could wait on
+ * them too.  It is left as it is, reachable (not a leak), and the process,
+ * which refuses the projection, ends soon after.
+ */
+static struct ctr_tree *sim_abandoned[8];
+
+static void sim_abandon(struct ctr_tree *t)
+{
+	static unsigned n;
+
+	sim_abandoned[n++ % 8] = t;
 }
 
 int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, size_t errlen)
@@ -785,6 +889,28 @@ int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, 
 			rheap[R.rn++] = i;
 		else
 			heap[R.n++] = i;
+	/*
+	 * The step budget of one operation: a legitimate one touches each
+	 * (slot, node) pair a few times, so 256 times each, and 2^24 steps
+	 * for a small tree (a wait with a virtual timeout polls at a hit's
+	 * cost: 2^24 polls are 8 ms of virtual time at the default 0.5 ns),
+	 * is far above any; a spin that no virtual thread can end reaches it in
+	 * a few seconds of real time.
+	 */
+	R.main = pthread_self();
+	if (setjmp(R.bail)) {
+		snprintf(err, errlen, "projection cannot run %s%s%s: an operation (on PU %d) went on past %ld "
+			 "steps (accesses, yields, clock reads), waiting for what only an operation the model "
+			 "has suspended could do (it runs one at a time, some inside another; docs/projection.md)", cfg->algo, cfg->options ? " with options " : "",
+			 cfg->options ? cfg->options : "", S.pu, S.max_steps);
+		S.max_steps = 0;
+		sim_abandon(t);
+		t = NULL;
+		ret = -EDEADLK;
+		goto out;
+	}
+	S.steps = 0;
+	S.max_steps = (1L << 24) + 256L * nthr * cfg->nr_nodes;
 	while (R.unfinished) {
 		/* the earliest clock of either heap runs next */
 		const int rd = R.rn && (!R.n || th[rheap[0]].now < th[heap[0]].now);
@@ -796,7 +922,9 @@ int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, 
 			S.now = (double)proj_rt_flusher_due();
 			S.counting = 0;
 			S.op_serial = S.op_overlap = S.group_max = S.op_wait = 0;
+			S.steps = 0;
 			proj_rt_flusher_step();
+			S.nflags = 0;
 			continue;
 		}
 		h[0] = h[--*hn];
@@ -807,6 +935,7 @@ int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, 
 		h[*hn] = i;
 		sim_heap_up(h, (*hn)++, th);
 	}
+	S.max_steps = 0;	/* the tree's teardown is no operation */
 	memcpy(res->xfer, R.upd_xfer, sizeof(R.upd_xfer));
 	memcpy(res->rxfer, R.rd_xfer, sizeof(R.rd_xfer));
 	res->elapsed_ns = R.spans ? R.span / R.spans : 0;

@@ -22,6 +22,83 @@ BADVAL="percpu_hier_delegated with 2 readers" bad project --algo percpu_hier_del
 	--readers 2 --shape chain:2 --threads 8 --topology "$GENOA"
 BADVAL="--read-node 9" bad project --algo atomic_tree --shape chain:2 --threads 2 --read-node 9
 
+# Issue 25.5: every bad value is refused before the header (it was printed, ~600 bytes, then exit 2).
+P=(project --algo atomic_tree --shape chain:1 --threads 2)
+BADVAL="unknown placement 'bogus'" bad "${P[@]}" --placement bogus
+BADVAL="bad value 'nope=1' for --options" bad "${P[@]}" --options nope=1
+BADVAL="bad value 'lockkind=spin' for --options" bad project --algo all --shape chain:1 --threads 2 \
+	--options lockkind=spin	# atomic_tree takes no lockkind: all, as run, is every algorithm
+BADVAL="'pack:1 core:2 pu:1 garbage'" bad "${P[@]}" --topology "pack:1 core:2 pu:1 garbage"
+# topologies topo takes that the model cannot class transfers on: the level they lack, not "options ''?"
+BADVAL="topology 'pu:2' has no core level" bad "${P[@]}" --topology pu:2
+BADVAL="topology 'core:2 pu:1' has no L3 or package level" bad "${P[@]}" --topology "core:2 pu:1"
+# --algo as run and sweep take it: an empty name is refused, all is every libctr algorithm
+BADVAL="empty algorithm name in --algo ''" bad project --algo '' --shape chain:1 --threads 2
+BADVAL="empty algorithm name in --algo 'atomic_tree,'" bad project --algo atomic_tree, --shape chain:1 --threads 2
+BADVAL="algorithm 'striped' given twice" bad project --algo striped,striped --shape chain:1 --threads 2
+"$B" project --algo all --shape chain:2 --threads 2 --ops 20 --topology "pack:1 core:2 pu:1" >"$tmp/out" 2>"$tmp/err"
+check "--algo all: a row for every libctr algorithm, none for the harness baselines" python3 - "$tmp/out" <<'PY'
+import subprocess, sys
+rows = [l.split()[0] for l in open(sys.argv[1]) if l.strip() and not l.startswith("#")][1:]
+want = ["atomic_tree", "percpu_hier", "rstat_force", "percpu_hier_delegated", "striped", "atomic_tree_stock"]
+assert len(rows) >= 10 and all(w in rows for w in want) and not any(r.startswith("baseline") for r in rows), rows
+PY
+# the modes that take their own configurations refuse an --algo they would not use
+BADVAL="--validate projects its own patterns and algorithms: --algo 'atomic_tree' does not apply" \
+	bad project --validate --algo atomic_tree
+BADVAL="--validate and --against" bad project --validate --against tests/data/compare_a.jsonl
+# --readers: a read walks every slot, so the model's work grows as the readers squared (100,000 ran
+# 200 s with no output): at most 512, and threads and readers together at most run's 4096.
+BADVAL="bad value '100000' for --readers" bad project --algo percpu_hier --workload readers --readers 100000 \
+	--shape chain:1 --threads 2
+BADVAL="too many threads: --threads 4000 plus --readers 500" bad project --algo percpu_hier --workload readers \
+	--readers 500 --shape chain:1 --threads 4000
+
+# --against reads its file as every results reader does: its schema, no key twice; --algo is honoured.
+head -1 tests/data/compare_a.jsonl | sed 's/"ops_per_sec"/"ns_per_op": 30.0, "ops_per_sec"/' >"$tmp/good.jsonl"
+sed 's/"schema": 1/"schema": 99/' "$tmp/good.jsonl" >"$tmp/s99.jsonl"
+sed 's/"threads": 2/"threads": 2, "threads": 3/' "$tmp/good.jsonl" >"$tmp/dup.jsonl"
+A=(--topology "pack:1 core:2 pu:1" --ops 100)
+BADVAL="$tmp/s99.jsonl:1: result schema 99" bad project --against "$tmp/s99.jsonl" "${A[@]}"
+BADVAL="$tmp/dup.jsonl:1: not JSON (duplicate object key near '\"threads\"')" bad project --against "$tmp/dup.jsonl" "${A[@]}"
+BADVAL="of --algo striped" bad project --against "$tmp/good.jsonl" "${A[@]}" --algo striped
+BADVAL="empty algorithm name" bad project --against "$tmp/good.jsonl" "${A[@]}" --algo ''
+"$B" project --against "$tmp/good.jsonl" "${A[@]}" --algo striped,atomic_tree >"$tmp/out" 2>"$tmp/err"
+check "--against --algo: the line of the algorithm named" eval \
+	'grep -q "^atomic_tree  *update  *chain:2  *2 " "$tmp/out" && grep -q "^# 1 lines" "$tmp/out" && [ ! -s "$tmp/err" ]'
+# --calibration: a c2c --dry-run plan measured nothing; another schema, a key twice
+printf '{"dry_run":true,"calibration":{"one_way_ns":{"ccx":50.0}}}\n' >"$tmp/dry.json"
+printf '{"schema":99,"calibration":{"one_way_ns":{"ccx":50.0}}}\n' >"$tmp/c99.json"
+printf '{"calibration":{"one_way_ns":{"ccx":50.0,"ccx":60.0}}}\n' >"$tmp/cdup.json"
+BADVAL="--calibration '$tmp/dry.json': a c2c --dry-run plan (dry_run: true)" bad "${P[@]}" --calibration "$tmp/dry.json"
+BADVAL="--calibration '$tmp/c99.json': schema 99" bad "${P[@]}" --calibration "$tmp/c99.json"
+BADVAL="--calibration '$tmp/cdup.json': duplicate object key" bad "${P[@]}" --calibration "$tmp/cdup.json"
+
+# No input hangs (issue 25.5): rstat's default lockkind=spin is a test-and-set flag, not a virtual lock;
+# a worker's charge run inside the flush that held it spun on it forever, even at 2 threads.  Each
+# algorithm under each workload now ends within 20 s (under ASan too): a result, or one line saying
+# the model cannot run it (rstat_unified's charge waits for a flush it runs inside).
+timeout 20 "$B" project --algo rstat_force --workload charge --shape chain:1 --threads 2 --ops 2 \
+	--topology "pack:1 core:2 pu:1" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "rstat_force charge, lockkind=spin, 2 threads: projected, no hang" eval \
+	'[ $rc -eq 0 ] && grep -q "^rstat_force " "$tmp/out" && [ ! -s "$tmp/err" ]'
+ends=1
+for w in update charge readers; do
+	for th in 2 3; do
+		timeout 20 "$B" project --algo all --workload $w --shape tree:2x2 --threads $th --ops 20 --reads 4 \
+			--topology "pack:1 core:2 pu:2" --format json >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		if [ $rc -eq 0 ]; then
+			[ -s "$tmp/err" ] && { ends=0; echo "#   $w $th: rc 0 with stderr"; }
+		elif [ $rc -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q "projection cannot run" "$tmp/err"; then
+			ends=0
+			echo "#   $w $th: exit $rc: $(head -c 200 "$tmp/err")"
+		fi
+	done
+done
+check "every algorithm, every workload, 2 and 3 threads: a result or one line within 20 s" test $ends = 1
+
 "$B" project --algo atomic_tree,percpu_hier --shape chain:4 --threads 16 --placement scatter \
 	--topology "$GENOA" --ops 200 >"$tmp/out" 2>"$tmp/err"
 check "table: labelled projected, with its calibration" grep -q "^# PROJECTED" "$tmp/out"
