@@ -108,12 +108,9 @@ int bench_outfile_open(const struct bench_outfile *o, struct bench_results *done
 		return -1;
 	if (fstat(fd, &sb) || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
 		die("cannot open '%s' for --out: %s", o->path, strerror(errno));
-	if (!S_ISREG(sb.st_mode)) {
-		/* a device or a pipe holds no results to double or resume: /dev/null is everyone's */
-		if (o->resume)
-			die("'%s' is not a regular file: --resume continues a results file", o->path);
-		return fd;
-	}
+	if (!S_ISREG(sb.st_mode))
+		die("'%s' is not a regular file: --out is a file of result lines (a new file or one"
+		    " this command wrote)", o->path);
 	if (flock(fd, LOCK_EX | LOCK_NB))
 		die("'%s' is being written by another sweep or scenario (it holds the file's lock): one"
 		    " writer per results file; wait for it, or give another --out", o->path);

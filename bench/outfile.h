@@ -39,8 +39,9 @@ struct bench_outfile {
  *    or a partial last line that no result line starts with.
  * A partial last line that could be the start of one (a writer killed inside
  * its write) is cut off, saying so.  A new file's name is fsynced into its
- * folder.  A device or FIFO (/dev/null, /dev/full) is written, neither
- * locked nor read: --resume refuses it.  With o->fresh and a file already
+ * folder.  A device or FIFO (/dev/null, /dev/full) is refused: it cannot be
+ * locked, resumed or fsynced, and a results file is a file (sweep refused
+ * them before scenario shared this code).  With o->fresh and a file already
  * of that name, returns -1 (errno EEXIST) and changes nothing: the caller
  * picks another name.
  */

@@ -262,8 +262,13 @@ BADVAL="--no-cap" bad stat-read-storm --quick --no-cap
 echo '{"earlier":"results"}' >"$tmp/kept.jsonl"
 BADVAL="$tmp/kept.jsonl" bad admission-staleness --quick --algo atomic_tree --out "$tmp/kept.jsonl"
 check "an --out holding results is left as it was" grep -qx '{"earlier":"results"}' "$tmp/kept.jsonl"
-"$B" scenario admission-staleness --quick --algo atomic_tree --out /dev/full >"$tmp/full.out" 2>"$tmp/full.err"
-rc=$?
+# (a file size limit of 0 makes every write fail, as a full disk would: the output files' cats
+# run outside it, and the status comes back on stderr, which is a pipe)
+{ (ulimit -f 0; trap '' XFSZ; "$B" scenario admission-staleness --quick --algo atomic_tree \
+	--out "$tmp/full.jsonl"; echo "rc=$?" >&2) 2>&1 1>&3 3>&- | cat >"$tmp/full.err"; } 3>&1 |
+	cat >"$tmp/full.out"
+rc=$(sed -n 's/^rc=//p' "$tmp/full.err")
+BADVAL="'/dev/full' is not a regular file" bad admission-staleness --quick --algo atomic_tree --out /dev/full
 check "a results file that cannot be written: exit 1, said once, not claimed" eval \
 	'[ $rc -eq 1 ] && [ "$(grep -c "writing results" "$tmp/full.err")" -eq 1 ] && ! grep -q "raw results" "$tmp/full.out"'
 # --warmup-ms 0 is kept, not taken for "not given"
