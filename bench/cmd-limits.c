@@ -322,8 +322,10 @@ static double lim_harness(struct lim_ctx *c, const char *name, const char *shape
 	/* A worker preempted through the whole window measures nothing (run.c): run it again. */
 	for (int tries = 0; ; tries++) {
 		bench_exec(&c->x, &g, 1);
-		if (c->x.interrupted)
+		if (c->x.interrupted) {
+			fprintf(stderr, "ctrbench: limits: interrupted: a row needs every round, nothing printed\n");
 			exit(1);
+		}
 		if (!sum.k)
 			die("limits: %s on %s could not start", name, shape);
 		if (sum.med.verify == 0)
