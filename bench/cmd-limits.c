@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd-limits.c - ctrbench limits: each row sets a harness figure (ctrbench run's
- * own loops, in this process) beside the physical limit that bounds it,
+ * cmd-limits.c - ctrbench limits: each row sets a harness figure (a ctrbench run
+ * through the one executor, bench_exec: run's workers in a process of its own,
+ * as `ctrbench run --reps 1` measures it) beside the physical limit that bounds it,
  * measured by a probe of the same shape built from the project's own code,
  * and gives the ratio.  Rounds interleave the two sides, so drift on a shared
  * machine hits them alike; the ratio shown is the median of the rounds'
- * ratios, with their range.
+ * ratios, with their range (stats.c's median and range).  The rows are one
+ * table (lim_defs): each names its algorithm, shape and probe as data.
  *
  * Probes (single thread unless said; every loop a plain function, no call
  * inside it):
@@ -47,9 +49,11 @@
 #include "../topology/topo.h"
 #include "builtin.h"
 #include "cli.h"
+#include "exec.h"
 #include "run.h"
 #include "schema.h"
 #include "setup.h"
+#include "stats.h"
 
 #define LIM_ROUNDS_MAX 99
 #define LIM_PROBE_NS 20000000ull	/* each probe timing runs about this long (20 ms) */
@@ -210,7 +214,8 @@ static void lim_read_hier(void *arg, uint64_t n)
  */
 static double lim_time(lim_fn fn, void *arg, double per)
 {
-	uint64_t n = 1024, t0, dt, best[5];
+	uint64_t n = 1024, t0, dt;
+	double calls[5];
 
 	for (;;) {
 		t0 = lim_cpu_ns();
@@ -224,16 +229,9 @@ static double lim_time(lim_fn fn, void *arg, double per)
 	for (int i = 0; i < 5; i++) {
 		t0 = lim_cpu_ns();
 		fn(arg, n);
-		best[i] = lim_cpu_ns() - t0;
+		calls[i] = (double)(lim_cpu_ns() - t0);
 	}
-	for (int i = 1; i < 5; i++)
-		for (int j = i; j > 0 && best[j - 1] > best[j]; j--) {
-			uint64_t x = best[j];
-
-			best[j] = best[j - 1];
-			best[j - 1] = x;
-		}
-	return (double)best[2] / ((double)n * per);
+	return cmp_median(calls, 5) / ((double)n * per);
 }
 
 /* ---- the bounce: two pinned threads on one word ---- */
@@ -287,23 +285,25 @@ static double lim_bounce(const struct topo *topo)
 	return ns;
 }
 
-/* ---- the harness's side: one ctrbench run in this process ---- */
+/* ---- the harness's side: one ctrbench run, through the executor ---- */
 
 struct lim_ctx {
 	struct bench_config base;	/* the machine, set up once */
 	int duration_ms;		/* each harness run's window */
+	struct bench_exec x;		/* the executor, as run's: no output, no journal */
 };
 
 /*
  * CPU ns per op of ctrbench run --algo name --workload update --shape shape
- * --threads threads (task-clock / ops: ns_per_op without the preemptions).
+ * --threads threads --reps 1 (task-clock / ops: ns_per_op without the
+ * preemptions), measured as run measures it: bench_exec, in a process of its own.
  */
-static double lim_harness(struct lim_ctx *c, const char *name, const char *shape, int threads,
-			  const char *options)
+static double lim_harness(struct lim_ctx *c, const char *name, const char *shape, int threads)
 {
 	struct bench_config cfg = c->base;
 	const struct bench_algo *ba = bench_algo_find(name);
-	struct bench_result r;
+	struct bench_summary sum;
+	struct bench_exec_group g = { .cfg = &cfg, .algos = &ba, .nr_algos = 1, .what = name, .sums = &sum };
 	const char *why;
 	double ns;
 
@@ -312,29 +312,30 @@ static double lim_harness(struct lim_ctx *c, const char *name, const char *shape
 	cfg.readers = 0;
 	cfg.duration_ms = c->duration_ms;
 	cfg.warmup_ms = 100;
-	cfg.options = options;
+	cfg.reps = 1;
+	cfg.options = NULL;
 	cfg.pus = NULL;
 	cfg.slot_node = NULL;
 	cfg.slot_l3 = NULL;
 	if (!ba || bench_shape_parse(shape, &cfg.shape, &why))
 		die("limits: %s on %s cannot run", name, shape);
-	bench_setup_threads(&cfg);
 	/* A worker preempted through the whole window measures nothing (run.c): run it again. */
 	for (int tries = 0; ; tries++) {
-		if (bench_run_one(&cfg, ba, &r))
+		bench_exec(&c->x, &g, 1);
+		if (c->x.interrupted) {
+			fprintf(stderr, "ctrbench: limits: interrupted: a row needs every round, nothing printed\n");
+			exit(1);
+		}
+		if (!sum.k)
 			die("limits: %s on %s could not start", name, shape);
-		if (r.verify == 0)
+		if (sum.med.verify == 0)
 			die("limits: %s on %s failed verification", name, shape);
-		ns = r.cpu_ns_per_op > 0 ? r.cpu_ns_per_op : r.ns_per_op;
-		bench_result_free(&r);
-		if (r.ops && ns > 0)
+		ns = sum.med.cpu_ns_per_op > 0 ? sum.med.cpu_ns_per_op : sum.med.ns_per_op;
+		if (sum.med.ops && ns > 0)
 			break;
 		if (tries == 9)
 			die("limits: %s on %s measured nothing in 10 runs (the machine is too busy)", name, shape);
 	}
-	free(cfg.pus);
-	free(cfg.slot_node);
-	free(cfg.slot_l3);
 	bench_shape_free(&cfg.shape);
 	return ns;
 }
@@ -434,56 +435,150 @@ static void lim_bind_probes(const struct topo *topo)
 		fprintf(stderr, "limits: probes not bound to PU %d: %s\n", pu, strerror(-e));
 }
 
-/* ---- the table ---- */
+/* ---- the rows: what each side measures, as data ---- */
 
-enum { LIM_ROWS_MAX = 16 };
+/* What one side of a row measures. */
+enum lim_probe {
+	LIM_HARNESS,		/* a harness run (lim_harness) of algo on shape with threads, / n */
+	LIM_AGAIN,		/* the row above's figure on this side, this round (no new measurement) */
+	LIM_BARE,		/* lim_bare */
+	LIM_PLAIN_INC,		/* lim_plain_inc */
+	LIM_PLAIN_ADD,		/* lim_plain_add */
+	LIM_WALK,		/* lim_walk_level(n) */
+	LIM_HIER_READ,		/* lim_hier_read(n) */
+	LIM_PACKED_READ,	/* lim_packed_read(n) */
+	LIM_PAGES_READ,		/* lim_pages_read(n) */
+	LIM_FAST_PATH,		/* lim_fast_path */
+	LIM_XADD,		/* lim_xadd */
+	LIM_BOUNCE,		/* lim_bounce */
+};
 
+struct lim_side {
+	enum lim_probe probe;	/* what is measured */
+	const char *algo;	/* LIM_HARNESS: the algorithm (a name: data, looked up, never tested) */
+	const char *shape;	/* LIM_HARNESS: its shape */
+	int threads;		/* LIM_HARNESS: its updaters */
+	int n;			/* LIM_HARNESS: the figure divided by it (levels); walk: depth; reads: slots */
+};
+
+struct lim_def {
+	const char *what;	/* the harness figure */
+	const char *limit;	/* what bounds it */
+	const char *unit;	/* ns per op, per level or per slot */
+	struct lim_side h, l;	/* the two sides, measured h then l */
+	/*
+	 * Measured l, h, the next row's l, h, l (A B B A, the figures the means
+	 * of the two): the round's first run is seconds away and a host drifts;
+	 * a drift linear over the four runs hits both sides' means alike.
+	 */
+	int abba;
+};
+
+#define LIM_RUN(a, s, t, per) { LIM_HARNESS, (a), (s), (t), (per) }
+#define LIM_PROBE(p, per) { (p), NULL, NULL, 0, (per) }
+
+/* Every row, in the order each round measures them. */
+static const struct lim_def lim_defs[] = {
+	{ "empty (harness floor)", "bare loop", "op", LIM_RUN("empty", "chain:1", 1, 1), LIM_PROBE(LIM_BARE, 0), 0 },
+	{ "percpu_hier chain:1", "plain add", "op", LIM_RUN("percpu_hier", "chain:1", 1, 1),
+	  LIM_PROBE(LIM_PLAIN_INC, 0), 0 },
+	{ "percpu_hier chain:1", "plain add pairs", "op", LIM_PROBE(LIM_AGAIN, 0), LIM_PROBE(LIM_PLAIN_ADD, 0), 0 },
+	{ "percpu_hier chain:1", "array walk 1", "op", LIM_PROBE(LIM_AGAIN, 0), LIM_PROBE(LIM_WALK, 1), 0 },
+	{ "percpu_hier chain:8 per level", "array walk 8, per level", "level",
+	  LIM_RUN("percpu_hier", "chain:8", 1, 8), LIM_PROBE(LIM_WALK, 8), 0 },
+	{ "percpu_hier chain:32 per level", "array walk 32, per level", "level",
+	  LIM_RUN("percpu_hier", "chain:32", 1, 32), LIM_PROBE(LIM_WALK, 32), 0 },
+	{ "percpu_hier read, 8 slots", "count_stat read, 8 slots", "slot", LIM_PROBE(LIM_HIER_READ, 8),
+	  LIM_PROBE(LIM_PACKED_READ, 8), 0 },
+	{ "percpu_hier read, 64 slots", "count_stat read, 64 slots", "slot", LIM_PROBE(LIM_HIER_READ, 64),
+	  LIM_PROBE(LIM_PACKED_READ, 64), 0 },
+	{ "percpu_hier read, 512 slots", "count_stat read, 512 slots", "slot", LIM_PROBE(LIM_HIER_READ, 512),
+	  LIM_PROBE(LIM_PACKED_READ, 512), 0 },
+	{ "page-aligned read, 512 slots", "count_stat read, 512 slots", "slot", LIM_PROBE(LIM_PAGES_READ, 512),
+	  LIM_PROBE(LIM_PACKED_READ, 512), 0 },
+	/* its own percpu_hier runs around it, the fast-path probe (the next row's limit) in the middle */
+	{ "rstat_force update chain:1", "percpu_hier chain:1", "op", LIM_RUN("rstat_force", "chain:1", 1, 1),
+	  LIM_RUN("percpu_hier", "chain:1", 1, 1), 1 },
+	{ "rstat_force update chain:1", "add + linked check pairs", "op", LIM_PROBE(LIM_AGAIN, 0),
+	  LIM_PROBE(LIM_FAST_PATH, 0), 0 },
+	{ "atomic_tree chain:8 per level", "lock xadd", "level", LIM_RUN("atomic_tree", "chain:8", 1, 8),
+	  LIM_PROBE(LIM_XADD, 0), 0 },
+	{ "striped chain:1, 1 thread", "lock xadd", "op", LIM_RUN("striped", "chain:1", 1, 1),
+	  LIM_PROBE(LIM_XADD, 0), 0 },
+	{ "striped chain:1, 2 threads", "2-thread bounce", "op", LIM_RUN("striped", "chain:1", 2, 1),
+	  LIM_PROBE(LIM_BOUNCE, 0), 0 },
+};
+
+#undef LIM_RUN
+#undef LIM_PROBE
+
+enum { LIM_NR_ROWS = sizeof(lim_defs) / sizeof(lim_defs[0]) };
+
+/* A row's figures, round by round. */
 struct lim_row {
-	const char *what;		/* the harness figure */
-	const char *limit;		/* what bounds it */
-	const char *unit;		/* ns per op, per level or per slot */
 	double h[LIM_ROUNDS_MAX];	/* harness figure per round */
 	double l[LIM_ROUNDS_MAX];	/* limit per round */
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
+/* What the probes work on, allocated once. */
+struct lim_probes {
+	int64_t *word;			/* plain add, lock xadd: a private word on a line of its own */
+	struct lim_fast fast;		/* the linked check's slot and mark */
+};
 
-	return x < y ? -1 : x > y;
+/* One side of a row, this round (prev: the row above's figure on this side, for LIM_AGAIN). */
+static double lim_side_measure(struct lim_ctx *c, struct lim_probes *pr, const struct lim_side *s, double prev)
+{
+	switch (s->probe) {
+	case LIM_HARNESS:
+		return lim_harness(c, s->algo, s->shape, s->threads) / s->n;
+	case LIM_AGAIN:
+		return prev;
+	case LIM_BARE:
+		return lim_time(lim_bare, NULL, 1);
+	case LIM_PLAIN_INC:
+		return lim_time(lim_plain_inc, pr->word, 1);
+	case LIM_PLAIN_ADD:
+		return lim_time(lim_plain_add, pr->word, 1);
+	case LIM_WALK:
+		return lim_walk_level(s->n);
+	case LIM_HIER_READ:
+		return lim_hier_read(s->n);
+	case LIM_PACKED_READ:
+		return lim_packed_read(s->n);
+	case LIM_PAGES_READ:
+		return lim_pages_read(s->n);
+	case LIM_FAST_PATH:
+		return lim_time(lim_fast_path, &pr->fast, 1);
+	case LIM_XADD:
+		return lim_time(lim_xadd, pr->word, 1);
+	case LIM_BOUNCE:
+		return lim_bounce(c->base.topo);
+	}
+	return 0;
 }
 
-static double lim_median(const double *v, int n, double *lo, double *hi)
-{
-	double s[LIM_ROUNDS_MAX];
-
-	memcpy(s, v, sizeof(double) * n);
-	qsort(s, n, sizeof(double), cmp_double);
-	*lo = s[0];
-	*hi = s[n - 1];
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
-
-static void lim_print(const struct lim_row *rows, int nr, int rounds, int json)
+static void lim_print(const struct lim_row *rows, int rounds, int json)
 {
 	if (!json)
 		printf("%-34s %10s  %-30s %10s  %7s %17s\n", "ctrbench", "median", "limit, same run", "median",
 		       "ratio", "[ratio range]");
-	for (int i = 0; i < nr; i++) {
+	for (int i = 0; i < LIM_NR_ROWS; i++) {
+		const struct lim_def *d = &lim_defs[i];
 		const struct lim_row *r = &rows[i];
 		double ratio[LIM_ROUNDS_MAX], hlo, hhi, llo, lhi, rlo, rhi;
-		double h = lim_median(r->h, rounds, &hlo, &hhi), l = lim_median(r->l, rounds, &llo, &lhi), q;
+		double h = cmp_median_range(r->h, rounds, &hlo, &hhi), l = cmp_median_range(r->l, rounds, &llo, &lhi), q;
 
 		for (int k = 0; k < rounds; k++)
 			ratio[k] = r->l[k] > 0 ? r->h[k] / r->l[k] : 0;
-		q = lim_median(ratio, rounds, &rlo, &rhi);
+		q = cmp_median_range(ratio, rounds, &rlo, &rhi);
 		if (json)
 			printf("{\"kind\":\"limits\",\"schema\":%d,\"row\":\"%s\",\"limit\":\"%s\","
 			       "\"unit\":\"%s\",\"ns\":%.4f,\"limit_ns\":%.4f,\"ratio\":%.4f,\"ratio_lo\":%.4f,"
-			       "\"ratio_hi\":%.4f,\"rounds\":%d}\n", BENCH_SCHEMA_VERSION, r->what, r->limit,
-			       r->unit, h, l, q, rlo, rhi, rounds);
+			       "\"ratio_hi\":%.4f,\"rounds\":%d}\n", BENCH_SCHEMA_VERSION, d->what, d->limit,
+			       d->unit, h, l, q, rlo, rhi, rounds);
 		else
-			printf("%-34s %10.3f  %-30s %10.3f  %6.2fx [%6.2f, %6.2f]\n", r->what, h, r->limit, l, q,
+			printf("%-34s %10.3f  %-30s %10.3f  %6.2fx [%6.2f, %6.2f]\n", d->what, h, d->limit, l, q,
 			       rlo, rhi);
 	}
 	if (!json)
@@ -507,87 +602,43 @@ static const char *const limits_help =
 	"\n"
 	"example: ctrbench limits --rounds 5\n";
 
-/* Every row, rounds times, interleaved: each row's two sides in the same round.  The rows made. */
-static int lim_measure(struct lim_ctx *c, struct lim_row *rows, int rounds)
+/* Every row, rounds times, interleaved: each row's two sides in the same round. */
+static void lim_measure(struct lim_ctx *c, struct lim_row *rows, int rounds)
 {
-	static const int read_slots[] = { 8, 64, 512 };
-	static char names[3][2][48];
-	int64_t *word = ctr_zalloc_aligned(CTR_CACHELINE);
 	char *lines = ctr_zalloc_aligned(2 * CTR_CACHELINE);
-	struct lim_fast fast = { (_Atomic int64_t *)lines, (_Atomic int *)(lines + CTR_CACHELINE), 0 };
-	int nr = 0;
+	struct lim_probes pr = { ctr_zalloc_aligned(CTR_CACHELINE),
+				 { (_Atomic int64_t *)lines, (_Atomic int *)(lines + CTR_CACHELINE), 0 } };
 
-	if (!word || !lines)
+	if (!pr.word || !lines)
 		die("out of memory");
-	atomic_init(fast.next, 0);	/* linked: the check falls through, as on a tree already marked */
-#define LIM_ROW(w, l, u) (rows[nr] = (struct lim_row){ .what = (w), .limit = (l), .unit = (u) }, nr++)
-	LIM_ROW("empty (harness floor)", "bare loop", "op");
-	LIM_ROW("percpu_hier chain:1", "plain add", "op");
-	LIM_ROW("percpu_hier chain:1", "plain add pairs", "op");
-	LIM_ROW("percpu_hier chain:1", "array walk 1", "op");
-	LIM_ROW("percpu_hier chain:8 per level", "array walk 8, per level", "level");
-	LIM_ROW("percpu_hier chain:32 per level", "array walk 32, per level", "level");
-	for (int i = 0; i < 3; i++) {
-		snprintf(names[i][0], sizeof(names[i][0]), "percpu_hier read, %d slots", read_slots[i]);
-		snprintf(names[i][1], sizeof(names[i][1]), "count_stat read, %d slots", read_slots[i]);
-		LIM_ROW(names[i][0], names[i][1], "slot");
-	}
-	LIM_ROW("page-aligned read, 512 slots", "count_stat read, 512 slots", "slot");
-	LIM_ROW("rstat_force update chain:1", "percpu_hier chain:1", "op");
-	LIM_ROW("rstat_force update chain:1", "add + linked check pairs", "op");
-	LIM_ROW("atomic_tree chain:8 per level", "lock xadd", "level");
-	LIM_ROW("striped chain:1, 1 thread", "lock xadd", "op");
-	LIM_ROW("striped chain:1, 2 threads", "2-thread bounce", "op");
-#undef LIM_ROW
-
+	atomic_init(pr.fast.next, 0);	/* linked: the check falls through, as on a tree already marked */
 	for (int k = 0; k < rounds; k++) {
-		int i = 0;
-		double hier1, rstat1;
+		for (int i = 0; i < LIM_NR_ROWS; i++) {
+			const struct lim_def *d = &lim_defs[i];
+			struct lim_row *r = &rows[i];
 
-		rows[i].h[k] = lim_harness(c, "empty", "chain:1", 1, NULL);
-		rows[i++].l[k] = lim_time(lim_bare, NULL, 1);
-		rows[i].h[k] = hier1 = lim_harness(c, "percpu_hier", "chain:1", 1, NULL);
-		rows[i++].l[k] = lim_time(lim_plain_inc, word, 1);
-		rows[i].h[k] = hier1;
-		rows[i++].l[k] = lim_time(lim_plain_add, word, 1);
-		rows[i].h[k] = hier1;
-		rows[i++].l[k] = lim_walk_level(1);
-		rows[i].h[k] = lim_harness(c, "percpu_hier", "chain:8", 1, NULL) / 8;
-		rows[i++].l[k] = lim_walk_level(8);
-		rows[i].h[k] = lim_harness(c, "percpu_hier", "chain:32", 1, NULL) / 32;
-		rows[i++].l[k] = lim_walk_level(32);
-		for (int s = 0; s < 3; s++) {
-			rows[i].h[k] = lim_hier_read(read_slots[s]);
-			rows[i++].l[k] = lim_packed_read(read_slots[s]);
+			if (i && lim_defs[i - 1].abba) {
+				/* its limit was measured inside the row above's A B B A */
+				r->h[k] = lim_side_measure(c, &pr, &d->h, rows[i - 1].h[k]);
+				continue;
+			}
+			if (!d->abba) {
+				r->h[k] = lim_side_measure(c, &pr, &d->h, i ? rows[i - 1].h[k] : 0);
+				r->l[k] = lim_side_measure(c, &pr, &d->l, i ? rows[i - 1].l[k] : 0);
+				continue;
+			}
+			r->l[k] = lim_side_measure(c, &pr, &d->l, 0);
+			r->h[k] = lim_side_measure(c, &pr, &d->h, 0);
+			r[1].l[k] = lim_side_measure(c, &pr, &lim_defs[i + 1].l, 0);
+			r->h[k] = (r->h[k] + lim_side_measure(c, &pr, &d->h, 0)) / 2;
+			r->l[k] = (r->l[k] + lim_side_measure(c, &pr, &d->l, 0)) / 2;
 		}
-		rows[i].h[k] = lim_pages_read(512);
-		rows[i++].l[k] = lim_packed_read(512);
-		/*
-		 * Its own percpu_hier runs around it, in the order A B B A (the
-		 * round's first is seconds away, and this host drifts): a drift
-		 * that is linear over the four runs hits both sides' means alike.
-		 * The fast-path probe sits between the two rstat runs.
-		 */
-		hier1 = lim_harness(c, "percpu_hier", "chain:1", 1, NULL);
-		rstat1 = lim_harness(c, "rstat_force", "chain:1", 1, NULL);
-		rows[i + 1].l[k] = lim_time(lim_fast_path, &fast, 1);
-		rstat1 = (rstat1 + lim_harness(c, "rstat_force", "chain:1", 1, NULL)) / 2;
-		rows[i].l[k] = (hier1 + lim_harness(c, "percpu_hier", "chain:1", 1, NULL)) / 2;
-		rows[i++].h[k] = rstat1;
-		rows[i++].h[k] = rstat1;
-		rows[i].h[k] = lim_harness(c, "atomic_tree", "chain:8", 1, NULL) / 8;
-		rows[i++].l[k] = lim_time(lim_xadd, word, 1);
-		rows[i].h[k] = lim_harness(c, "striped", "chain:1", 1, NULL);
-		rows[i++].l[k] = lim_time(lim_xadd, word, 1);
-		rows[i].h[k] = lim_harness(c, "striped", "chain:1", 2, NULL);
-		rows[i++].l[k] = lim_bounce(c->base.topo);
 		fprintf(stderr, "limits: round %d of %d done\n", k + 1, rounds);
 	}
-	if (atomic_load(&fast.calls))
+	if (atomic_load(&pr.fast.calls))
 		die("limits: the linked-check probe took its slow path (its mark was never unlinked)");
-	free(word);
+	free(pr.word);
 	free(lines);
-	return nr;
 }
 
 int bench_cmd_limits(int argc, char **argv)
@@ -598,9 +649,9 @@ int bench_cmd_limits(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct lim_row rows[LIM_ROWS_MAX];
+	static struct lim_row rows[LIM_NR_ROWS];
 	struct lim_ctx c = { .duration_ms = 300 };
-	int rounds = 3, json = 0, opt, nr;
+	int rounds = 3, json = 0, opt;
 
 	optind = 0;
 	bench_help(argc, argv, limits_help);
@@ -627,8 +678,10 @@ int bench_cmd_limits(int argc, char **argv)
 	c.base.read_node = BENCH_READ_RANDOM;
 	bench_setup_machine(&c.base, NULL, NULL);
 	lim_bind_probes(c.base.topo);
-	nr = lim_measure(&c, rows, rounds);
-	lim_print(rows, nr, rounds, json);
+	c.x = (struct bench_exec){ .name = "limits", .journal = -1, .nr_cpus = topo_nr_pus(c.base.topo) };
+	lim_measure(&c, rows, rounds);
+	lim_print(rows, rounds, json);
+	bench_exec_release(&c.x);
 	bench_setup_release(&c.base);
 	return 0;
 }

@@ -44,6 +44,22 @@ double cmp_median(const double *x, int n)
 	return m;
 }
 
+double cmp_median_range(const double *x, int n, double *lo, double *hi)
+{
+	double *s, m;
+
+	if (n < 1) {
+		*lo = *hi = NAN;
+		return NAN;
+	}
+	s = sorted_copy(x, n);
+	m = median_sorted(s, n);
+	*lo = s[0];
+	*hi = s[n - 1];
+	free(s);
+	return m;
+}
+
 double cmp_mw_u(const double *a, int na, const double *b, int nb)
 {
 	double u = 0;

@@ -13,6 +13,9 @@
 /* Median of x[0..n) (mean of the middle two when n is even); NAN when n < 1. */
 double cmp_median(const double *x, int n);
 
+/* The median of x[0..n) with its range [*lo, *hi] = [min, max]; NAN (all three) when n < 1. */
+double cmp_median_range(const double *x, int n, double *lo, double *hi);
+
 /*
  * Mann-Whitney U of a against b: the pairs (a_i, b_j) with a_i > b_j, a
  * tie counting 1/2.  U(a,b) + U(b,a) = na * nb.
@@ -58,7 +61,7 @@ int cmp_bootstrap_change_ci(const double *a, int na, const double *b, int nb, in
  */
 void cmp_snap(double *a, int na, double *b, int nb, double rel);
 
-/* qsort comparison of doubles, ascending. */
+/* qsort comparison of doubles, ascending: the one every command sorts with. */
 int cmp_double(const void *pa, const void *pb);
 
 /* Linear interpolation between order statistics of sorted s[0..n) at q in [0, 1]. */

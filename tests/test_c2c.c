@@ -13,7 +13,7 @@
 #include <errno.h>
 
 #include "testutil.h"
-#include "../bench/c2c.h"
+#include "../bench/c2c/c2c.h"
 
 #define GENOA "pack:2 [numa] l3:12 core:8 pu:2"
 #define NPS4 "pack:2 numa:4 l3:3 core:8 pu:2"
@@ -187,23 +187,29 @@ static void expect_bad(const struct topo *t, const char *cpus, const char *pairs
 	assert_null(p.cpus);
 }
 
+/* Bad --cpus and --pairs values, and what the one-line message must name. */
+static const struct { const char *cpus, *pairs, *names; } bad_cases[] = {
+	{ "0", "all", "'0'" },
+	{ "3,3", "all", "'3,3'" },
+	{ "0,384", "all", "384" },
+	{ "5-2", "all", "5-2" },
+	{ "x", "all", "'x'" },
+	{ "1,,2", "all", "1,,2" },
+	{ "", "all", "''" },
+	{ "all", "per-class:0", "per-class:0" },
+	{ "all", "sample:", "sample:" },
+	{ "all", "sample:3x", "sample:3x" },
+	{ "all", "some", "'some'" },
+	{ "all", "per-class:-1", "per-class:-1" },
+};
+
 static void test_bad(void **state)
 {
 	struct topo *t = load(GENOA);
 
 	(void)state;
-	expect_bad(t, "0", "all", "'0'");
-	expect_bad(t, "3,3", "all", "'3,3'");
-	expect_bad(t, "0,384", "all", "384");
-	expect_bad(t, "5-2", "all", "5-2");
-	expect_bad(t, "x", "all", "'x'");
-	expect_bad(t, "1,,2", "all", "1,,2");
-	expect_bad(t, "", "all", "''");
-	expect_bad(t, "all", "per-class:0", "per-class:0");
-	expect_bad(t, "all", "sample:", "sample:");
-	expect_bad(t, "all", "sample:3x", "sample:3x");
-	expect_bad(t, "all", "some", "'some'");
-	expect_bad(t, "all", "per-class:-1", "per-class:-1");
+	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++)
+		expect_bad(t, bad_cases[i].cpus, bad_cases[i].pairs, bad_cases[i].names);
 	topo_free(t);
 }
 

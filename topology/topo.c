@@ -39,7 +39,7 @@ struct topo {
 	struct topo_counts counts;
 };
 
-static void __attribute__((format(printf, 3, 4))) topo_err(char *err, size_t len, const char *fmt, ...)
+void topo_err(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 

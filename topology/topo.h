@@ -61,6 +61,13 @@ uint64_t topo_synthetic_pus(const char *spec);
 void topo_free(struct topo *t);
 
 /*
+ * The one-line error message of the functions here: printf into err[0..len)
+ * (nothing when err is NULL or len 0).  Exported so that the topology's
+ * callers that take the same err/len pair (c2c's plan) fill it the same way.
+ */
+void __attribute__((format(printf, 3, 4))) topo_err(char *err, size_t len, const char *fmt, ...);
+
+/*
  * True for a synthetic or XML topology: it describes a machine we are not
  * running on, so it is good for planning and printing only, and
  * topo_bind_self() refuses it.  A benchmark run must refuse it too.
