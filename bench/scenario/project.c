@@ -68,6 +68,8 @@ int scn_project_main(const struct scn *s, int argc, char **argv)
 	bench_seeds_load(&seeds);
 	printf("# scenario %s, PROJECTED on %s (%d PUs): model, not measured (docs/projection.md)\n# calibration: %s\n",
 	       s->name, topo_spec(topo), topo_nr_pus(topo), cal.source);
+	if (seeds.why)	/* the posted columns then say nan or - */
+		printf("# seed figures: %s %s (set CTRBENCH_SEEDS to tables.csv): none shown\n", seeds.path, seeds.why);
 	s->project(&p);
 	bench_seeds_free(&seeds);
 	topo_free(topo);
