@@ -43,7 +43,7 @@ ALL_LDFLAGS = -pthread $(if $(SAN),-fsanitize=$(SAN)) $(LDFLAGS)
 LIBCTR_LIBS := -pthread -lm
 
 LIB_SRC := $(wildcard counters/*.c)
-BENCH_SRC := $(wildcard bench/*.c bench/c2c/*.c topology/*.c pmu/*.c project/*.c)
+BENCH_SRC := $(wildcard bench/*.c bench/c2c/*.c bench/scenario/*.c topology/*.c pmu/*.c project/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 # Concurrency tests (tests/test_mt_*.c) run under ThreadSanitizer, the rest under ASan+UBSan.
 MT_TEST_SRC := $(filter tests/test_mt_%.c,$(TEST_SRC))
@@ -65,7 +65,7 @@ TEST_LIBS := $(call pc,--libs cmocka)
 all: lib bench
 lib: $(BUILD)/libctr.a $(BUILD)/libctr.so $(BUILD)/include/ctr.h
 bench: $(BUILD)/ctrbench
-tests: $(TESTS) $(BUILD)/api_demo
+tests: $(TESTS) $(BUILD)/api_demo $(BUILD)/testalgo/ctrbench
 
 # Objects are rebuilt when the flags change (make CFLAGS=-O3 after make), as they are when a
 # source changes: $(BUILD)/cflags holds the flags of the last build and changes only with them.
@@ -148,6 +148,20 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TEST_LINK_OBJ) $(BUILD)/libctr.a
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_LINK_OBJ) $(BUILD)/libctr.a $(TEST_LIBS) $(BENCH_LIBS)
 
+# The capability test build (tests/cli_scenario_caps.sh): the registry (counters/ctr.c) and the
+# timed loops (bench/loops.c) compiled again with -DCTR_TEST_ALGOS, which adds the test algorithm
+# of counters/capread.h to counters/list.h, linked with the normal build's other objects: three
+# objects more, and `ctrbench list` of the normal build never shows it.
+TESTALGO_OBJ := $(BUILD)/testalgo/counters/ctr.o $(BUILD)/testalgo/counters/capread.o \
+	$(BUILD)/testalgo/bench/loops.o
+$(BUILD)/testalgo/%.o: %.c $(BUILD)/cflags
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -MMD -MP -DCTR_TEST_ALGOS $(if $(filter counters/%,$<),,$(BENCH_CFLAGS)) -c -o $@ $<
+$(TESTALGO_OBJ): | $(BUILD)/deps-ok
+$(BUILD)/testalgo/ctrbench: $(filter-out $(BUILD)/obj/bench/loops.o,$(BENCH_OBJ)) $(TESTALGO_OBJ) $(PROJ_LIB) \
+		$(filter-out $(BUILD)/obj/counters/ctr.o $(BUILD)/obj/counters/capread.o,$(LIB_OBJ))
+	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(BENCH_LIBS)
+
 # Written against the public header only, linked as make print-libs says.
 $(BUILD)/api_demo: tests/api_demo.c $(BUILD)/include/ctr.h $(BUILD)/libctr.a
 	$(call say,CC,$@)$(CC) -std=c11 -Wall -Wextra -Werror -I$(BUILD)/include $(if $(SAN),-fsanitize=$(SAN)) -o $@ $< $(BUILD)/libctr.a $(LIBCTR_LIBS)
@@ -226,7 +240,7 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) all tests
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) BUILD=build/tsan SAN=thread $(MT_TESTS:build/%=build/tsan/%)
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) BUILD=build/asan SAN=address,undefined $(ST_TESTS:build/%=build/asan/%) \
-		build/asan/api_demo build/asan/ctrbench
+		build/asan/api_demo build/asan/ctrbench build/asan/testalgo/ctrbench
 	$(Q)$(RUN_TESTS) $(TESTS) $(BUILD)/api_demo $(CLI_TESTS:%=%@$(BUILD)/ctrbench) \
 		$(MT_TESTS:build/%=build/tsan/%) \
 		$(ST_TESTS:build/%=build/asan/%) build/asan/api_demo $(CLI_TESTS:%=%@build/asan/ctrbench) \
@@ -280,4 +294,4 @@ clean:
 # Keep objects of test binaries (make would delete them as intermediates and rebuild each time).
 .SECONDARY:
 
--include $(shell find $(BUILD)/obj $(BUILD)/pic $(BUILD)/proj -name "*.d" 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/pic $(BUILD)/proj $(BUILD)/testalgo -name "*.d" 2>/dev/null)

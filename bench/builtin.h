@@ -46,9 +46,6 @@ int bench_cmd_compare(int argc, char **argv);
 /* ctrbench scenario list|NAME: a seed thread's experiment and its table from this machine. */
 int bench_cmd_scenario(int argc, char **argv);
 
-/* scenario NAME --project TOPOLOGY [--calibration FILE] [--ops N]: bench/scenario_project.c */
-int bench_scenario_project(int argc, char **argv);
-
 /* ctrbench sweep: 0, 1 (a configuration failed or the sweep was interrupted). */
 int bench_cmd_sweep(int argc, char **argv);
 

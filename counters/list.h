@@ -47,6 +47,17 @@
 #include "percpu_hier_delegated.h"
 #include "rstat_llist.h"
 
+/*
+ * A test build (-DCTR_TEST_ALGOS: build/testalgo/ctrbench) adds a test
+ * algorithm at the end; the normal build's list is the one above.
+ */
+#ifdef CTR_TEST_ALGOS
+#include "capread.h"
+#define CTR_TEST_ALGO_LIST(X) X(capread)
+#else
+#define CTR_TEST_ALGO_LIST(X)
+#endif
+
 #define CTR_ALGO_LIST(CTR_ALGO)	\
 	CTR_ALGO(atomic_tree)	\
 	CTR_ALGO(percpu_hier)	\
@@ -61,6 +72,7 @@
 	CTR_ALGO(striped)	\
 	CTR_ALGO(percpu_tree)	\
 	CTR_ALGO(percpu_hier_delegated)	\
-	CTR_ALGO(rstat_llist)
+	CTR_ALGO(rstat_llist)	\
+	CTR_TEST_ALGO_LIST(CTR_ALGO)
 
 #endif /* CTR_LIST_H */

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * scenario.h - one scenario of `ctrbench scenario`: a seed thread's
+ * experiment (docs/reproducing.md), measured here and projected
+ * (docs/projection.md).  Each scenario is one file of this folder holding
+ * a `const struct scn scn_<name>` (its measured and projected
+ * configurations side by side) and one line of list.h; the engine
+ * (engine.c: plan, measure through the executor bench/exec.h, --from,
+ * --resume; table.c: the tables, the seed's figures read from
+ * docs/seeds/tables.csv) does the rest.
+ *
+ * Columns are algorithms chosen by what they can do (enum scn_cap, asked
+ * with ctr_options_check), never by their name: names appear only as data
+ * (a seed's column "(a) = rstat_force", a default list).
+ */
+#ifndef BENCH_SCENARIO_H
+#define BENCH_SCENARIO_H
+
+#include <stdint.h>
+
+#include "../bench.h"
+#include "../exec.h"
+#include "../output.h"
+#include "../results.h"
+#include "../run.h"
+#include "../seeds.h"
+#include "../setup.h"
+
+/* The seed's workers: 20 on an 80-CPU machine. */
+#define SCN_SEED_WORKERS 20
+/* Column width of the tables: the longest algorithm name is 21 (percpu_hier_delegated). */
+#define SCN_COL 22
+
+/*
+ * The store scenarios' limits: twice what the workers hold, so an exact
+ * design is never refused (the seed's case: zswap.max set at every level and,
+ * apparently, not hit); --limit-headroom 0.75 is the charge workload's own.
+ */
+#define SCN_STORE_HEADROOM 2.0
+
+/*
+ * The seed's rstat is memcg's: its update walks the ancestors for the flush
+ * threshold (memcg_rstat_updated, 6.8 on), so the scenarios run every
+ * algorithm that takes this option with it (docs/algorithms.md).
+ */
+#define SCN_RSTAT_UPDATE "update=memcg"
+
+/* What a column can do, asked of the algorithm (scn_algo_caps), never read from its name. */
+enum scn_cap {
+	SCN_CAP_READ_STRATEGY = 1u << 0,	/* takes read=<strategy> (reader-side flush serialization) */
+	SCN_CAP_MEMCG_UPDATE = 1u << 1,		/* takes update=memcg (memcg's ancestor walk on update) */
+};
+
+/* The options a scenario takes beyond the common ones (struct scn.opts); the parser refuses the rest. */
+enum scn_opt {
+	SCN_OPT_WORK_NS = 1u << 0,		/* --work-ns */
+	SCN_OPT_LIMIT_HEADROOM = 1u << 1,	/* --limit-headroom */
+	SCN_OPT_NO_CAP = 1u << 2,		/* --no-cap */
+	SCN_OPT_READERS = 1u << 3,		/* --readers */
+	SCN_OPT_SLOTS = 1u << 4,		/* --slots */
+	SCN_OPT_FROM = 1u << 5,			/* --from */
+	SCN_OPT_RESUME = 1u << 6,		/* --resume */
+	SCN_OPT_ALGO = 1u << 7,			/* --algo */
+};
+/* What every scenario measured through the engine takes. */
+#define SCN_OPT_ENGINE (SCN_OPT_SLOTS | SCN_OPT_FROM | SCN_OPT_RESUME | SCN_OPT_ALGO)
+
+struct scn_ctx;
+struct scn_proj;
+struct topo;
+struct proj_calib;
+
+/* One scenario: what it reproduces, what it takes, how it is measured and projected. */
+struct scn {
+	const char *name;		/* as typed */
+	const char *seed;		/* the thread it reproduces */
+	const char *what;		/* one line for `scenario list` */
+	const char *seed_table;		/* its table in seeds/tables.csv, NULL if it has none */
+	const char *seed_machine;	/* the seed's machine, for the header */
+	int seed_cpus;			/* ... its CPU count (possible CPUs), 0 if none */
+	unsigned opts;			/* enum scn_opt: the options that apply */
+	const char *opts_why;		/* why the engine's options do not apply, where they do not */
+	/*
+	 * Capabilities its rows need (enum scn_cap), and what an algorithm
+	 * without them gets: with partial, the rows that need none (the
+	 * algorithm named in --algo runs those; `--algo all` leaves it out),
+	 * else nothing (named: exit 2; all: left out).  One line says so before
+	 * anything is measured.
+	 */
+	unsigned needs;
+	int partial;			/* an algorithm without `needs` still has rows */
+	const char *needs_what;		/* the capability, as the line names it */
+	const char *partial_what;	/* with partial: what it runs then */
+	int duration_ms, quick_duration_ms;	/* default window; 0: the engine's (1000, --quick 60) */
+	double headroom;		/* default --limit-headroom (0: the workload's own) */
+	const char *const *quick_algos;	/* --quick's columns without --algo (NULL: the default list) */
+	int own_plan;			/* it runs its own threads: no planning pass, no progress plan */
+	void (*run)(struct scn_ctx *c);		/* the measured table */
+	void (*project)(const struct scn_proj *p);	/* the projected table (--project), or NULL */
+	const char *project_note;	/* where measured and projected configurations differ: why */
+};
+
+/* The measured scenario's state: its options, the machine, the columns, the raw output. */
+struct scn_ctx {
+	const struct scn *s;			/* the scenario */
+	int counting;				/* the planning pass: scn_measure only counts */
+	int planned;				/* measurements it counted (configurations x reps) */
+	int quick;				/* --quick: under 30 s here, for the tests */
+	int reps;				/* --reps, or the scenario's default */
+	int duration_ms, warmup_ms;		/* per run */
+	int flush_period_ms;			/* periodic flushers' period, printed */
+	int readers;				/* stat-read-storm test 2: reader threads */
+	int no_cap;				/* --no-cap: seed thread counts even past this machine's PUs */
+	int pus;				/* this machine's PUs */
+	int table;				/* print the table (else JSON lines on stdout) */
+	struct bench_config base;		/* the machine, set up once */
+	const struct bench_algo *algos[BENCH_MAX_ALGOS];	/* the columns */
+	int nr_algos;				/* their number */
+	int user_algos;				/* --algo given: no scenario may add or drop one */
+	int algo_all;				/* ... as "all": the scenario leaves out who cannot run it */
+	struct bench_output raw;		/* every summary as a JSON line */
+	struct bench_summary *sums;		/* scratch: one per column */
+	int resume;				/* --resume: reuse what --out already holds */
+	struct bench_results done;		/* ... its lines */
+	struct bench_exec exec;			/* the executor's settings and tallies (bench/exec.h) */
+	const char *raw_name;			/* --out (or the dated name), for messages */
+	int reused;				/* summaries taken from them */
+	int failed;				/* a verification failed or a run could not start */
+	struct bench_seeds seeds;		/* the seeds' posted figures (empty: seeds.why says why) */
+	const char *from;			/* --from FILE: print the tables from its lines, run nothing */
+	int missing;				/* --from: configurations the file does not hold */
+	int slots;				/* --slots, default the seed's CPU count (0: run's default) */
+	double limit_headroom;			/* --limit-headroom of the store scenarios (0: not given) */
+	char timer_res[160];			/* the timer's resolution for the header (scn_timer_res) */
+};
+
+/* The projected scenario's inputs (--project): the machine modelled, its calibration, the seeds. */
+struct scn_proj {
+	const struct scn *s;			/* the scenario */
+	const struct topo *topo;		/* the machine projected */
+	const struct proj_calib *cal;		/* the model's calibration */
+	const struct bench_seeds *seeds;	/* the posted figures, beside the projected ones */
+	long ops;				/* --ops: operations per projected worker */
+};
+
+/* The seed's four designs: its column in tables.csv and the algorithm measured for it (data). */
+struct scn_design {
+	const char *column;	/* "a_rstat_force" */
+	const char *algo;	/* "rstat_force" */
+};
+extern const struct scn_design scn_designs[4];
+
+/* The registry (list.h), and lookup. */
+extern const struct scn *const scn_list[];
+extern const int scn_nr;
+const struct scn *scn_find(const char *name);
+
+/* enum scn_cap of ba, from ctr_options_check; scn_takes: whether ba takes options opt. */
+unsigned scn_algo_caps(const struct bench_algo *ba);
+int scn_takes(const struct bench_algo *ba, const char *opt);
+/* The reader-side flush strategies (read=) the seed compared; whether ba takes strategy k. */
+#define SCN_NR_STRATEGIES 4
+extern const char *const scn_read_strategies[SCN_NR_STRATEGIES];
+int scn_takes_strategy(const struct bench_algo *ba, int k);
+
+/* engine.c: `ctrbench scenario NAME [options]` once parsed into c (out: --out, algo_list: --algo, or
+ * NULL); returns the exit status. */
+int scn_main(struct scn_ctx *c, const char *out, char *algo_list);
+/* engine.c: the columns checked against s->needs (exit 2, or the lines, before measuring). */
+void scn_check_columns(struct scn_ctx *c);
+
+/* A fresh run configuration on the machine set up once (dies on a bad shape: the scenario's bug). */
+struct bench_config scn_config(const struct scn_ctx *c, enum bench_workload w, const char *shape, int threads);
+/* Run cfg for algos[0..n), note naming the row; summaries into c->sums.  1: a signal stopped it. */
+int scn_measure(struct scn_ctx *c, struct bench_config *cfg, const struct bench_algo **algos, int n,
+		const char *note);
+/* scn_measure of every column, SCN_RSTAT_UPDATE added for those that take it; summaries in column order. */
+int scn_measure_cols(struct scn_ctx *c, struct bench_config *cfg, const char *note);
+/* Workload w on chain:depth for every column, the row "depth D"; returns scn_measure's stop. */
+int scn_measure_chain(struct scn_ctx *c, enum bench_workload w, int depth, int workers);
+/* The seed's workers (want) capped at this machine's PUs unless --no-cap. */
+int scn_workers(const struct scn_ctx *c, int want);
+/* The column of algorithm name, -1 if none. */
+int scn_algo_index(const struct scn_ctx *c, const char *name);
+
+/* --- table.c: the tables ------------------------------------------------- */
+
+/* A figure of one summary; NaN where it does not apply.  *noisy: its median has a CV over 10%. */
+typedef double (*scn_value_fn)(const struct bench_summary *s, int *noisy);
+
+/* A row of figures: its label and where its value comes from. */
+struct scn_rowdef {
+	const char *name;	/* label (after any prefix) */
+	scn_value_fn fn;	/* the value of one column */
+};
+
+/*
+ * Where a row's seed figures are in tables.csv: the scenario's table
+ * (struct scn), this row, and a column.  column NULL: each of the seed's
+ * four designs has its own column (scn_designs); else the one figure sits
+ * beside algorithm algo.
+ */
+struct scn_seedref {
+	const char *row;	/* the seed's row; NULL: the row has no seed figure */
+	const char *column;	/* the seed's column, or NULL (one per design) */
+	const char *algo;	/* with column: the algorithm it sits beside */
+	double scale;		/* the seed's unit in ours (ms -> ns: 1e6); 0: the same unit */
+};
+
+void scn_header(const struct scn_ctx *c, const char *corner, int width);
+void scn_row(const struct scn_ctx *c, const char *label, int width, scn_value_fn fn);
+/* scn_row, then the seed's figures of ref under it and ours/seed. */
+void scn_row_seed(const struct scn_ctx *c, const char *label, int width, scn_value_fn fn,
+		  const struct scn_seedref *ref);
+/* v as a cell prints it: whole numbers from 1000 up, one decimal from 1, 3 digits below. */
+void scn_fmt(char *buf, size_t len, double v);
+void scn_note(const struct scn_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The header every scenario prints: the run, the machines, slots, options, seeds, flush period. */
+void scn_common_notes(const struct scn_ctx *c, const char *workers);
+/* The seed's column of algorithm name in its design tables (scn_designs), NULL if none. */
+const char *scn_seed_col(const char *name);
+
+/* Values shared by several scenarios. */
+int scn_noisy(const struct bench_summary *s, int m);
+double scn_cpu_ns(const struct bench_summary *s, int *noisy);
+double scn_wall_ns(const struct bench_summary *s, int *noisy);
+double scn_read_p99(const struct bench_summary *s, int *noisy);
+
+/* --- project.c: --project ----------------------------------------------- */
+
+/* `ctrbench scenario NAME --project TOPOLOGY [--calibration FILE] [--ops N]`. */
+int scn_project_main(const struct scn *s, int argc, char **argv);
+
+/* zswap_store_limit.c: the store body both store scenarios share (w: BENCH_STORE or BENCH_UPDATE). */
+void scn_store(struct scn_ctx *c, enum bench_workload w);
+void scn_store_project(const struct scn_proj *p, int limit);
+
+#endif /* BENCH_SCENARIO_H */

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shrinker_count.c - seed 001's shrinker count: shrinker threads reading a
+ * leaf (zswap_shrinker_count) while updaters run, with and without them:
+ * flushes, flush-lock contention and wait.  Measured and projected side by
+ * side (the projection's shape differs: see scn_shrinker_count.project_note).
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../cli.h"
+#include "../project.h"
+#include "../../topology/topo.h"
+#include "scenario.h"
+
+/*
+ * The measured configuration: 20 updaters on the leaves of tree:4x4, 4
+ * shrinkers reading a leaf every 100 us.  The projected one differs in its
+ * shape: chain:8, the root read (scn_shrinker_count.project_note says why).
+ */
+#define SCN_SHRINKER_SHAPE "tree:4x4"
+#define SCN_SHRINKER_PROJ_SHAPE "chain:8"
+#define SCN_SHRINKERS 4
+#define SCN_SHRINKER_INTERVAL_US 100
+
+static double scn_flush_rate(const struct bench_summary *s, uint64_t v)
+{
+	return s->med.has_flush && s->med.seconds > 0 ? (double)v / s->med.seconds : NAN;
+}
+
+static double scn_contended(const struct bench_summary *s, int *noisy)
+{
+	*noisy = 0;
+	return scn_flush_rate(s, s->med.flush.lock_contended);
+}
+
+static double scn_lock_wait(const struct bench_summary *s, int *noisy)
+{
+	*noisy = 0;
+	return scn_flush_rate(s, s->med.flush.lock_wait_ns) / 1e9;
+}
+
+static double scn_flushes(const struct bench_summary *s, int *noisy)
+{
+	*noisy = 0;
+	return scn_flush_rate(s, s->med.flush.flushes);
+}
+
+/*
+ * 001's "84% of kswapd cycles in flushing", as far as the counts go: the
+ * flush lock's hold and wait time per second over the count calls' time per
+ * second (reads x mean read latency), %.  The holds include the periodic
+ * flusher's (a few per window), so it can pass 100 where counts rarely flush.
+ */
+static double scn_flush_share(const struct bench_summary *s, int *noisy)
+{
+	const double busy = (double)s->med.reads * s->med.read_lat.mean;
+
+	*noisy = 0;
+	if (!s->med.has_flush || !s->med.reads || !(busy > 0))
+		return NAN;
+	return 100.0 * (double)(s->med.flush.lock_hold_ns + s->med.flush.lock_wait_ns) / busy;
+}
+
+static double scn_na(const struct bench_summary *s, int *noisy)
+{
+	(void)s;
+	*noisy = 0;
+	return NAN;
+}
+
+static void scn_shrinker_run(struct scn_ctx *c)
+{
+	const int workers = scn_workers(c, SCN_SEED_WORKERS), shrinkers = SCN_SHRINKERS;
+	static const struct scn_rowdef rows[] = {
+		{ "osq_lock % cycles", scn_na }, { "contended acq/s", scn_contended },
+		{ "lock wait s/s", scn_lock_wait }, { "flushes/s", scn_flushes }, { "count p99 ns", scn_read_p99 },
+		{ "count time flushing %", scn_flush_share },
+	};
+	/* 001's figures of each row: the kernel then, whose shrinker count forced a flush (design (a)) */
+	static const char *const seed_col[] = { "osq_lock_cycles", "contended_acquisitions", "lock_wait", NULL, NULL,
+						NULL };
+	char buf[160];
+
+	snprintf(buf, sizeof(buf), "%d updaters on the leaves of tree:4x4 (16 memcgs)", workers);
+	scn_common_notes(c, buf);
+	scn_note(c, "shrinker=Y: %d shrinker threads call count (one read of a leaf through the algorithm,"
+		 " as zswap_shrinker_count flushes then reads two stats) every 100 us; shrinker=N: updates"
+		 " and the periodic flusher only", shrinkers);
+	scn_note(c, "the seed's column is the flush before the patch (rstat_force) and after it"
+		 " (rstat_ratelimit); lock figures are n/a for algorithms without a flush lock");
+	scn_note(c, "osq_lock %% cycles is n/a: it needs a PMU and a kernel's optimistic spinning; this"
+		 " machine has no PMU and user space has no osq_lock");
+	scn_note(c, "count time flushing %%: the flush lock's hold and wait time over the count calls' time"
+		 " (reads x mean read ns; holds include the periodic flusher's); 001 saw 84%% of kswapd's"
+		 " cycles in flushing");
+	scn_header(c, "shrinker", 22);
+	for (int y = 1; y >= 0; y--) {
+		struct bench_config cfg = scn_config(c, y ? BENCH_READERS : BENCH_UPDATE, SCN_SHRINKER_SHAPE, workers);
+		int stop;
+
+		if (y) {
+			cfg.readers = shrinkers;
+			cfg.read_node = BENCH_READ_LEAF;
+			cfg.read_interval_us = SCN_SHRINKER_INTERVAL_US;
+		}
+		stop = scn_measure_cols(c, &cfg, y ? "shrinker=Y" : "shrinker=N");
+		bench_shape_free(&cfg.shape);
+		for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+			char label[64];
+
+			if (!y && (rows[r].fn == scn_read_p99 || rows[r].fn == scn_flush_share))
+				continue;
+			const struct scn_seedref seed = { .row = seed_col[r] ? (y ? "shrinker=Y" : "shrinker=N") : NULL,
+							  .column = seed_col[r], .algo = scn_designs[0].algo };
+
+			snprintf(label, sizeof(label), "%s %s", y ? "Y" : "N", rows[r].name);
+			scn_row_seed(c, label, 22, rows[r].fn, &seed);
+		}
+		if (stop)
+			return;
+	}
+}
+
+/* Projected: the flush lock of design (a), forced flushing, against (b), ratelimited; posted contention beside. */
+static void scn_shrinker_project(const struct scn_proj *p)
+{
+	static const char *const rows[2] = { "shrinker=Y", "shrinker=N" };
+
+	printf("# seed 001 lock contention: 20 updaters (35 us of work per update), %d shrinker readers of the root every\n"
+	       "# %d us (the scenario's), %s, placement scatter; the global flush lock, projected\n", SCN_SHRINKERS,
+	       SCN_SHRINKER_INTERVAL_US, SCN_SHRINKER_PROJ_SHAPE);
+	printf("# %s\n", p->s->project_note);
+	printf("%-16s %14s %14s %14s %16s %16s\n", "algo", "contended/s", "acquired/s", "wait s/s", "read ns (serial)",
+	       "posted cont./s");
+	for (int k = 0; k < 2; k++) {
+		const struct bench_seed_fig *g = bench_seed_find(p->seeds, "lock_contention", rows[k],
+								 "contended_acquisitions");
+		struct proj_result r;
+		char posted[64];
+		double s;
+
+		bench_project_one(scn_designs[k].algo, PROJ_W_READERS, SCN_SHRINKER_PROJ_SHAPE, SCN_SEED_WORKERS,
+				  SCN_SHRINKERS, p->topo, "scatter", p->cal, NULL, 0, 35000,
+				  SCN_SHRINKER_INTERVAL_US * 1000, 0, p->ops, p->ops, p->ops / 10, &r, NULL);
+		s = r.elapsed_ns / 1e9;
+		snprintf(posted, sizeof(posted), "%s (%s)", g ? g->value : "-", rows[k]);
+		printf("%-16s %14.1f %14.1f %14.4f %16.0f %16s\n", scn_designs[k].algo,
+		       s > 0 ? (double)r.lock_contended / s : 0, s > 0 ? (double)r.lock_acq / s : 0,
+		       s > 0 ? r.lock_wait_ns / 1e9 / s : 0, r.reads ? r.rns_serial / (double)r.reads : 0, posted);
+	}
+	printf("# posted: eBPF rstat lock wait across 8 machines (EPYC 9684X 96c/192t, 12 NUMA nodes), production load\n");
+}
+
+const struct scn scn_shrinker_count = {
+	.name = "shrinker-count",
+	.seed = "001_1254a0fcae606091.txt",
+	.what = "shrinker count reads racing updates: flushes, flush lock contention and wait",
+	.seed_table = "lock_contention",
+	.seed_machine = "AMD EPYC 9684X, 96 cores / 192 threads, 12 NUMA nodes, production",
+	.seed_cpus = 96,
+	.opts = SCN_OPT_ENGINE | SCN_OPT_NO_CAP,
+	.run = scn_shrinker_run,
+	.project = scn_shrinker_project,
+	/* said in the projected table's header: the two shapes differ, on purpose */
+	.project_note = "projected on " SCN_SHRINKER_PROJ_SHAPE " reading the root; the measured scenario runs "
+			SCN_SHRINKER_SHAPE " reading a leaf: the shape docs/projection.md's figures were projected"
+			" on, kept so they stay what they were (the model's chain is the store scenarios' depth 8)",
+};
