@@ -16,8 +16,8 @@
 #include <pthread.h>
 #include <sched.h>
 
-#include "testutil.h"
-#include "../counters/rstat_llist.h"
+#include "../testutil.h"
+#include "../../counters/rstat_llist.h"
 
 #define UPDATERS 8
 #define FLUSHERS 3
