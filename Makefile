@@ -1,6 +1,7 @@
 # ctrbench - plain Makefile, sources found by wildcard.
 #   make            build build/libctr.a and build/ctrbench
 #   make test       install what is missing, build, run every test (plain, TSan, ASan+UBSan)
+#   make test-lib   libctr's own tests (tests/unit/, tests/mt/) built and run with libctr and cmocka only
 #   make run        install what is missing, build, run the default benchmark
 #   make V=1        show the commands
 #   make print-libs what a program linking build/libctr.a needs besides it
@@ -44,28 +45,44 @@ LIBCTR_LIBS := -pthread -lm
 
 LIB_SRC := $(wildcard counters/*.c)
 BENCH_SRC := $(wildcard bench/*.c bench/c2c/*.c bench/scenario/*.c topology/*.c pmu/*.c project/*.c)
-TEST_SRC := $(wildcard tests/test_*.c)
-# Concurrency tests (tests/test_mt_*.c) run under ThreadSanitizer, the rest under ASan+UBSan.
-MT_TEST_SRC := $(filter tests/test_mt_%.c,$(TEST_SRC))
+# The cmocka tests, in tiers by what they link and how long they take (CLI tests: tests/cli*.sh,
+# fuzzing: tests/fuzz/):
+#   tests/unit/     libctr's own, single-threaded, seconds: link libctr.a and cmocka alone
+#   tests/mt/       libctr's own, threads racing, up to minutes: link libctr.a and cmocka alone
+#   tests/harness/  the harness's engine, topology, PMU, projection: link its objects too, and so
+#                   hwloc, jansson and libperf (tests/lib_alone.sh proves the first two tiers need none)
+# Concurrency tests (test_mt_*.c, in any tier) run under ThreadSanitizer, the rest under ASan+UBSan.
+UNIT_TEST_SRC := $(wildcard tests/unit/test_*.c)
+LIB_MT_TEST_SRC := $(wildcard tests/mt/test_*.c)
+LIB_TEST_SRC := $(UNIT_TEST_SRC) $(LIB_MT_TEST_SRC)
+HARNESS_TEST_SRC := $(wildcard tests/harness/test_*.c)
+TEST_SRC := $(LIB_TEST_SRC) $(HARNESS_TEST_SRC)
+MT_TEST_SRC := $(foreach f,$(TEST_SRC),$(if $(filter test_mt_%,$(notdir $(f))),$(f)))
 ST_TEST_SRC := $(filter-out $(MT_TEST_SRC),$(TEST_SRC))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 LIB_OBJ := $(call obj,$(LIB_SRC))
 BENCH_OBJ := $(call obj,$(BENCH_SRC))
-TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
-MT_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(MT_TEST_SRC))
-ST_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(ST_TEST_SRC))
+# Test binaries lie flat in $(BUILD)/tests/, whatever their tier.
+test_bin = $(patsubst %.c,$(BUILD)/tests/%,$(notdir $(1)))
+TESTS := $(call test_bin,$(TEST_SRC))
+LIB_TESTS := $(call test_bin,$(LIB_TEST_SRC))
+HARNESS_TESTS := $(call test_bin,$(HARNESS_TEST_SRC))
+MT_TESTS := $(call test_bin,$(MT_TEST_SRC))
+ST_TESTS := $(call test_bin,$(ST_TEST_SRC))
 
 BENCH_CFLAGS := $(call pc,--cflags libperf jansson hwloc)
 BENCH_LIBS := $(call pc,--libs --static libperf) $(call pc,--libs jansson hwloc) -lpfm -lnuma -lm
 TEST_CFLAGS := $(call pc,--cflags cmocka)
 TEST_LIBS := $(call pc,--libs cmocka)
 
-.PHONY: all lib bench tests test test-plain test-tsan test-asan run deps print-libs clean install uninstall man fuzz fuzzers
+.PHONY: all lib bench tests lib-tests test test-lib test-plain test-tsan test-asan run deps print-libs clean install uninstall man fuzz fuzzers
 all: lib bench
 lib: $(BUILD)/libctr.a $(BUILD)/libctr.so $(BUILD)/include/ctr.h
 bench: $(BUILD)/ctrbench
 tests: $(TESTS) $(BUILD)/api_demo $(BUILD)/testalgo/ctrbench
+# libctr's own tests (tests/unit/, tests/mt/): they need libctr and cmocka only.
+lib-tests: $(LIB_TESTS)
 
 # Objects are rebuilt when the flags change (make CFLAGS=-O3 after make), as they are when a
 # source changes: $(BUILD)/cflags holds the flags of the last build and changes only with them.
@@ -74,16 +91,20 @@ $(BUILD)/cflags: FORCE
 	@echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)' | cmp -s - $@ || echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)' > $@
 
 # The harness needs libperf, jansson, hwloc and cmocka: without them, say how to get them once
-# instead of failing on the first missing header.
+# instead of failing on the first missing header.  libctr's own tests need cmocka only.
 $(BUILD)/deps-ok:
 	@PKG_CONFIG_PATH='$(PKG_CONFIG_PATH)' pkg-config --exists libperf jansson hwloc cmocka || \
 		{ echo "ctrbench: libperf, jansson, hwloc or cmocka is missing: run 'make deps'" \
 		       "(or scripts/install-deps.sh) first" >&2; exit 1; }
 	@mkdir -p $(dir $@) && touch $@
+$(BUILD)/cmocka-ok:
+	@PKG_CONFIG_PATH='$(PKG_CONFIG_PATH)' pkg-config --exists cmocka || \
+		{ echo "ctrbench: cmocka is missing: run 'make deps' (or scripts/install-deps.sh) first" >&2; exit 1; }
+	@mkdir -p $(dir $@) && touch $@
 
 $(BUILD)/obj/%.o: %.c $(BUILD)/cflags
 	@mkdir -p $(dir $@)
-	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -MMD -MP $(EXTRA_DEFS) $(if $(filter counters/%,$<),,$(BENCH_CFLAGS) $(TEST_CFLAGS)) -c -o $@ $<
+	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -MMD -MP $(EXTRA_DEFS) $(if $(filter counters/%,$<),,$(if $(filter $(LIB_TEST_SRC),$<),,$(BENCH_CFLAGS)) $(TEST_CFLAGS)) -c -o $@ $<
 
 # libctr.so: the same sources compiled position-independent, apart from the objects the harness
 # links (so the benchmark's hot paths are not built -fPIC).
@@ -138,13 +159,21 @@ $(BUILD)/include/ctr.h: counters/ctr.h
 	@mkdir -p $(dir $@)
 	$(Q)cp $< $@
 
-$(BENCH_OBJ) $(call obj,$(TEST_SRC)): | $(BUILD)/deps-ok
+$(BENCH_OBJ) $(call obj,$(HARNESS_TEST_SRC)): | $(BUILD)/deps-ok
+$(call obj,$(LIB_TEST_SRC)): | $(BUILD)/cmocka-ok
 $(BUILD)/ctrbench: $(BENCH_OBJ) $(PROJ_LIB) $(BUILD)/libctr.a
 	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $(BENCH_OBJ) $(PROJ_LIB) $(BUILD)/libctr.a $(BENCH_LIBS)
 
-# Tests link the library and the harness objects they exercise (not main.c).
+# libctr's own tests link the library alone, as a user of it does (make print-libs), and cmocka;
+# the harness's tests link the harness objects they exercise too (not main.c) and its libraries.
+LINK_LIB_TEST = $(call say,LD,$@)mkdir -p $(dir $@) && \
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libctr.a $(TEST_LIBS) $(LIBCTR_LIBS)
+$(call test_bin,$(UNIT_TEST_SRC)): $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(BUILD)/libctr.a
+	$(LINK_LIB_TEST)
+$(call test_bin,$(LIB_MT_TEST_SRC)): $(BUILD)/tests/%: $(BUILD)/obj/tests/mt/%.o $(BUILD)/libctr.a
+	$(LINK_LIB_TEST)
 TEST_LINK_OBJ := $(filter-out $(BUILD)/obj/bench/main.o,$(BENCH_OBJ)) $(PROJ_LIB)
-$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(TEST_LINK_OBJ) $(BUILD)/libctr.a
+$(HARNESS_TESTS): $(BUILD)/tests/%: $(BUILD)/obj/tests/harness/%.o $(TEST_LINK_OBJ) $(BUILD)/libctr.a
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_LINK_OBJ) $(BUILD)/libctr.a $(TEST_LIBS) $(BENCH_LIBS)
 
@@ -244,7 +273,13 @@ test: deps
 	$(Q)$(RUN_TESTS) $(TESTS) $(BUILD)/api_demo $(CLI_TESTS:%=%@$(BUILD)/ctrbench) \
 		$(MT_TESTS:build/%=build/tsan/%) \
 		$(ST_TESTS:build/%=build/asan/%) build/asan/api_demo $(CLI_TESTS:%=%@build/asan/ctrbench) \
-		tests/install_test.sh
+		tests/install_test.sh tests/lib_alone.sh
+
+# make test-lib: libctr's own tiers alone (tests/unit/, tests/mt/), built as tests/lib_alone.sh
+# builds them, with none of the harness's libraries; LIB_ALONE=unit runs tests/unit/'s only.
+LIB_ALONE ?=
+test-lib:
+	$(Q)$(RUN_TESTS) tests/lib_alone.sh$(if $(LIB_ALONE),@$(LIB_ALONE))
 
 # make fuzz: libFuzzer targets (tests/fuzz/fuzz_*.c) for the result-line reader and the command
 # line's parsers, built with clang into build/fuzz (ASan, CTR_DEBUG) and each run FUZZ_SECONDS

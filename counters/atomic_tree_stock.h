@@ -51,7 +51,7 @@
  * slot, which held at most 2 x batch (-2 batch).  (2) Each slot holds 0 ..
  * 2 x batch at any instant, so s(t_c) - s(t0) is within +-2 batch per slot,
  * whatever node it was reassigned to.  So 4 x batch per CPU with one node
- * (the harness's workloads).  tests/test_mt_stock_read.c holds reads of a
+ * (the harness's workloads).  tests/mt/test_mt_stock_read.c holds reads of a
  * root and of a leaf to it with 12 CPUs swinging their leaves; it measures
  * leaf errors over one batch (72 with batch 64), so "a batch in transit",
  * which docs/sweeps.md used to say, was not a bound.

@@ -19,7 +19,7 @@
  * root's subtree is the whole tree.  The bound is attained, so no smaller one
  * holds: add exactly +batch (or -batch) at every node from every CPU and
  * nothing flushes; the root then reads 0 against batch x nr_cpus x nr_nodes
- * (tests/test_batched.c does exactly that).  The error grows with the number
+ * (tests/unit/test_batched.c does exactly that).  The error grows with the number
  * of nodes below a reader: the reason memcg replaced this scheme with rstat.
  *
  * Layout: a CPU's deltas are indexed by preorder position, so the exact read

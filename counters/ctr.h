@@ -85,7 +85,7 @@ void ctr_tree_free(struct ctr_tree *t);	/* NULL is a no-op */
  * the memory it has before creating a large tree.  0, or the -errno
  * ctr_tree_new would fail with for bad parameters or options (-EINVAL,
  * -ENOENT); *bytes is SIZE_MAX when the sum does not fit a size_t.  Within
- * 25% (plus 4 KiB) of what is allocated: tests/test_footprint.c holds every
+ * 25% (plus 4 KiB) of what is allocated: tests/unit/test_footprint.c holds every
  * algorithm to it.
  */
 int ctr_footprint(const struct ctr_algo *a, const struct ctr_params *p, size_t *bytes);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #include "ctr.h"
 
@@ -264,5 +265,45 @@ static inline size_t ctr_size_mul(size_t a, size_t b)
  */
 size_t ctr_alloc_footprint(size_t size);
 size_t ctr_slot_areas_footprint(const struct ctr_tree *t, size_t size);
+
+/*
+ * The clocks libctr reads, in one place: clock id's now in ns, CLOCK_MONOTONIC's
+ * (durations, timeouts: a wall-clock step must not stretch or cut them), and
+ * an absolute CLOCK_MONOTONIC deadline ns from now for the timed waits
+ * (sem_clockwait, a condition variable on CLOCK_MONOTONIC).  Inline, so the
+ * projection's copy (scripts/proj-rename.sh) still sees each clock_gettime.
+ */
+static inline uint64_t ctr_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t ctr_now_ns(void)
+{
+	return ctr_clock_ns(CLOCK_MONOTONIC);
+}
+
+/* ts moved ns later, tv_nsec kept below a second. */
+static inline void ctr_timespec_add_ns(struct timespec *ts, uint64_t ns)
+{
+	ts->tv_sec += (time_t)(ns / 1000000000u);
+	ts->tv_nsec += (long)(ns % 1000000000u);
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static inline struct timespec ctr_deadline_ns(uint64_t ns)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ctr_timespec_add_ns(&ts, ns);
+	return ts;
+}
 
 #endif /* CTR_INTERNAL_H */

@@ -99,7 +99,7 @@ static inline int64_t ctr_percpu_hier_read(struct ctr_tree *t, int node, int sta
  * grow, so the latest-starting admitted check saw every charge completed
  * before it began; the charges it missed were in flight, at most one per
  * other thread.  Hence value <= limit + (T - 1) * max_delta with T threads
- * charging, even at quiescence (tests/test_mt_charge.c holds it to that).
+ * charging, even at quiescence (tests/mt/test_mt_charge.c holds it to that).
  * Concurrent uncharges make the non-snapshot sum lag in both directions, so
  * with them a check can also refuse a charge that would have fit.
  */

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "percpu_hier_delegated.h"
 
@@ -14,14 +13,6 @@
 static struct ctr_percpu_hier_delegated *phd_of(const struct ctr_tree *t)
 {
 	return ctr_container_of(t, struct ctr_percpu_hier_delegated, base);
-}
-
-static uint64_t phd_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static inline void phd_relax(void)
@@ -108,7 +99,7 @@ static int64_t phd_read_batch(struct ctr_percpu_hier_delegated *p, size_t i, int
 		open[k] = 1;
 		pending++;
 	}
-	deadline = pending ? phd_now_ns() + (uint64_t)p->timeout_ns : 0;
+	deadline = pending ? ctr_now_ns() + (uint64_t)p->timeout_ns : 0;
 	for (unsigned spin = 0; pending; spin++) {
 		for (int k = 0; k < n; k++) {
 			struct ctr_phd_mbox *m = &p->mbox[g0 + k];
@@ -121,7 +112,7 @@ static int64_t phd_read_batch(struct ctr_percpu_hier_delegated *p, size_t i, int
 				answered++;
 			}
 		}
-		if (!pending || ((spin & 31) == 31 && phd_now_ns() >= deadline))
+		if (!pending || ((spin & 31) == 31 && ctr_now_ns() >= deadline))
 			break;
 		phd_relax();
 	}

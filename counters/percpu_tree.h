@@ -32,7 +32,7 @@
  * the exact value at rest.  The bound is reached: from a fresh tree, add
  * B_j - B_{j-1} from one CPU under each item (a multiple of every batch
  * below it, so it passes the lower levels untouched and stops in that item),
- * then B0 - 1 from every CPU; tests/test_percpu_tree.c does it and finds the
+ * then B0 - 1 from every CPU; tests/harness/test_percpu_tree.c does it and finds the
  * bound exactly, at the node and every ancestor.  The kernel states the
  * looser approx_accuracy_range: under = B0 x M, over = (B0 - 1) x M with M =
  * sum over levels l < nr_levels of (B_l / B0) x items_l, counting 2^k CPUs
@@ -46,7 +46,7 @@
  * size" suggests): while CPU a's carry of B1 is in transit from item X to
  * the root, CPU c, which shares X, can refill X's residual to B1 - B0 and
  * its own to B0 - 1, so exact - read reaches 2 x B1 - 1 against the bound
- * at rest of B1 + B0 - 2 for the two.  Measured: tests/test_mt_bench.c saw
+ * at rest of B1 + B0 - 2 for the two.  Measured: tests/harness/test_mt_bench.c saw
  * 428 with 5 updaters against 411 at rest + 5 x |delta|, on 2 CPUs under load.
  *
  * Which item a CPU carries into, options=order=...:

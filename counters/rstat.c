@@ -16,14 +16,6 @@
 
 #include "rstat.h"
 
-static uint64_t ctr_clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * The ratelimit's clock, read on every read: the kernel compares jiffies, a
  * plain load; CLOCK_MONOTONIC_COARSE is the user-space equivalent (a few ns,
@@ -79,7 +71,7 @@ static uint64_t ctr_rstat_ns(uint64_t ticks)
 }
 
 /* Now, on the TSC, in ns: for the reader-side waits (differences only). */
-static uint64_t ctr_now_ns(void)
+static uint64_t ctr_rstat_now_ns(void)
 {
 	return ctr_rstat_ns(ctr_rstat_ticks());
 }
@@ -196,42 +188,31 @@ static void ctr_rstat_unlock(struct ctr_rstat *r)
 void __ctr_rstat_link(struct ctr_rstat *r, int cpu, int node)
 {
 	struct ctr_rstat_cpu *c = r->cpu[cpu];
-	struct ctr_rstat_link *l = c->link;
-	const int *parent = r->base.parent;
 
 	pthread_mutex_lock(&c->lock);
-	/* Up to the first ancestor already linked; the root links to itself. */
-	for (int x = node; ; ) {
-		int p = parent[x];
-
-		if (atomic_load_explicit(&l[x].updated_next, memory_order_relaxed) != CTR_RSTAT_OFF)
-			break;
-		if (p < 0) {
-			atomic_store_explicit(&l[x].updated_next, x, memory_order_relaxed);
-			break;
-		}
-		atomic_store_explicit(&l[x].updated_next, l[p].updated_children, memory_order_relaxed);
-		l[p].updated_children = x;
-		x = p;
-	}
+	ctr_rstat_tree_link(c->link, r->base.parent, node);
 	pthread_mutex_unlock(&c->lock);
 }
 
 /*
- * Detach the updated subtree under n from cpu's tree and return it as a list
- * through flush_next, every child before its parent (the reverse of a
- * pre-order walk); -1 if n is not linked there.  n's parent stays linked: it
- * gets n's delta as pending and is folded when it is flushed.  Under the
- * flush lock (the walk's stack is shared scratch).
+ * Take the updated subtree under n from cpu's tree as a list through
+ * flush_next, children first (rstat_tree.h); -1 if n is not linked there.
+ * how: CTR_RSTAT_WALK_UNLINK_SEQ detaches it, its unlinks seq_cst (the owner
+ * checks updated_next without the lock: rstat.h on store buffering);
+ * CTR_RSTAT_WALK_KEEP is fence=membarrier's flush between prunes, which
+ * leaves every node linked, so no update can find itself unlinked while the
+ * flusher loads its slot.  Under the flush lock (the walk's stack is shared
+ * scratch) and cpu's lock (the links).  Inline: how is a constant at each call.
  */
-static int ctr_rstat_detach(struct ctr_rstat *r, int cpu, int n)
+static inline __attribute__((always_inline)) int
+ctr_rstat_take(struct ctr_rstat *r, int cpu, int n, enum ctr_rstat_walk how)
 {
 	struct ctr_rstat_cpu *c = r->cpu[cpu];
 	struct ctr_rstat_link *l = c->link;
-	int head = -1, sp = 0;
+	int head;
 
 	/*
-	 * Not linked here: nothing to detach, and no need to take (and dirty)
+	 * Not linked here: nothing to take, and no need to take (and dirty)
 	 * this CPU's lock.  A link racing with this check is an update in
 	 * progress, which the flush does not promise to see.
 	 */
@@ -242,100 +223,24 @@ static int ctr_rstat_detach(struct ctr_rstat *r, int cpu, int n)
 		pthread_mutex_unlock(&c->lock);
 		return -1;
 	}
-	if (n) {
-		int p = r->base.parent[n], prev = -1, x = l[p].updated_children;
-		int after = atomic_load_explicit(&l[n].updated_next, memory_order_relaxed);
-
-		/* n is on its parent's list (linking always reaches a linked ancestor) */
-		while (x != n) {
-			prev = x;
-			x = atomic_load_explicit(&l[x].updated_next, memory_order_relaxed);
-		}
-		if (prev < 0)
-			l[p].updated_children = after;
-		else
-			atomic_store_explicit(&l[prev].updated_next, after, memory_order_relaxed);
-	}
-	r->stack[sp++] = n;
-	while (sp) {
-		int x = r->stack[--sp];
-
-		l[x].flush_next = head;
-		head = x;
-		for (int ch = l[x].updated_children; ch != x; ) {
-			int next = atomic_load_explicit(&l[ch].updated_next, memory_order_relaxed);
-
-			r->stack[sp++] = ch;
-			atomic_store_explicit(&l[ch].updated_next, CTR_RSTAT_OFF, memory_order_seq_cst);
-			ch = next;
-		}
-		l[x].updated_children = x;
-	}
-	atomic_store_explicit(&l[n].updated_next, CTR_RSTAT_OFF, memory_order_seq_cst);
+	if (how == CTR_RSTAT_WALK_KEEP)
+		head = ctr_rstat_tree_walk(l, r->stack, n, how);
+	else
+		head = ctr_rstat_tree_detach(l, r->base.parent, r->stack, n, how);
 	pthread_mutex_unlock(&c->lock);
 	return head;
 }
 
 /*
- * fence=membarrier's flush: the linked subtree under n on cpu, as a list
- * through flush_next, children first, as ctr_rstat_detach returns it, but
- * left linked: no node is unlinked, so no update can find itself unlinked
- * while the flusher loads its slot (see rstat.h).  -1 if n is not linked.
- * Under the flush lock (the stack), and cpu's lock (the links).
+ * Fold one CPU's detached list, children first, into aggregated values and
+ * parents' pending: every stat, the slot loads seq_cst, after the seq_cst
+ * unlinks (rstat.h on store buffering).
  */
-static int ctr_rstat_collect(struct ctr_rstat *r, int cpu, int n)
-{
-	struct ctr_rstat_cpu *c = r->cpu[cpu];
-	struct ctr_rstat_link *l = c->link;
-	int head = -1, sp = 0;
-
-	if (atomic_load_explicit(&l[n].updated_next, memory_order_relaxed) == CTR_RSTAT_OFF)
-		return -1;
-	pthread_mutex_lock(&c->lock);
-	if (atomic_load_explicit(&l[n].updated_next, memory_order_relaxed) == CTR_RSTAT_OFF) {
-		pthread_mutex_unlock(&c->lock);
-		return -1;
-	}
-	r->stack[sp++] = n;
-	while (sp) {
-		int x = r->stack[--sp];
-
-		l[x].flush_next = head;
-		head = x;
-		for (int ch = l[x].updated_children; ch != x;
-		     ch = atomic_load_explicit(&l[ch].updated_next, memory_order_relaxed))
-			r->stack[sp++] = ch;
-	}
-	pthread_mutex_unlock(&c->lock);
-	return head;
-}
-
-/* Fold one CPU's detached list, children first, into aggregated values and parents' pending. */
 static void ctr_rstat_fold(struct ctr_rstat *r, int cpu, int head)
 {
 	struct ctr_rstat_cpu *c = r->cpu[cpu];
-	const int ns = r->base.nr_stats;
 
-	for (int x = head; x >= 0; x = c->link[x].flush_next) {
-		int p = r->base.parent[x];
-
-		for (int s = 0; s < ns; s++) {
-			size_t i = (size_t)x * ns + s;
-			/* seq_cst, after the seq_cst unlinks: see rstat.h on store buffering */
-			int64_t v = atomic_load_explicit(&c->slot[i], memory_order_seq_cst);
-			int64_t d = v - c->last[i] + r->pending[i];
-
-			c->last[i] = v;
-			r->pending[i] = 0;
-			if (!d)
-				continue;
-			atomic_store_explicit(&r->aggr[i],
-					      atomic_load_explicit(&r->aggr[i], memory_order_relaxed) + d,
-					      memory_order_relaxed);
-			if (p >= 0)
-				r->pending[(size_t)p * ns + s] += d;
-		}
-	}
+	ctr_rstat_tree_fold(&r->base, c->link, head, c->slot, c->last, r->aggr, r->pending, 0, 1, 1);
 }
 
 /*
@@ -378,7 +283,7 @@ static void ctr_rstat_lock_break(struct ctr_rstat *r)
 static void ctr_rstat_prune(struct ctr_rstat *r, int n)
 {
 	for (int cpu = 0; cpu < r->base.nr_cpus; cpu++)
-		r->heads[cpu] = ctr_rstat_detach(r, cpu, n);
+		r->heads[cpu] = ctr_rstat_take(r, cpu, n, CTR_RSTAT_WALK_UNLINK_SEQ);
 	/* Registered at init; it cannot fail after a successful registration. */
 	syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
 	for (int cpu = 0; cpu < r->base.nr_cpus; cpu++)
@@ -441,8 +346,8 @@ static void ctr_rstat_flush(struct ctr_rstat *r, int n)
 		}
 	}
 	for (int cpu = 0; cpu < r->base.nr_cpus; cpu++) {
-		int head = r->fence == CTR_RSTAT_FENCE_MEMBARRIER ? ctr_rstat_collect(r, cpu, n) :
-			   ctr_rstat_detach(r, cpu, n);
+		int head = r->fence == CTR_RSTAT_FENCE_MEMBARRIER ? ctr_rstat_take(r, cpu, n, CTR_RSTAT_WALK_KEEP) :
+			   ctr_rstat_take(r, cpu, n, CTR_RSTAT_WALK_UNLINK_SEQ);
 
 		if (head >= 0)
 			ctr_rstat_fold(r, cpu, head);
@@ -486,11 +391,11 @@ static int ctr_rstat_unified_flush(struct ctr_rstat *r, uint64_t *waited)
 		return 1;
 	}
 	/* Not queueing on the lock: wait for the flush in progress to end. */
-	t0 = ctr_now_ns();
+	t0 = ctr_rstat_now_ns();
 	while (atomic_load_explicit(&r->ongoing, memory_order_acquire) &&
 	       atomic_load_explicit(&r->flush_seq, memory_order_acquire) == seq)
 		sched_yield();
-	*waited += ctr_now_ns() - t0;
+	*waited += ctr_rstat_now_ns() - t0;
 	return 0;
 }
 
@@ -498,10 +403,10 @@ static int ctr_rstat_unified_flush(struct ctr_rstat *r, uint64_t *waited)
 static void ctr_rstat_gate_lock(struct ctr_rstat_gate *g, uint64_t *waited)
 {
 	if (pthread_mutex_trylock(&g->mutex)) {
-		uint64_t t0 = ctr_now_ns();
+		uint64_t t0 = ctr_rstat_now_ns();
 
 		pthread_mutex_lock(&g->mutex);
-		*waited += ctr_now_ns() - t0;
+		*waited += ctr_rstat_now_ns() - t0;
 	}
 }
 
@@ -543,12 +448,12 @@ static int ctr_rstat_batch_flush(struct ctr_rstat *r, int fresh, uint64_t *waite
 			flushed = 1;
 			pthread_cond_broadcast(&g->done_cond);
 		} else {
-			uint64_t t0 = ctr_now_ns();
+			uint64_t t0 = ctr_rstat_now_ns();
 
 			g->sleepers++;
 			pthread_cond_wait(&g->done_cond, &g->mutex);	/* retaking the lock is in it */
 			g->sleepers--;
-			*waited += ctr_now_ns() - t0;
+			*waited += ctr_rstat_now_ns() - t0;
 		}
 	}
 	pthread_mutex_unlock(&g->mutex);
@@ -572,17 +477,12 @@ static int ctr_rstat_sem_get(struct ctr_rstat *r, uint64_t *waited)
 
 	if (!sem_trywait(&r->gate.sem))
 		return 1;
-	t0 = ctr_now_ns();
+	t0 = ctr_rstat_now_ns();
 	/* CLOCK_MONOTONIC: a wall-clock step must not stretch or cut the 1 ms */
-	clock_gettime(CLOCK_MONOTONIC, &due);
-	due.tv_nsec += CTR_RSTAT_SEM_TIMEOUT_NS;
-	if (due.tv_nsec >= 1000000000L) {
-		due.tv_sec++;
-		due.tv_nsec -= 1000000000L;
-	}
+	due = ctr_deadline_ns(CTR_RSTAT_SEM_TIMEOUT_NS);
 	while ((ok = !sem_clockwait(&r->gate.sem, CLOCK_MONOTONIC, &due)) == 0 && errno == EINTR)
 		;
-	*waited += ctr_now_ns() - t0;
+	*waited += ctr_rstat_now_ns() - t0;
 	return ok;
 }
 
@@ -601,10 +501,10 @@ static void ctr_rstat_read_flush(struct ctr_rstat *r, int n)
 		break;
 	case CTR_RSTAT_READ_MUTEX:
 		if (pthread_mutex_trylock(&r->gate.user_mutex)) {
-			uint64_t t0 = ctr_now_ns();
+			uint64_t t0 = ctr_rstat_now_ns();
 
 			pthread_mutex_lock(&r->gate.user_mutex);
-			waited += ctr_now_ns() - t0;
+			waited += ctr_rstat_now_ns() - t0;
 		}
 		ctr_rstat_flush(r, n);
 		pthread_mutex_unlock(&r->gate.user_mutex);
@@ -694,14 +594,9 @@ static void *ctr_rstat_flusher_main(void *arg)
 	struct timespec due;
 
 	pthread_mutex_lock(&r->stop_mutex);
-	clock_gettime(CLOCK_MONOTONIC, &due);
+	due = ctr_deadline_ns(0);
 	while (!r->stop) {
-		due.tv_sec += r->period_ms / 1000;
-		due.tv_nsec += (long)(r->period_ms % 1000) * 1000000L;
-		if (due.tv_nsec >= 1000000000L) {
-			due.tv_sec++;
-			due.tv_nsec -= 1000000000L;
-		}
+		ctr_timespec_add_ns(&due, (uint64_t)r->period_ms * 1000000u);
 		while (!r->stop && pthread_cond_timedwait(&r->stop_cond, &r->stop_mutex, &due) != ETIMEDOUT)
 			;
 		if (r->stop)

@@ -113,6 +113,7 @@
 
 #include "ctr_internal.h"
 #include "hist.h"
+#include "rstat_tree.h"	/* struct ctr_rstat_link, CTR_RSTAT_OFF: the updated trees */
 
 enum ctr_rstat_policy { CTR_RSTAT_FORCE, CTR_RSTAT_RATELIMIT, CTR_RSTAT_THRESHOLD, CTR_RSTAT_UNIFIED };
 /* options=fence=...; the zero of a fresh instance is the default, membarrier. */
@@ -146,21 +147,12 @@ enum ctr_rstat_read { CTR_RSTAT_READ_SPIN, CTR_RSTAT_READ_MUTEX, CTR_RSTAT_READ_
 /* Their option values, indexed by enum ctr_rstat_read: a harness can iterate them. */
 extern const char *const ctr_rstat_read_names[CTR_RSTAT_READ_NR];
 
-#define CTR_RSTAT_OFF (-1)		/* updated_next of a node not on the CPU's updated tree */
 #define CTR_RSTAT_DEFAULT_PERIOD_MS 2000	/* the kernel's FLUSH_TIME, 2 s */
 #define CTR_RSTAT_DEFAULT_BATCH 64	/* MEMCG_CHARGE_BATCH */
 /* Where a slot area's slots begin: its header, rounded to a line (rstat.c lays it out so). */
 #define CTR_RSTAT_CPU_HDR CTR_ROUND_UP(sizeof(struct ctr_rstat_cpu), CTR_CACHELINE)
 #define CTR_RSTAT_NU_STRIDE (CTR_CACHELINE / sizeof(int64_t))	/* node_updates: one line per node */
 #define CTR_RSTAT_NU_FLUSHING 1	/* ... whose second word counts the flushes under way that reset it */
-
-/* Per (CPU, node): that CPU's updated tree. */
-struct ctr_rstat_link {
-	_Atomic int updated_next;	/* next sibling on the parent's list, the parent's own index ends it;
-					 * CTR_RSTAT_OFF: not linked.  Owner reads it locklessly; written under cpu lock */
-	int updated_children;		/* first linked child, or this node's own index if none; under cpu lock */
-	int flush_next;			/* next node of a detached list, children first; flusher's, under flush lock */
-};
 
 /*
  * One slot's area: allocated on its own, every part starting a fresh line,

@@ -2,7 +2,7 @@
 /*
  * rstat_llist.c - lists, flushes, subsystems and their locks.  See
  * rstat_llist.h for the mechanism and the ordering argument.  The updated
- * trees and the fold are rstat.c's, restated for trees only flushers touch.
+ * trees and the fold are rstat.c's (rstat_tree.h), here touched by flushers only.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,21 +10,12 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "rstat_llist.h"
 
 static struct ctr_rstat_llist *rsl_of(const struct ctr_tree *t)
 {
 	return ctr_container_of(t, struct ctr_rstat_llist, base);
-}
-
-static uint64_t rsl_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static struct ctr_rsl_lock *rsl_lock_of(struct ctr_rstat_llist *r, int sub)
@@ -42,14 +33,14 @@ static void rsl_lock(struct ctr_rstat_llist *r, int sub)
 	int waited = 0;
 
 	if (pthread_mutex_trylock(&l->mutex)) {
-		t0 = rsl_now_ns();
+		t0 = ctr_now_ns();
 		atomic_fetch_add_explicit(&l->waiters, 1, memory_order_relaxed);
 		pthread_mutex_lock(&l->mutex);
 		atomic_fetch_sub_explicit(&l->waiters, 1, memory_order_relaxed);
 		waited = 1;
 	}
 	/* the subsystem's figures are written under the lock its flushes take */
-	s->t_acquired = rsl_now_ns();
+	s->t_acquired = ctr_now_ns();
 	s->acquisitions++;
 	if (waited) {
 		s->contended++;
@@ -61,7 +52,7 @@ static void rsl_unlock(struct ctr_rstat_llist *r, int sub)
 {
 	struct ctr_rsl_subsys *s = &r->sub[sub];
 
-	s->hold_ns += rsl_now_ns() - s->t_acquired;
+	s->hold_ns += ctr_now_ns() - s->t_acquired;
 	pthread_mutex_unlock(&rsl_lock_of(r, sub)->mutex);
 }
 
@@ -104,31 +95,11 @@ void __ctr_rstat_llist_push(struct ctr_rstat_llist *r, int cpu, int sub, int nod
 						      memory_order_relaxed));
 }
 
-/* Link x and its unlinked ancestors into the updated tree (css_process_update_tree); flusher only. */
-static void rsl_link_up(struct ctr_rstat_llist *r, struct ctr_rsl_link *l, int x)
-{
-	const int *parent = r->base.parent;
-
-	for (;;) {
-		int p = parent[x];
-
-		if (l[x].updated_next != CTR_RSL_OFF)
-			return;
-		if (p < 0) {
-			l[x].updated_next = x;	/* the root links to itself: "busy" */
-			return;
-		}
-		l[x].updated_next = l[p].updated_children;
-		l[p].updated_children = x;
-		x = p;
-	}
-}
-
 /* Take cpu's whole list of subsystem sub into its updated tree (llist_del_all, then init each node). */
 static void rsl_drain(struct ctr_rstat_llist *r, int cpu, int sub)
 {
 	struct ctr_rsl_cpu *c = r->cpu[cpu];
-	struct ctr_rsl_link *l = c->link + (size_t)sub * r->base.nr_nodes;
+	struct ctr_rstat_link *l = c->link + (size_t)sub * r->base.nr_nodes;
 	_Atomic int *next = c->next + (size_t)sub * r->base.nr_nodes;
 	int x;
 
@@ -142,81 +113,37 @@ static void rsl_drain(struct ctr_rstat_llist *r, int cpu, int sub)
 
 		/* off the list before its slot is read (the fold's seq_cst load): see rstat_llist.h */
 		atomic_store_explicit(&next[x], CTR_RSL_OFF, r->fence_none ? memory_order_relaxed : memory_order_seq_cst);
-		rsl_link_up(r, l, x);
+		/* css_process_update_tree(): x and its unlinked ancestors, into the updated tree */
+		ctr_rstat_tree_link(l, r->base.parent, x);
 		x = nx;
 	}
 }
 
 /*
- * Detach the updated subtree under n from cpu's tree of sub, returned as a
- * list through flush_next, every child before its parent; -1 if n is not
- * linked.  n's parent stays linked: it gets n's delta as pending.
+ * Detach the updated subtree under n from cpu's tree of sub (rstat_tree.h),
+ * -1 if n is not linked.  Plain unlinks: no one reads the tree without the
+ * flush lock (the owner checks its list node instead).
  */
 static int rsl_detach(struct ctr_rstat_llist *r, int cpu, int sub, int n)
 {
-	struct ctr_rsl_link *l = r->cpu[cpu]->link + (size_t)sub * r->base.nr_nodes;
-	int *stack = r->sub[sub].stack, head = -1, sp = 0;
+	struct ctr_rstat_link *l = r->cpu[cpu]->link + (size_t)sub * r->base.nr_nodes;
 
-	if (l[n].updated_next == CTR_RSL_OFF)
+	if (atomic_load_explicit(&l[n].updated_next, memory_order_relaxed) == CTR_RSTAT_OFF)
 		return -1;
-	if (n) {
-		int p = r->base.parent[n], prev = -1, x = l[p].updated_children;
-
-		while (x != n) {	/* n is on its parent's list: linking always reaches a linked ancestor */
-			prev = x;
-			x = l[x].updated_next;
-		}
-		if (prev < 0)
-			l[p].updated_children = l[n].updated_next;
-		else
-			l[prev].updated_next = l[n].updated_next;
-	}
-	stack[sp++] = n;
-	while (sp) {
-		int x = stack[--sp];
-
-		l[x].flush_next = head;
-		head = x;
-		for (int ch = l[x].updated_children; ch != x; ) {
-			int next = l[ch].updated_next;
-
-			stack[sp++] = ch;
-			l[ch].updated_next = CTR_RSL_OFF;
-			ch = next;
-		}
-		l[x].updated_children = x;
-	}
-	l[n].updated_next = CTR_RSL_OFF;
-	return head;
+	return ctr_rstat_tree_detach(l, r->base.parent, r->sub[sub].stack, n, CTR_RSTAT_WALK_UNLINK);
 }
 
-/* Fold a detached list, children first, the stats of subsystem sub only. */
+/*
+ * Fold a detached list, children first, the stats of subsystem sub only;
+ * the slot loads seq_cst, after the seq_cst "off" stores of the drain
+ * (rstat_llist.h), but with fence=none.
+ */
 static void rsl_fold(struct ctr_rstat_llist *r, int cpu, int sub, int head)
 {
 	struct ctr_rsl_cpu *c = r->cpu[cpu];
-	struct ctr_rsl_link *l = c->link + (size_t)sub * r->base.nr_nodes;
-	const int ns = r->base.nr_stats, k = r->nr_subsys;
 
-	for (int x = head; x >= 0; x = l[x].flush_next) {
-		int p = r->base.parent[x];
-
-		for (int s = sub; s < ns; s += k) {
-			size_t i = (size_t)x * ns + s;
-			/* seq_cst, after the seq_cst "off" stores of the drain (rstat_llist.h) */
-			int64_t v = atomic_load_explicit(&c->slot[i], r->fence_none ? memory_order_relaxed :
-							 memory_order_seq_cst);
-			int64_t d = v - c->last[i] + r->pending[i];
-
-			c->last[i] = v;
-			r->pending[i] = 0;
-			if (!d)
-				continue;
-			atomic_store_explicit(&r->aggr[i], atomic_load_explicit(&r->aggr[i], memory_order_relaxed) + d,
-					      memory_order_relaxed);
-			if (p >= 0)
-				r->pending[(size_t)p * ns + s] += d;
-		}
-	}
+	ctr_rstat_tree_fold(&r->base, c->link + (size_t)sub * r->base.nr_nodes, head, c->slot, c->last,
+			    r->aggr, r->pending, sub, r->nr_subsys, !r->fence_none);
 }
 
 /* Flush n's subtree of subsystem sub: after it, with no update in progress, its stats under n are exact. */
@@ -240,7 +167,7 @@ static void rsl_flush(struct ctr_rstat_llist *r, int sub, int n)
 			rsl_lock_break(r, sub);
 	}
 	s->flushes++;
-	ctr_hist_add(&s->flush_ns, rsl_now_ns() - t0);
+	ctr_hist_add(&s->flush_ns, ctr_now_ns() - t0);
 	rsl_unlock(r, sub);
 }
 
@@ -368,7 +295,7 @@ static size_t rsl_cpu_size(const struct ctr_rstat_llist *r, struct rsl_layout *l
 	lay->hdr = CTR_ROUND_UP(sizeof(struct ctr_rsl_cpu), CTR_CACHELINE);
 	lay->vals = CTR_ROUND_UP(words * sizeof(int64_t), CTR_CACHELINE);
 	lay->nexts = CTR_ROUND_UP(lists * sizeof(int), CTR_CACHELINE);
-	lay->links = CTR_ROUND_UP(lists * sizeof(struct ctr_rsl_link), CTR_CACHELINE);
+	lay->links = CTR_ROUND_UP(lists * sizeof(struct ctr_rstat_link), CTR_CACHELINE);
 	lay->heads = CTR_ROUND_UP(r->nr_subsys * sizeof(int), CTR_CACHELINE);
 	return lay->hdr + 2 * lay->vals + lay->nexts + lay->links + lay->heads;
 }
@@ -385,11 +312,11 @@ static struct ctr_rsl_cpu *rsl_cpu_new(const struct ctr_rstat_llist *r, int cpu)
 	c->slot = (_Atomic int64_t *)(base + lay.hdr);
 	c->last = (int64_t *)(base + lay.hdr + lay.vals);
 	c->next = (_Atomic int *)(base + lay.hdr + 2 * lay.vals);
-	c->link = (struct ctr_rsl_link *)(base + lay.hdr + 2 * lay.vals + lay.nexts);
+	c->link = (struct ctr_rstat_link *)(base + lay.hdr + 2 * lay.vals + lay.nexts);
 	c->head = (_Atomic int *)(base + lay.hdr + 2 * lay.vals + lay.nexts + lay.links);
 	for (size_t x = 0; x < lists; x++) {
 		atomic_init(&c->next[x], CTR_RSL_OFF);
-		c->link[x].updated_next = CTR_RSL_OFF;
+		atomic_init(&c->link[x].updated_next, CTR_RSTAT_OFF);
 		c->link[x].updated_children = (int)(x % r->base.nr_nodes);
 	}
 	for (int k = 0; k < r->nr_subsys; k++)

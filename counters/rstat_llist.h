@@ -62,17 +62,11 @@
 
 #include "ctr_internal.h"
 #include "hist.h"
+#include "rstat_tree.h"	/* struct ctr_rstat_link: the updated trees, rstat's, here only flushers' */
 
 #define CTR_RSL_OFF (-2)	/* list node's next: not on any list (the kernel's "points to itself") */
 #define CTR_RSL_END (-1)	/* ... last on its list (the kernel's NULL) */
 #define CTR_RSL_MAX_SUBSYS 16	/* options=subsys=K, 1..16 (the kernel has about a dozen controllers) */
-
-/* Per (CPU, subsystem, node): that CPU's updated tree, as in rstat.h; only flushers, under the lock. */
-struct ctr_rsl_link {
-	int updated_next;	/* next sibling on the parent's list, the parent's index ends it; CTR_RSL_OFF: unlinked */
-	int updated_children;	/* first linked child, or this node's own index if none */
-	int flush_next;		/* next node of a detached list, children first */
-};
 
 /* One slot's area, every part on lines of its own (allocated with ctr_alloc_slot_area). */
 struct ctr_rsl_cpu {
@@ -80,7 +74,7 @@ struct ctr_rsl_cpu {
 	int64_t *last;			/* slot as of the last fold; under the counter's subsystem's lock */
 	_Atomic int *next;		/* [sub * nr_nodes + node] list node: CTR_RSL_OFF, CTR_RSL_END or the next
 					 * node; the owner claims (CAS) and links, a flusher marks it off */
-	struct ctr_rsl_link *link;	/* [sub * nr_nodes + node]; under the subsystem's lock */
+	struct ctr_rstat_link *link;	/* [sub * nr_nodes + node] the updated trees; under the subsystem's lock */
 	_Atomic int *head;		/* [sub] first node of the CPU's list; owner CASes, flusher exchanges */
 };
 

@@ -4,7 +4,7 @@
  * random slots and random deltas, negative ones included, checked against a
  * reference model after every burst, for every registered algorithm.
  */
-#include "testutil.h"
+#include "../testutil.h"
 
 #define TREES 40
 #define OPS_PER_TREE 20000

@@ -5,9 +5,9 @@
  * workload (store's second stat verified too), more workers than CPUs, on a bushy tree.  Verification must
  * pass, the window must have counted operations and sampled latencies.
  */
-#include "testutil.h"
-#include "../bench/run.h"
-#include "../counters/percpu_tree.h"
+#include "../testutil.h"
+#include "../../bench/run.h"
+#include "../../counters/percpu_tree.h"
 
 static int read_stays_in_window(const char *name)
 {

@@ -14,7 +14,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 
-#include "testutil.h"
+#include "../testutil.h"
 
 #define THREADS 16
 #define TREES 3

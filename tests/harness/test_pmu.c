@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "testutil.h"
-#include "../pmu/pmu.h"
+#include "../testutil.h"
+#include "../../pmu/pmu.h"
 
 static int starts_with(const char *s, const char *prefix)
 {

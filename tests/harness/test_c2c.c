@@ -12,8 +12,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 
-#include "testutil.h"
-#include "../bench/c2c/c2c.h"
+#include "../testutil.h"
+#include "../../bench/c2c/c2c.h"
 
 #define GENOA "pack:2 [numa] l3:12 core:8 pu:2"
 #define NPS4 "pack:2 numa:4 l3:3 core:8 pu:2"

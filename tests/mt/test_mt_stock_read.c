@@ -20,8 +20,8 @@
 #include <sched.h>
 #include <stdio.h>
 
-#include "testutil.h"
-#include "../counters/atomic_tree_stock.h"
+#include "../testutil.h"
+#include "../../counters/atomic_tree_stock.h"
 
 #define WORKERS 12
 #define BATCH 64

@@ -9,8 +9,8 @@
 #include <pthread.h>
 #include <sched.h>
 
-#include "testutil.h"
-#include "../topology/topo.h"
+#include "../testutil.h"
+#include "../../topology/topo.h"
 
 enum { NR_WORKERS = 8 };
 

@@ -16,8 +16,8 @@
 #include <pthread.h>
 #include <sched.h>
 
-#include "testutil.h"
-#include "../counters/rstat_llist.h"
+#include "../testutil.h"
+#include "../../counters/rstat_llist.h"
 
 #define UPDATERS 8
 #define FLUSHERS 3
@@ -286,7 +286,7 @@ static int sb_litmus(const char *options, int rounds)
 		while (atomic_load_explicit(&sh.done[0][0], memory_order_acquire) < k ||
 		       atomic_load_explicit(&sh.done[1][0], memory_order_acquire) < k)
 			sched_yield();	/* the main thread makes room for the two sides */
-		if (atomic_load(&c->next[0]) == CTR_RSL_OFF && c->link[0].updated_next == CTR_RSL_OFF &&
+		if (atomic_load(&c->next[0]) == CTR_RSL_OFF && atomic_load(&c->link[0].updated_next) == CTR_RSTAT_OFF &&
 		    atomic_load(&c->slot[0]) != c->last[0]) {
 			stranded++;
 			ctr_add(sh.t, 0, 0, 0, 0);	/* heal: listed again, the next flush folds it */

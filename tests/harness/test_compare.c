@@ -7,8 +7,8 @@
  */
 #include <math.h>
 
-#include "testutil.h"
-#include "../bench/stats.h"
+#include "../testutil.h"
+#include "../../bench/stats.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 

@@ -3,9 +3,9 @@
 #include <errno.h>
 #include <math.h>
 
-#include "testutil.h"
-#include "../counters/hist.h"
-#include "../bench/run.h"
+#include "../testutil.h"
+#include "../../counters/hist.h"
+#include "../../bench/run.h"
 #include <time.h>
 
 static int cmp_u64(const void *a, const void *b)

@@ -9,7 +9,7 @@
  *  - those bounded by time (-1) promise only the rest: for every algorithm a
  *    refused charge changes no node and an admitted one is counted exactly.
  */
-#include "testutil.h"
+#include "../testutil.h"
 
 #define TREES 30
 

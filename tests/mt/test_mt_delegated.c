@@ -16,8 +16,8 @@
 #include <sched.h>
 #include <time.h>
 
-#include "testutil.h"
-#include "../counters/percpu_hier_delegated.h"
+#include "../testutil.h"
+#include "../../counters/percpu_hier_delegated.h"
 
 #define UPDATERS 6
 #define IDLE_SLOTS 3

@@ -2,7 +2,7 @@
 /* Parameter validation and the registry, for every algorithm. */
 #include <errno.h>
 
-#include "testutil.h"
+#include "../testutil.h"
 
 static void expect_errno(const struct ctr_algo *a, const struct ctr_params *p, const char *why, int want)
 {

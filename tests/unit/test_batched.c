@@ -16,10 +16,10 @@
  * batch, checked against its bound and the model.  Single-threaded (run
  * under ASan+UBSan by make test).
  */
-#include "testutil.h"
-#include "../counters/batched_percpu.h"
-#include "../counters/percpu_counter.h"
-#include "../counters/preorder.h"
+#include "../testutil.h"
+#include "../../counters/batched_percpu.h"
+#include "../../counters/percpu_counter.h"
+#include "../../counters/preorder.h"
 
 #define TREES 24
 

@@ -18,8 +18,8 @@
 #include <pthread.h>
 #include <sched.h>
 
-#include "testutil.h"
-#include "../counters/atomic_tree_stock.h"
+#include "../testutil.h"
+#include "../../counters/atomic_tree_stock.h"
 
 #define THREADS 16
 #define TREES 4

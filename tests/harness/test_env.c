@@ -2,8 +2,8 @@
 /* bench_env_json: every key, each null or of its type; the note; the comment lines for the table. */
 #include <regex.h>
 
-#include "testutil.h"
-#include "../bench/env.h"
+#include "../testutil.h"
+#include "../../bench/env.h"
 
 static const struct {
 	const char *key;

@@ -10,9 +10,9 @@
  */
 #include <errno.h>
 
-#include "testutil.h"
-#include "../counters/percpu_tree.h"
-#include "../topology/topo.h"
+#include "../testutil.h"
+#include "../../counters/percpu_tree.h"
+#include "../../topology/topo.h"
 
 #define LAYOUT "pack:2 [numa] l3:12 core:8 pu:2"
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <sched.h>
 
-#include "testutil.h"
+#include "../testutil.h"
 
 #define THREADS 16
 #define TREES 3
@@ -99,7 +99,7 @@ static void run_tree(const struct ctr_algo *a, uint64_t *rng, int mixed, int thr
 	 * makes every waiter spin out its time slice (the kernel's holder runs
 	 * with irqs off and is never preempted); rstat_force took 43 s of this
 	 * test's 57 on 2 CPUs, and over 10 minutes under TSan.  Oversubscribed
-	 * runs take the mutex; the spin lock is raced in tests/test_mt_rstat.c.
+	 * runs take the mutex; the spin lock is raced in tests/mt/test_mt_rstat.c.
 	 */
 	char err[128];
 	const char *opts = threads > sysconf(_SC_NPROCESSORS_ONLN) &&

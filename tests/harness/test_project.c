@@ -3,8 +3,8 @@
  * The projection's footprint recorder (project/rt.c) on libctr's own code:
  * what an update reports is what the algorithm's design says it touches.
  */
-#include "testutil.h"
-#include "../project/proj.h"
+#include "../testutil.h"
+#include "../../project/proj.h"
 
 #define CAP 4096
 

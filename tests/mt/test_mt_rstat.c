@@ -24,8 +24,8 @@
 #include <sched.h>
 #include <time.h>
 
-#include "testutil.h"
-#include "../counters/rstat.h"
+#include "../testutil.h"
+#include "../../counters/rstat.h"
 
 #define WRITERS 12
 #define READERS 64

@@ -17,8 +17,8 @@
 
 #include <hwloc.h>
 
-#include "testutil.h"
-#include "../topology/topo.h"
+#include "../testutil.h"
+#include "../../topology/topo.h"
 
 #define EPYC1 "pack:1 l3:12 core:8 pu:2"
 #define NPS4 "pack:2 numa:4 l3:3 core:8 pu:2"

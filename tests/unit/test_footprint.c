@@ -15,7 +15,7 @@
 #include <errno.h>
 #include <malloc.h>
 
-#include "testutil.h"
+#include "../testutil.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 /* the sanitizer runtimes export it; GCC ships no header for it (sanitizer/allocator_interface.h) */

@@ -9,9 +9,9 @@
  * node and stat read exactly against a reference model.  Options that take
  * rstat's and rstat_llist's other update paths are run as well.
  */
-#include "testutil.h"
+#include "../testutil.h"
 
-#include "../counters/list.h"
+#include "../../counters/list.h"
 
 #define TREES 12
 #define REFS 16
