@@ -210,7 +210,7 @@ assert [l.split()[1:] for l in lines if l.startswith("verify ")] == [["ok", "ok"
 objs = [json.loads(l) for l in open(sys.argv[2])]
 assert [o["options"] for o in objs] == ["subsys=2,lock=global", "subsys=2,lock=per-tree"], objs
 for o in objs:
-    assert o["verify"] is True and [s["name"] for s in o["subsys"]] == ["memory", "io"], o
+    assert o["verify"] == "ok" and [s["name"] for s in o["subsys"]] == ["memory", "io"], o
     assert all(s["reads"] > 0 and s["lock_acquisitions"] >= s["reads"] for s in o["subsys"]), o
 PY
 BADVAL="--algo" bad subsys-flush-locks --quick --algo rstat_llist

@@ -102,24 +102,18 @@ check "--reps 2: four rep lines, then two summaries with their intervals" \
 	python3 "$tmp/lines.py" "$tmp/schema.json" "$tmp/two.jsonl" 2
 
 # --from: the same table from the file, measuring nothing
-"$B" scenario subsys-flush-locks --from "$tmp/one.jsonl" >"$tmp/out" 2>"$tmp/err"
-rc=$?
-if [ $rc -eq 2 ] && grep -q "does not apply" "$tmp/err"; then
-	ok "# SKIP --from is not wired to bench_subsys_from in this build"
-else
-	for f in one two; do
-		"$B" scenario subsys-flush-locks --from "$tmp/$f.jsonl" >"$tmp/$f.from" 2>"$tmp/err"
-		rc=$?
-		check "--from ($f): exit 0, the measured table again" eval \
-			'[ $rc -eq 0 ] && [ ! -s "$tmp/err" ] &&
-			 diff <(grep -v "^#" "$tmp/$f.out") <(grep -v "^#" "$tmp/$f.from") >&2'
-	done
-	grep -v '"lock=per-tree"\|lock=per-tree"' "$tmp/one.jsonl" >"$tmp/half.jsonl"
-	"$B" scenario subsys-flush-locks --from "$tmp/half.jsonl" >"$tmp/out" 2>"$tmp/err"
+for f in one two; do
+	"$B" scenario subsys-flush-locks --from "$tmp/$f.jsonl" >"$tmp/$f.from" 2>"$tmp/err"
 	rc=$?
-	check "--from a file with one lock mode: exit 1, its column not run, said once" eval \
-		'[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^verify .*ok .*not run" "$tmp/out"'
-	"$B" run --algo atomic_tree --shape chain:2 --threads 1 --duration-ms 5 --warmup-ms 0 --format json \
-		>"$tmp/other.jsonl" 2>/dev/null
-	BADVAL="no subsys-flush-locks results" bad --from "$tmp/other.jsonl"
-fi
+	check "--from ($f): exit 0, the measured table again" eval \
+		'[ $rc -eq 0 ] && [ ! -s "$tmp/err" ] &&
+		 diff <(grep -v "^#" "$tmp/$f.out") <(grep -v "^#" "$tmp/$f.from") >&2'
+done
+grep -v '"lock=per-tree"\|lock=per-tree"' "$tmp/one.jsonl" >"$tmp/half.jsonl"
+"$B" scenario subsys-flush-locks --from "$tmp/half.jsonl" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "--from a file with one lock mode: exit 1, its column not run, said once" eval \
+	'[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^verify .*ok .*not run" "$tmp/out"'
+"$B" run --algo atomic_tree --shape chain:2 --threads 1 --duration-ms 5 --warmup-ms 0 --format json \
+	>"$tmp/other.jsonl" 2>/dev/null
+BADVAL="no subsys-flush-locks results" bad --from "$tmp/other.jsonl"
