@@ -63,7 +63,7 @@ static void sp_store(const struct sp_ctx *c, int limit)
 			double lo, hi;
 			char cell[64];
 
-			bench_project_one(sp_cols[k].algo, limit ? PROJ_W_CHARGE : PROJ_W_UPDATE, shape, 20, 0, c->topo,
+			bench_project_one(sp_cols[k].algo, limit ? BENCH_CHARGE : BENCH_UPDATE, shape, 20, 0, c->topo,
 					  "scatter", c->cal, NULL, 0, work, 0, 0, c->ops, 0, c->ops / 10, &r, NULL);
 			lo = r.ns_overlap / (double)r.ops;
 			hi = r.ns_serial / (double)r.ops;
@@ -79,7 +79,7 @@ static void sp_store(const struct sp_ctx *c, int limit)
 	for (int k = 0; k < 4; k++) {
 		struct proj_result r;
 
-		bench_project_one(sp_cols[k].algo, limit ? PROJ_W_CHARGE : PROJ_W_UPDATE, "chain:32", 20, 0, c->topo,
+		bench_project_one(sp_cols[k].algo, limit ? BENCH_CHARGE : BENCH_UPDATE, "chain:32", 20, 0, c->topo,
 				  "scatter", c->cal, NULL, 0, work, 0, 0, c->ops, 0, c->ops / 10, &r, NULL);
 		printf(" %s x%.2f vs x%.2f;", sp_cols[k].algo, (r.ns_serial / (double)r.ops + (double)work) / first[k],
 		       posted[4][k] / posted[0][k]);
@@ -100,7 +100,7 @@ static void sp_shrinker(const struct sp_ctx *c)
 		struct proj_result r;
 		double s;
 
-		bench_project_one(algos[k], PROJ_W_READERS, "chain:8", 20, 4, c->topo, "scatter", c->cal, NULL, 0,
+		bench_project_one(algos[k], BENCH_READERS, "chain:8", 20, 4, c->topo, "scatter", c->cal, NULL, 0,
 				  35000, 100000, 0, c->ops, c->ops, c->ops / 10, &r, NULL);
 		s = r.elapsed_ns / 1e9;
 		printf("%-16s %14.1f %14.1f %14.4f %16.0f %16s\n", algos[k], s > 0 ? (double)r.lock_contended / s : 0,
@@ -122,7 +122,7 @@ static void sp_storm(const struct sp_ctx *c)
 	for (int k = 0; k < 2; k++) {
 		struct proj_result r;
 
-		bench_project_one("rstat_force", PROJ_W_READERS, "tree:10x10x10", 20, readers, c->topo, "compact",
+		bench_project_one("rstat_force", BENCH_READERS, "tree:10x10x10", 20, readers, c->topo, "compact",
 				  c->cal, opts[k], 0, 35000, 100000000, 0, 1, 3, 1, &r, NULL);
 		printf("%-12s %16.0f %16.0f %16s\n", opts[k], r.reads ? r.rns_serial / (double)r.reads : 0, r.rns_max,
 		       k ? "5-10 ms common" : "5-10 ms, 5% > 1 s");
