@@ -20,7 +20,7 @@ int bench_workload_find(const char *name)
 	return -1;
 }
 
-int64_t bench_charge_limit(int below, int hold, double headroom)
+int64_t bench_headroom_limit(int below, int hold, double headroom)
 {
 	if (headroom <= 0)
 		headroom = BENCH_LIMIT_HEADROOM;

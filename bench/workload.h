@@ -71,6 +71,6 @@ int bench_workload_find(const char *name);
  * is headroom times what they can hold together, in bytes (headroom <= 0:
  * BENCH_LIMIT_HEADROOM, the --limit-headroom default).
  */
-int64_t bench_charge_limit(int below, int hold, double headroom);
+int64_t bench_headroom_limit(int below, int hold, double headroom);
 
 #endif /* BENCH_WORKLOAD_H */

@@ -849,7 +849,7 @@ static int sim_threads_new(const struct proj_config *cfg, int nthr)
 	return 0;
 }
 
-/* Limits as the harness sets them (bench_charge_limit): its headroom times what the workers below a node hold. */
+/* Limits as the harness sets them (bench_headroom_limit): its headroom times what the workers below a node hold. */
 static int sim_limits(const struct proj_config *cfg)
 {
 	int *below = calloc(cfg->nr_nodes, sizeof(int));
@@ -860,7 +860,7 @@ static int sim_limits(const struct proj_config *cfg)
 		for (int m = cfg->leaves[i % cfg->nr_leaves]; m >= 0; m = cfg->parent[m])
 			below[m]++;
 	for (int m = 0; m < cfg->nr_nodes; m++)
-		sim.r.limit[m] = below[m] ? bench_charge_limit(below[m], BENCH_CHARGE_WINDOW, cfg->limit_headroom)
+		sim.r.limit[m] = below[m] ? bench_headroom_limit(below[m], BENCH_CHARGE_WINDOW, cfg->limit_headroom)
 					  : CTR_NO_LIMIT;
 	free(below);
 	return 0;
