@@ -14,47 +14,8 @@
 #include "../pmu/pmu.h"
 #include "../counters/hist.h"
 #include "tsc.h"
+#include "workload.h"	/* the workloads: enum bench_workload, BENCH_CHARGE_*, BENCH_SWING */
 
-enum bench_workload {
-	BENCH_UPDATE,	/* +1/-1 pairs on the worker's leaf */
-	BENCH_CHARGE,	/* try_charge(+BENCH_CHARGE_UNIT), uncharge the oldest past a window */
-	BENCH_READERS,	/* updaters swinging their leaf up and down, plus reader threads */
-	BENCH_STORE,	/* a zswap store as the kernel does it: limit check, charge, two stats */
-	BENCH_NR_WORKLOADS
-};
-
-/* The workloads that charge against limits (and are audited): charge and store. */
-static inline int bench_workload_charges(int w)
-{
-	return w == BENCH_CHARGE || w == BENCH_STORE;
-}
-
-/*
- * store: the stats a zswap store updates besides the charged one (stat 0,
- * MEMCG_ZSWAP_B in bytes): stat 1 is MEMCG_ZSWAPPED, +1 page per store.
- */
-#define BENCH_STORE_NR_STATS 2
-
-/*
- * readers: an updater adds +1 this many times, then -1 as many, so values
- * swing and staleness shows.  Its value after c operations is then a
- * triangle wave of c, so it publishes only c, and a reader knows every value
- * the updater's leaf held between two looks (bench_swing_range()).
- */
-#define BENCH_SWING 1024
-
-/* Bytes per charge: one 4 KiB page, as zswap stores. */
-#define BENCH_CHARGE_UNIT 4096
-/*
- * Batches in the charge workload: 64 pages (MEMCG_CHARGE_BATCH), in the
- * units the deltas come in.  The kernel's batches and flush threshold count
- * pages (memcg_state_val_in_pages() turns byte stats into pages for the
- * threshold); an algorithm's default batch counts delta units, which at
- * BENCH_CHARGE_UNIT a charge would pass every time.
- */
-#define BENCH_CHARGE_BATCH ((int64_t)64 * BENCH_CHARGE_UNIT)
-/* Charges a worker holds before it uncharges the oldest: a zswap pool's worth of pages in flight. */
-#define BENCH_CHARGE_WINDOW 8
 /* One operation in 64 is timed by default: 1/64 keeps rdtsc's ~20 ns (x2) off throughput. */
 #define BENCH_SAMPLE_EVERY 64u
 /* At most one in 1024: the readers workload's swing (BENCH_SWING) must be a whole number of blocks. */

@@ -17,6 +17,12 @@
 #ifndef BENCH_BUILTIN_H
 #define BENCH_BUILTIN_H
 
+/*
+ * ctrbench project (cmd-project.c): the coherence projection (docs/projection.md).  0, or 1 if
+ * --validate's known answers did not come out.
+ */
+int bench_cmd_project(int argc, char **argv);
+
 /* list, run: cmd-run.c.  run's exit status: 0, or 1 if a verification failed or it was interrupted. */
 int bench_cmd_list(int argc, char **argv);
 int bench_cmd_run(int argc, char **argv);

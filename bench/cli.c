@@ -223,9 +223,10 @@ void bench_check_utf8(const char *what, const char *s)
 
 int bench_parse_workload(const char *name)
 {
-	for (int w = 0; w < BENCH_NR_WORKLOADS; w++)
-		if (!strcmp(name, bench_workload_name(w)))
-			return w;
+	const int w = bench_workload_find(name);
+
+	if (w >= 0)
+		return w;
 	die("unknown workload '%s' (want update, charge, readers or store)", name);
 }
 

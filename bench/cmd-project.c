@@ -25,92 +25,6 @@
 #include "schema.h"
 #include "setup.h"
 
-/* ---- calibration from a c2c file ---- */
-
-int proj_calib_load(struct proj_calib *c, const char *path, char *err, size_t errlen)
-{
-	json_error_t je;
-	/* a key given twice would be read as its last value here, its first elsewhere */
-	json_t *root = bench_json_load_regular(path, JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &je), *cal, *ns;
-	static const struct { const char *key; int cls[2]; } map[] = {
-		{ "smt", { PROJ_C_SMT, -1 } },
-		{ "ccx", { PROJ_C_CCX, -1 } },
-		/* c2c pools the homes: one figure for both home cases of another L3 */
-		{ "numa", { PROJ_C_XCCX, PROJ_C_XCCX_RH } },
-		{ "package", { PROJ_C_XCCX, PROJ_C_XCCX_RH } },
-		{ "remote", { PROJ_C_SOCKET, -1 } },
-	};
-	int got = 0;
-
-	proj_calib_default(c);
-	if (!root) {
-		snprintf(err, errlen, "--calibration '%s': %s", path, je.text);
-		return -EINVAL;
-	}
-	/* a c2c line is of this build's schema and measured: a --dry-run plan measured nothing */
-	{
-		json_t *v = json_object_get(root, "schema"), *dry = json_object_get(root, "dry_run");
-
-		if (v && !(json_is_integer(v) && json_integer_value(v) == BENCH_SCHEMA_VERSION)) {
-			char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-
-			snprintf(err, errlen, "--calibration '%s': schema %.40s, this ctrbench reads schema %d", path,
-				 text ? text : "?", BENCH_SCHEMA_VERSION);
-			free(text);
-			json_decref(root);
-			return -EINVAL;
-		}
-		if (dry && !json_is_false(dry)) {
-			snprintf(err, errlen, "--calibration '%s': a c2c --dry-run plan (dry_run: true): nothing in it "
-				 "was measured", path);
-			json_decref(root);
-			return -EINVAL;
-		}
-	}
-	cal = json_object_get(root, "calibration");
-	if (!cal && json_is_string(json_object_get(root, "kind")) &&
-	    !strcmp(json_string_value(json_object_get(root, "kind")), "c2c-calibration"))
-		cal = root;
-	ns = cal ? json_object_get(cal, "one_way_ns") : NULL;
-	if (!json_is_object(ns)) {
-		snprintf(err, errlen, "--calibration '%s': no calibration.one_way_ns (a ctrbench c2c --format json line)",
-			 path);
-		json_decref(root);
-		return -EINVAL;
-	}
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-		json_t *v = json_object_get(ns, map[i].key);
-
-		if (!json_is_number(v))
-			continue;
-		if (json_number_value(v) <= 0) {
-			snprintf(err, errlen, "--calibration '%s': one_way_ns.%s = %g", path, map[i].key,
-				 json_number_value(v));
-			json_decref(root);
-			return -EINVAL;
-		}
-		for (int k = 0; k < 2; k++)
-			if (map[i].cls[k] >= 0)
-				c->ns[map[i].cls[k]] = json_number_value(v);
-		got++;
-	}
-	if (!got) {
-		snprintf(err, errlen, "--calibration '%s': one_way_ns names no class (smt, ccx, numa, package, remote)",
-			 path);
-		json_decref(root);
-		return -EINVAL;
-	}
-	snprintf(c->source, sizeof(c->source), "%s (ctrbench c2c, %d classes measured; the rest the Genoa defaults)",
-		 path, got);
-	{
-		const char *base = strrchr(path, '/');
-
-		snprintf(c->name, sizeof(c->name), "%s", base ? base + 1 : path);
-	}
-	json_decref(root);
-	return 0;
-}
-
 /* ---- one projection, printed ---- */
 
 struct pj_opts {
@@ -137,74 +51,14 @@ struct pj_opts {
  */
 #define PJ_MAX_READERS 512
 
-static enum proj_workload pj_workload(const char *w)
+/* --workload W by the harness's names (bench/workload.h; proj_can_run says which the model runs); dies on others. */
+static enum bench_workload pj_workload(const char *w)
 {
-	if (!strcmp(w, "update"))
-		return PROJ_W_UPDATE;
-	if (!strcmp(w, "charge"))
-		return PROJ_W_CHARGE;
-	if (!strcmp(w, "readers"))
-		return PROJ_W_READERS;
-	die("project: unknown --workload '%s' (update, charge or readers)", w);
-}
+	const int k = bench_workload_find(w);
 
-double pj_total(const double *x)
-{
-	double s = 0;
-
-	for (int k = 0; k < PROJ_NR_CLASSES; k++)
-		s += x[k];
-	return s;
-}
-
-/* Run one algorithm on a loaded topology; dies on bad input. */
-void bench_project_one(const char *algo, enum proj_workload w, const char *shape, int threads, int readers,
-		       const struct topo *topo, const char *placement, const struct proj_calib *cal,
-		       const char *options, int flush_period_ms, int64_t work_ns, int64_t read_interval_ns,
-		       int read_node, long ops, long reads, long warmup, struct proj_result *res, double *secs)
-{
-	struct bench_shape s;
-	struct proj_config pc = { 0 };
-	const char *why;
-	char err[512];
-	int *pus;
-	struct timespec t0, t1;
-
-	if (bench_shape_parse(shape, &s, &why))
-		die("project: bad --shape '%s' (%s)", shape, why);
-	pus = calloc(threads + readers, sizeof(int));
-	if (!pus)
-		die("project: out of memory");
-	if (topo_place(topo, placement, threads + readers, pus, NULL, err, sizeof(err)))
-		die("project: %s", err);
-	pc.algo = algo;
-	pc.workload = w;
-	pc.nr_nodes = s.nr_nodes;
-	pc.parent = s.parent;
-	pc.nr_leaves = s.nr_leaves;
-	pc.leaves = s.leaves;
-	pc.depth = s.depth;
-	pc.threads = threads;
-	pc.readers = w == PROJ_W_READERS ? readers : 0;
-	pc.topo = topo;
-	pc.pus = pus;
-	pc.options = options;
-	pc.flush_period_ms = flush_period_ms;
-	pc.work_ns = work_ns;
-	pc.read_interval_ns = read_interval_ns;
-	pc.read_node = read_node;
-	pc.ops = ops;
-	pc.reads = reads;
-	pc.warmup_ops = warmup;
-	pc.calib = cal;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (proj_run(&pc, res, err, sizeof(err)))
-		die("%s", err);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (secs)
-		*secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	free(pus);
-	bench_shape_free(&s);
+	if (k < 0)
+		die("project: unknown --workload '%s' (update, charge or readers)", w);
+	return (enum bench_workload)k;
 }
 
 static void pj_print_header(const struct pj_opts *o, const struct topo *topo, const struct proj_calib *cal)
@@ -478,7 +332,7 @@ static int pj_validate_known(const struct topo *topo, const struct proj_calib *c
 		struct proj_result r;
 		double got, want = k[i].want;
 
-		bench_project_one(k[i].algo, PROJ_W_UPDATE, k[i].shape, k[i].threads, 0, topo, "compact", cal,
+		bench_project_one(k[i].algo, BENCH_UPDATE, k[i].shape, k[i].threads, 0, topo, "compact", cal,
 				  NULL, 0, 0, 0, 0, 2000, 0, 200, &r, NULL);
 		got = pj_total(r.xfer) / (double)r.ops;
 		printf("%-66s %10.3f %10.3f %s\n", k[i].what, got, want,
@@ -488,145 +342,167 @@ static int pj_validate_known(const struct topo *topo, const struct proj_calib *c
 	return bad;
 }
 
+/* The configurations validation 2 measures here and projects: 1- and 2-thread runs. */
+static const struct pj_here_case { const char *algo, *shape; int threads; } pj_here_cases[] = {
+	{ "atomic_tree", "chain:1", 1 }, { "atomic_tree", "chain:8", 1 },
+	{ "percpu_hier", "chain:8", 1 }, { "atomic_tree", "chain:1", 2 },
+	{ "atomic_tree", "chain:8", 2 }, { "percpu_hier", "chain:8", 2 },
+	{ "striped", "chain:4", 2 },
+};
+#define PJ_NR_HERE (sizeof(pj_here_cases) / sizeof(pj_here_cases[0]))
+
+/* Validation 2's state: the machine, its calibration, what the runs so far found. */
+struct pj_here {
+	struct bench_config cfg;	/* the runs' configuration, this machine's topology */
+	struct proj_calib cal;		/* the given calibration, with what was measured here in place */
+	double hand;			/* handovers per add of one shared atomic here (-1: not measured) */
+	double one[PJ_NR_HERE];		/* the 1-thread projection (serial) of each case's algo and shape */
+	int flagged, apart;		/* rows outside 0.5-2x; rows not comparable (PJ_APART) */
+};
+
+/*
+ * With the default calibration, this machine's own figures in its place:
+ * its hit costs, and the one-way transfer between two compact PUs (its
+ * class's figure), with the handover rate of a shared atomic between them.
+ */
+static void pj_here_calibrate(struct pj_here *h, int two)
+{
+	struct proj_calib *cal = &h->cal;
+	int pus[2];
+	char err[128];
+	double hit, rmw;
+
+	pj_hit_ns(&hit, &rmw);
+	if (hit > 0 && rmw > 0) {
+		cal->hit_ns = hit;
+		cal->hit_rmw_ns = rmw;
+		snprintf(cal->source, sizeof(cal->source),
+			 "this machine: hits %.2f ns, RMW hit %.2f ns, measured now by private loops (least of 5)",
+			 hit, rmw);
+		snprintf(cal->name, sizeof(cal->name), "this machine's loops");
+	}
+	if (two && !topo_place(h->cfg.topo, "compact", 2, pus, NULL, err, sizeof(err))) {
+		double ow = pj_one_way_ns(h->cfg.topo, pus[0], pus[1]);
+		int c = topo_class_of(h->cfg.topo, pus[0], pus[1]);
+		int pc = c == TOPO_CLASS_SMT ? PROJ_C_SMT : c == TOPO_CLASS_CCX ? PROJ_C_CCX :
+			 c == TOPO_CLASS_REMOTE ? PROJ_C_SOCKET : PROJ_C_XCCX;
+
+		if (ow > 0) {
+			cal->ns[pc] = ow;
+			if (pc == PROJ_C_XCCX)
+				cal->ns[PROJ_C_XCCX_RH] = ow;
+			snprintf(cal->source, sizeof(cal->source),
+				 "this machine: store ping-pong PU %d <-> PU %d (class %s) %.1f ns one way (least of 5); "
+				 "hits %.2f ns, RMW hit %.2f ns by private loops (least of 5); all measured now",
+				 pus[0], pus[1], topo_class_name(c), ow, cal->hit_ns, cal->hit_rmw_ns);
+			snprintf(cal->name, sizeof(cal->name), "this machine's ping-pong and loops");
+		}
+		h->hand = pj_handovers_per_op(h->cfg.topo, pus[0], pus[1]);
+	}
+}
+
+/* Case i measured here and projected, its row printed and counted. */
+static void pj_here_row(struct pj_here *h, size_t i)
+{
+	const struct pj_here_case *k = &pj_here_cases[i];
+	const struct bench_algo *ba = bench_algo_find(k->algo);
+	struct bench_config *cfg = &h->cfg;
+	struct bench_result br;
+	struct proj_result r;
+	const char *why;
+	double lo, hi, ratio, meas;
+	int shared, apart;
+	char buf[64];
+
+	cfg->threads = k->threads;
+	if (bench_shape_parse(k->shape, &cfg->shape, &why))
+		die("project: %s", why);
+	bench_setup_threads(cfg);
+	memset(&br, 0, sizeof(br));
+	if (bench_run_one(cfg, ba, &br))
+		die("project --validate: %s would not run here", k->algo);
+	bench_project_one(k->algo, BENCH_UPDATE, k->shape, k->threads, 0, cfg->topo, cfg->placement,
+			  &h->cal, NULL, 0, 0, 0, 0, 20000, 0, 2000, &r, NULL);
+	lo = r.ns_overlap / (double)r.ops;
+	hi = r.ns_serial / (double)r.ops;
+	/*
+	 * The model has no OS: set against it the CPU time per op
+	 * (task-clock), which leaves out the time other jobs had the
+	 * CPU; the wall figure is printed beside it.
+	 */
+	meas = br.cpu_ns_per_op > 0 ? br.cpu_ns_per_op : br.ns_per_op;
+	/* measured against the band: inside it is ratio 1, outside the distance to its nearer end */
+	ratio = meas < lo ? meas / lo : meas > hi ? meas / hi : 1.0;
+	/*
+	 * A contended line (the model moves it between the threads on every
+	 * op) is comparable only if the two threads here contended op by
+	 * op: the measured handover rate says whether they did.
+	 */
+	shared = k->threads == 2 && pj_total(r.xfer) / (double)r.ops > 0.5;
+	apart = shared && h->hand >= 0 && h->hand < PJ_APART;
+	snprintf(buf, sizeof(buf), "%.1f..%.1f", lo, hi);
+	printf("%-12s %-8s %3d %9.1f %9.1f %24s %10.2f %s", k->algo, k->shape, k->threads,
+	       br.ns_per_op, meas, buf, ratio,
+	       !pj_flag(ratio) ? "" : apart ?
+	       "not comparable: its line moved on few adds here (handovers above), the model moves it on every one" :
+	       "OUTSIDE 0.5-2x");
+	if (shared && h->hand >= 0 && h->one[i] > 0) {
+		/*
+		 * An explanation, not the validation: the line moves on a
+		 * share `hand` of the ops as measured, so the op costs the
+		 * 2-thread projection that often and the 1-thread one else.
+		 */
+		double at = h->hand * hi + (1 - h->hand) * h->one[i];
+
+		printf("; at the measured handovers %.1f ns, meas/that %.2f", at, meas / at);
+	}
+	putchar('\n');
+	if (k->threads == 1)
+		for (size_t q = 0; q < PJ_NR_HERE; q++)
+			if (!strcmp(pj_here_cases[q].algo, k->algo) && !strcmp(pj_here_cases[q].shape, k->shape))
+				h->one[q] = hi;
+	if (pj_flag(ratio) && apart)
+		h->apart++;
+	else
+		h->flagged += pj_flag(ratio);
+	bench_result_free(&br);
+	free(cfg->pus);
+	free(cfg->slot_node);
+	free(cfg->slot_l3);
+	cfg->pus = cfg->slot_node = cfg->slot_l3 = NULL;
+	bench_shape_free(&cfg->shape);
+}
+
 /* This machine: measure 1- and 2-thread runs, project them on this machine's topology. */
 static int pj_validate_here(const struct proj_calib *given, int ms)
 {
-	static const struct { const char *algo, *shape; int threads; } k[] = {
-		{ "atomic_tree", "chain:1", 1 }, { "atomic_tree", "chain:8", 1 },
-		{ "percpu_hier", "chain:8", 1 }, { "atomic_tree", "chain:1", 2 },
-		{ "atomic_tree", "chain:8", 2 }, { "percpu_hier", "chain:8", 2 },
-		{ "striped", "chain:4", 2 },
-	};
-	struct bench_config cfg;
-	struct proj_calib cal = *given;
+	struct pj_here h = { .cal = *given, .hand = -1 };
 	/* counted before any run: the runs bind this thread, which narrows its affinity */
 	const int cpus = topo_nr_cpus();
-	int flagged = 0, two = cpus >= 2;
-	double hand = -1;
-	int apart = 0;
-	double one[16] = { 0 };	/* the 1-thread projection (serial) of each entry's algo and shape */
-	char buf[64];
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.workload = BENCH_UPDATE;
-	cfg.duration_ms = ms;
-	cfg.warmup_ms = ms / 4;
-	cfg.reps = 1;
-	cfg.read_node = BENCH_READ_RANDOM;
-	bench_setup_machine(&cfg, NULL, NULL);
-	if (!strncmp(given->source, "default", 7)) {
-		int pus[2];
-		char err[128];
-		double hit, rmw;
-
-		/* this core's own hit costs, in place of the Genoa assumptions */
-		pj_hit_ns(&hit, &rmw);
-		if (hit > 0 && rmw > 0) {
-			cal.hit_ns = hit;
-			cal.hit_rmw_ns = rmw;
-			snprintf(cal.source, sizeof(cal.source),
-				 "this machine: hits %.2f ns, RMW hit %.2f ns, measured now by private loops (least of 5)",
-				 hit, rmw);
-			snprintf(cal.name, sizeof(cal.name), "this machine's loops");
-		}
-		if (two && !topo_place(cfg.topo, "compact", 2, pus, NULL, err, sizeof(err))) {
-			double ow = pj_one_way_ns(cfg.topo, pus[0], pus[1]);
-			int c = topo_class_of(cfg.topo, pus[0], pus[1]);
-			int pc = c == TOPO_CLASS_SMT ? PROJ_C_SMT : c == TOPO_CLASS_CCX ? PROJ_C_CCX :
-				 c == TOPO_CLASS_REMOTE ? PROJ_C_SOCKET : PROJ_C_XCCX;
-
-			if (ow > 0) {
-				cal.ns[pc] = ow;
-				if (pc == PROJ_C_XCCX)
-					cal.ns[PROJ_C_XCCX_RH] = ow;
-				snprintf(cal.source, sizeof(cal.source),
-					 "this machine: store ping-pong PU %d <-> PU %d (class %s) %.1f ns one way (least of 5); "
-					 "hits %.2f ns, RMW hit %.2f ns by private loops (least of 5); all measured now",
-					 pus[0], pus[1], topo_class_name(c), ow, cal.hit_ns, cal.hit_rmw_ns);
-				snprintf(cal.name, sizeof(cal.name), "this machine's ping-pong and loops");
-			}
-			hand = pj_handovers_per_op(cfg.topo, pus[0], pus[1]);
-		}
-	}
+	h.cfg.workload = BENCH_UPDATE;
+	h.cfg.duration_ms = ms;
+	h.cfg.warmup_ms = ms / 4;
+	h.cfg.reps = 1;
+	h.cfg.read_node = BENCH_READ_RANDOM;
+	bench_setup_machine(&h.cfg, NULL, NULL);
+	if (!strncmp(given->source, "default", 7))
+		pj_here_calibrate(&h, cpus >= 2);
 	printf("# validation 2: this machine, measured (%d ms, 1 rep) vs projected on its own topology\n", ms);
-	printf("# calibration: %s\n", cal.source);
-	if (hand >= 0)
+	printf("# calibration: %s\n", h.cal.source);
+	if (h.hand >= 0)
 		printf("# handovers: 2 threads adding to one shared atomic here hand its line over %.3f times per add "
-		       "(measured now; the model, as two cores running at once: 1)\n", hand);
+		       "(measured now; the model, as two cores running at once: 1)\n", h.hand);
 	printf("%-12s %-8s %3s %9s %9s %24s %10s\n", "algo", "shape", "thr", "wall ns", "CPU ns",
 	       "projected ns overlap..serial", "meas/proj");
-	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
-		const struct bench_algo *ba = bench_algo_find(k[i].algo);
-		struct bench_result br;
-		struct proj_result r;
-		const char *why;
-		double lo, hi, ratio, meas;
-		int shared;
-
-		if (k[i].threads > cpus)
-			continue;
-		cfg.threads = k[i].threads;
-		if (bench_shape_parse(k[i].shape, &cfg.shape, &why))
-			die("project: %s", why);
-		bench_setup_threads(&cfg);
-		memset(&br, 0, sizeof(br));
-		if (bench_run_one(&cfg, ba, &br))
-			die("project --validate: %s would not run here", k[i].algo);
-		bench_project_one(k[i].algo, PROJ_W_UPDATE, k[i].shape, k[i].threads, 0, cfg.topo, cfg.placement,
-				  &cal, NULL, 0, 0, 0, 0, 20000, 0, 2000, &r, NULL);
-		lo = r.ns_overlap / (double)r.ops;
-		hi = r.ns_serial / (double)r.ops;
-		/*
-		 * The model has no OS: set against it the CPU time per op
-		 * (task-clock), which leaves out the time other jobs had the
-		 * CPU; the wall figure is printed beside it.
-		 */
-		meas = br.cpu_ns_per_op > 0 ? br.cpu_ns_per_op : br.ns_per_op;
-		/* measured against the band: inside it is ratio 1, outside the distance to its nearer end */
-		ratio = meas < lo ? meas / lo : meas > hi ? meas / hi : 1.0;
-		/*
-		 * A contended line (the model moves it between the threads on every
-		 * op) is comparable only if the two threads here contended op by
-		 * op: the measured handover rate says whether they did.
-		 */
-		shared = k[i].threads == 2 && pj_total(r.xfer) / (double)r.ops > 0.5;
-		snprintf(buf, sizeof(buf), "%.1f..%.1f", lo, hi);
-		printf("%-12s %-8s %3d %9.1f %9.1f %24s %10.2f %s", k[i].algo, k[i].shape, k[i].threads,
-		       br.ns_per_op, meas, buf, ratio,
-		       !pj_flag(ratio) ? "" : shared && hand >= 0 && hand < PJ_APART ?
-		       "not comparable: its line moved on few adds here (handovers above), the model moves it on every one" :
-		       "OUTSIDE 0.5-2x");
-		if (shared && hand >= 0 && one[i] > 0) {
-			/*
-			 * An explanation, not the validation: the line moves on a
-			 * share `hand` of the ops as measured, so the op costs the
-			 * 2-thread projection that often and the 1-thread one else.
-			 */
-			double at = hand * hi + (1 - hand) * one[i];
-
-			printf("; at the measured handovers %.1f ns, meas/that %.2f", at, meas / at);
-		}
-		putchar('\n');
-		if (k[i].threads == 1)
-			for (size_t q = 0; q < sizeof(k) / sizeof(k[0]); q++)
-				if (!strcmp(k[q].algo, k[i].algo) && !strcmp(k[q].shape, k[i].shape))
-					one[q] = hi;
-		if (pj_flag(ratio) && shared && hand >= 0 && hand < PJ_APART)
-			apart++;
-		else
-			flagged += pj_flag(ratio);
-		bench_result_free(&br);
-		free(cfg.pus);
-		free(cfg.slot_node);
-		free(cfg.slot_l3);
-		cfg.pus = cfg.slot_node = cfg.slot_l3 = NULL;
-		bench_shape_free(&cfg.shape);
-	}
+	for (size_t i = 0; i < PJ_NR_HERE; i++)
+		if (pj_here_cases[i].threads <= cpus)
+			pj_here_row(&h, i);
 	printf("# meas/proj: measured CPU ns/op over the nearer end of the projected band (1.00: inside it); "
-	       "%d outside 0.5-2x, %d not comparable here (a contended line that moved on under %.2f of the adds)\n", flagged,
-	       apart, PJ_APART);
-	bench_setup_release(&cfg);
-	return flagged;
+	       "%d outside 0.5-2x, %d not comparable here (a contended line that moved on under %.2f of the adds)\n",
+	       h.flagged, h.apart, PJ_APART);
+	bench_setup_release(&h.cfg);
+	return h.flagged;
 }
 
 /* 1 if o->names (a parsed --algo) holds algo, or --algo was not given. */
@@ -850,7 +726,7 @@ static void pj_check_args(struct pj_opts *o, const struct topo *topo)
 	const int missing[] = { !o->algos, !o->shape, !o->threads };
 	struct bench_shape s;
 	const char *why;
-	char err[256];
+	char err[512];
 	int *pus;
 
 	bench_need("project", names, missing, 3, "(or --validate, or --against FILE)");
@@ -864,12 +740,10 @@ static void pj_check_args(struct pj_opts *o, const struct topo *topo)
 		die("project: too many threads: --threads %d plus --readers %d (at most %d together, as run)",
 		    o->threads, pj_readers(o), PJ_MAX_THREADS);
 	pj_parse_algo_list(o);
+	/* proj_run refuses them too; said here before anything is printed */
 	for (int i = 0; i < o->nr_names; i++)
-		if (!strcmp(o->names[i], "percpu_hier_delegated") && pj_readers(o) > 1)
-			/* proj_run refuses it too; said here before anything is printed */
-			die("project: percpu_hier_delegated with %d readers: the model interleaves reads with "
-			    "updates but not with each other, so a second reader's mailbox requests would go "
-			    "unanswered; project it with --readers 1 (docs/projection.md)", o->readers);
+		if (proj_can_run(o->names[i], pj_workload(o->workload), pj_readers(o), err, sizeof(err)))
+			die("project: %s", err);
 	/* where each thread runs, as bench_project_one will place them */
 	pus = bench_xcalloc((size_t)(o->threads + pj_readers(o)), sizeof(int));
 	if (topo_place(topo, o->placement, o->threads + pj_readers(o), pus, NULL, err, sizeof(err)))

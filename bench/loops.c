@@ -15,6 +15,7 @@
 #include "baselines.h"
 #include "bench.h"
 #include "run.h"
+#include "workload.h"	/* the workloads these loops are: BENCH_CHARGE_*, BENCH_SWING */
 
 static void bench_pause_us(int us)
 {

@@ -12,7 +12,6 @@
 #include "builtin.h"
 #include "cli.h"
 #include "env.h"
-#include "project.h"
 #include "schema.h"
 
 static const char *bench_usage =

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* project.h - ctrbench project (docs/projection.md) and what scenario --project shares of it. */
+/* project.h - one projection as the commands ask for it (project.c): ctrbench project and scenario --project. */
 #ifndef BENCH_PROJECT_H
 #define BENCH_PROJECT_H
 
@@ -7,13 +7,11 @@
 
 #include "../project/proj.h"
 
-int bench_cmd_project(int argc, char **argv);
-
 /* Transfers summed over classes. */
 double pj_total(const double *x);
 
 /* Project one algorithm on topo (dies on bad input); secs: the model's own run time. */
-void bench_project_one(const char *algo, enum proj_workload w, const char *shape, int threads, int readers,
+void bench_project_one(const char *algo, enum bench_workload w, const char *shape, int threads, int readers,
 		       const struct topo *topo, const char *placement, const struct proj_calib *cal,
 		       const char *options, int flush_period_ms, int64_t work_ns, int64_t read_interval_ns,
 		       int read_node, long ops, long reads, long warmup, struct proj_result *res, double *secs);

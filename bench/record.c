@@ -10,13 +10,6 @@
 #include "results.h"
 #include "schema.h"
 
-static const char *const bench_workload_names[] = { "update", "charge", "readers", "store" };
-
-const char *bench_workload_name(int w)
-{
-	return w >= 0 && w < BENCH_NR_WORKLOADS ? bench_workload_names[w] : "?";
-}
-
 const char *bench_verify_name(int v)
 {
 	return v > 0 ? "ok" : v == 0 ? "mismatch" : "n/a";

@@ -38,9 +38,6 @@ int bench_record_parse(json_t *o, struct bench_summary *s);
 /* Sets path ("a.b.c") in o, making objects on the way; dropped when a parent is not an object. */
 void bench_json_set_path(json_t *o, const char *path, json_t *v);
 
-/* The workload's name as results spell it. */
-const char *bench_workload_name(int w);
-
 /* "ok", "mismatch" or "n/a" for a result's verify. */
 const char *bench_verify_name(int v);
 

@@ -172,8 +172,7 @@ static int64_t *bench_charge_limits(const struct bench_config *cfg, const struct
 		for (int n = ws[i].node; n >= 0; n = s->parent[n])
 			below[n]++;
 	for (int n = 0; n < s->nr_nodes; n++)
-		limit[n] = below[n] && bench_limit_level(cfg, n) ? (int64_t)llround((double)BENCH_CHARGE_UNIT * hold * below[n] * headroom)
-				    : CTR_NO_LIMIT;
+		limit[n] = below[n] && bench_limit_level(cfg, n) ? bench_headroom_limit(below[n], hold, headroom) : CTR_NO_LIMIT;
 	free(below);
 	return limit;
 }

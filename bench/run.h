@@ -30,14 +30,6 @@ void bench_shape_free(struct bench_shape *s);
 #define BENCH_READ_OWN (-3)	/* reader i always reads node i mod nodes: one reader per node, in turn */
 
 /*
- * The charge workload's default limits: 3/4 of the steady holdings, so that a
- * steady share of attempts is refused and both paths stay busy (the
- * admission figures need refusals).  The seed's case, limits set and not
- * hit, is --limit-headroom 1 or more.
- */
-#define BENCH_LIMIT_HEADROOM 0.75
-
-/*
  * --limit-levels: which levels get a limit (the rest CTR_NO_LIMIT, which
  * page_counter-like walks skip): every level with a worker below it (the
  * seed's zswap.max on every level), only the workers' own leaves, or only

@@ -170,6 +170,7 @@ struct ctr_flush_stats {
 };
 
 /* struct ctr_algo.flags */
+#define CTR_READ_ASKS_UPDATERS (1u << 2)	/* a read waits for updaters to answer it (mailboxes), not only loads */
 #define CTR_PERIODIC_FLUSH (1u << 1)	/* flush_period_ms changes something: a periodic flusher, rstat's prune */
 #define CTR_CHARGE_RACY	(1u << 0)	/* check-then-act: with T threads charging, a level can end over its
 					 * limit by up to (T - 1) x the largest delta; else never over at rest */
@@ -177,7 +178,7 @@ struct ctr_flush_stats {
 struct ctr_algo {
 	const char *name;			/* as in ctrbench run --algo */
 	const char *summary;			/* one line for ctrbench list */
-	unsigned flags;				/* CTR_CHARGE_RACY, CTR_PERIODIC_FLUSH */
+	unsigned flags;				/* CTR_CHARGE_RACY, CTR_PERIODIC_FLUSH, CTR_READ_ASKS_UPDATERS */
 	size_t size;				/* sizeof the algorithm's instance struct */
 	/* Parse one option key=value before init: -ENOENT for a key it does not take, -EINVAL for a
 	 * bad value.  NULL: no options. */

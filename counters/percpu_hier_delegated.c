@@ -321,7 +321,7 @@ const struct ctr_algo ctr_algo_percpu_hier_delegated = {
 	.name = "percpu_hier_delegated",
 	.summary = "(c)'s slots + a mailbox per L3 group: a read asks each group, an updater there sums "
 		   "its group and answers (idle groups read directly); exact at rest",
-	.flags = CTR_CHARGE_RACY,
+	.flags = CTR_CHARGE_RACY | CTR_READ_ASKS_UPDATERS,
 	.size = sizeof(struct ctr_percpu_hier_delegated),
 	.set_option = phd_set_option,
 	.init = phd_init,

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../bench/workload.h"
 #include "../topology/topo.h"
 
 /* Kinds of access the runtime reports. */
@@ -50,15 +51,19 @@ struct proj_calib {
 };
 /* The default: published Genoa one-way figures (see docs/projection.md). */
 void proj_calib_default(struct proj_calib *c);
-/* A `ctrbench c2c --format json` file; 0, or -EINVAL with a one-line message in err. */
+/* A `ctrbench c2c --format json` file (project/calib.c); 0, or -EINVAL with a one-line message in err. */
 int proj_calib_load(struct proj_calib *c, const char *path, char *err, size_t errlen);
 
-enum proj_workload { PROJ_W_UPDATE, PROJ_W_CHARGE, PROJ_W_READERS };
+/*
+ * 1 if the model runs workload w (bench/workload.h) as bench/loops.c does:
+ * update, charge and readers; store, and any workload added after them, not.
+ */
+int proj_models_workload(int w);
 
 /* One projected configuration: as `ctrbench run` would run it. */
 struct proj_config {
 	const char *algo;		/* a libctr algorithm name */
-	enum proj_workload workload;
+	enum bench_workload workload;	/* one proj_models_workload takes */
 	int nr_nodes;			/* the shape */
 	const int *parent;
 	int nr_leaves;
@@ -76,6 +81,7 @@ struct proj_config {
 	long ops;			/* measured operations per updater */
 	long reads;			/* measured reads per reader */
 	long warmup_ops;		/* operations per thread before the counts start */
+	double limit_headroom;		/* charge: limits this times the holdings (0: BENCH_LIMIT_HEADROOM, as run) */
 	const struct proj_calib *calib;
 };
 
@@ -100,7 +106,14 @@ struct proj_result {
 int proj_topo_check(const struct topo *t, char *err, size_t errlen);
 
 /*
- * Run the projection; 0 or -errno (with a message in err).  -EDEADLK: an
+ * Whether the model can run algo (a libctr name, or its own patterns
+ * "=false-shared" and "=padded") under workload with this many readers: 0,
+ * or -EINVAL and why in err (no prefix: the caller says whose refusal).
+ */
+int proj_can_run(const char *algo, int workload, int readers, char *err, size_t errlen);
+
+/*
+ * Run the projection (proj_can_run first); 0 or -errno (with a message in err).  -EDEADLK: an
  * operation went on past the step budget (sim.c), a wait the model cannot end.
  */
 int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, size_t errlen);

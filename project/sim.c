@@ -38,30 +38,6 @@ const char *const proj_class_names[PROJ_NR_CLASSES] = {
 	"smt", "ccx", "xccx", "xccx_rh", "socket", "dram",
 };
 
-/*
- * One-way core-to-core latencies as published for AMD Genoa (Zen 4) by
- * nviennot/core-to-core-latency runs on 2 x EPYC 9654, 2 x 9454 and a
- * 9274F: ~10 ns between SMT siblings, ~26 ns within a CCX, ~100 ns to
- * another CCX of the socket with the line's home there, ~200 ns with its
- * home on the other socket, ~195 ns to the other socket.  DRAM (first touch
- * only, since nothing is evicted) 110 ns: the usual Genoa local figure, an
- * assumption, not one of those results.  A hit: 0.5 ns (an L1 load's
- * 4-5 cycles at ~3.7 GHz, with two or three issued per cycle); a locked RMW
- * that hits: 5 ns (the ~18 cycles of a lock-prefixed add on Zen).  Both are
- * assumptions too, said with every projection.
- */
-void proj_calib_default(struct proj_calib *c)
-{
-	static const double ns[PROJ_NR_CLASSES] = { 10, 26, 100, 200, 195, 110 };
-
-	memcpy(c->ns, ns, sizeof(ns));
-	c->hit_ns = 0.5;
-	c->hit_rmw_ns = 5;
-	snprintf(c->source, sizeof(c->source),
-		 "default: published Genoa one-way core-to-core-latency figures (2 x 9654, 2 x 9454, 9274F)");
-	snprintf(c->name, sizeof(c->name), "Genoa default");
-}
-
 /* ---- the machine ---- */
 
 struct sim_pu {
@@ -95,8 +71,9 @@ struct sim_thread {
 	double t0;		/* when its first measured operation started */
 };
 
-static struct {
-	const struct proj_calib *cal;
+/* The modelled machine, its lines and locks, and the running operation's accounting. */
+struct sim_machine {
+	const struct proj_calib *cal;	/* costs per class; NULL outside a projection */
 	struct sim_pu *pus;	/* by logical index */
 	int nr_pus, words;
 	int *numa_of_os;	/* NUMA OS index -> logical, [max_numa_os + 1] */
@@ -132,10 +109,10 @@ static struct {
 	int nflags;
 	/* the step budget of one operation (sim_steps): a wait nobody can end stops the projection */
 	long steps, max_steps;
-} S;
+};
 
 /* One projection's run: what sim_step needs, from the main loop or from sim_yield. */
-static struct {
+struct sim_run {
 	const struct proj_config *cfg;
 	struct proj_result *res;
 	struct ctr_tree *t;
@@ -148,8 +125,24 @@ static struct {
 	double span;			/* updaters' measured spans, summed */
 	int spans, unfinished;
 	pthread_t main;			/* the real thread running proj_run (the flusher's is another) */
+	int *slot_node, *slot_l3;	/* the tree's ctr_params arrays: each slot's node and L3 */
+	int64_t *limit;			/* the tree's limits (charge workload) */
 	jmp_buf bail;			/* where an operation past its step budget returns to */
-} R;
+};
+
+/*
+ * The projection running: one at a time, in one named instance.  Its hooks
+ * (proj_sim_access, proj_sim_lock, proj_sim_flag, proj_sim_step,
+ * proj_sim_now) are called by rt.c from the instrumented libctr through
+ * TSan's entry points and the renamed pthread and clock calls, whose
+ * signatures are the real ones and carry no context; rt.c's own state (the
+ * tree's allocations, the one flusher thread) is process-wide for the same
+ * reason.  So the state is this struct, reset by sim_setup and proj_run.
+ */
+static struct proj_sim {
+	struct sim_machine m;		/* the machine and the running operation (sim_setup .. sim_teardown) */
+	struct sim_run r;		/* the run (proj_run) */
+} sim;
 
 static void sim_yield(void);
 
@@ -157,14 +150,14 @@ static void sim_yield(void);
 /* Class of a transfer to PU a from PU b of a line whose home is NUMA node home. */
 static int sim_class(int a, int b, int home)
 {
-	const struct sim_pu *x = &S.pus[a], *y = &S.pus[b];
+	const struct sim_pu *x = &sim.m.pus[a], *y = &sim.m.pus[b];
 
 	if (x->core == y->core)
 		return PROJ_C_SMT;
 	if (x->l3 == y->l3)
 		return PROJ_C_CCX;
 	if (x->pkg == y->pkg)
-		return home >= 0 && S.numa_pkg[home] != x->pkg ? PROJ_C_XCCX_RH : PROJ_C_XCCX;
+		return home >= 0 && sim.m.numa_pkg[home] != x->pkg ? PROJ_C_XCCX_RH : PROJ_C_XCCX;
 	return PROJ_C_SOCKET;
 }
 
@@ -181,7 +174,7 @@ static int sim_grow(void);
  */
 static inline size_t sim_hash(uintptr_t tag)
 {
-	return (size_t)((tag * 0x9e3779b97f4a7c15ULL) >> (64 - __builtin_ctzll(S.cap)));
+	return (size_t)((tag * 0x9e3779b97f4a7c15ULL) >> (64 - __builtin_ctzll(sim.m.cap)));
 }
 
 static struct sim_line *sim_line_of(uintptr_t addr)
@@ -190,51 +183,51 @@ static struct sim_line *sim_line_of(uintptr_t addr)
 	int home_os;
 	size_t h;
 
-	if (S.used * 2 >= S.cap && sim_grow())
+	if (sim.m.used * 2 >= sim.m.cap && sim_grow())
 		abort();	/* out of memory: the model cannot go on */
 	h = sim_hash(tag);
-	while (S.lines[h].tag && S.lines[h].tag != tag)
-		h = (h + 1) & (S.cap - 1);
-	if (!S.lines[h].tag) {
-		struct sim_line *l = &S.lines[h];
+	while (sim.m.lines[h].tag && sim.m.lines[h].tag != tag)
+		h = (h + 1) & (sim.m.cap - 1);
+	if (!sim.m.lines[h].tag) {
+		struct sim_line *l = &sim.m.lines[h];
 
 		home_os = proj_rt_home_of(addr);	/* once, when the line is first seen */
 		l->tag = tag;
 		l->owner = -1;
 		l->nsharers = 0;
 		l->busy0 = l->busy = l->hold = -1;
-		l->sharers = &S.bits[h * S.words];
-		memset(l->sharers, 0, sizeof(uint64_t) * S.words);
-		l->home = home_os >= 0 && home_os <= S.max_numa_os && S.numa_of_os[home_os] >= 0 ?
-			  S.numa_of_os[home_os] : S.pus[S.pu].numa;
-		S.used++;
+		l->sharers = &sim.m.bits[h * sim.m.words];
+		memset(l->sharers, 0, sizeof(uint64_t) * sim.m.words);
+		l->home = home_os >= 0 && home_os <= sim.m.max_numa_os && sim.m.numa_of_os[home_os] >= 0 ?
+			  sim.m.numa_of_os[home_os] : sim.m.pus[sim.m.pu].numa;
+		sim.m.used++;
 	}
-	return &S.lines[h];
+	return &sim.m.lines[h];
 }
 
 static int sim_alloc(size_t cap)
 {
-	S.lines = calloc(cap, sizeof(*S.lines));
-	S.bits = calloc(cap * S.words, sizeof(uint64_t));
-	if (!S.lines || !S.bits) {
-		free(S.lines);
-		free(S.bits);
+	sim.m.lines = calloc(cap, sizeof(*sim.m.lines));
+	sim.m.bits = calloc(cap * sim.m.words, sizeof(uint64_t));
+	if (!sim.m.lines || !sim.m.bits) {
+		free(sim.m.lines);
+		free(sim.m.bits);
 		return -ENOMEM;
 	}
-	S.cap = cap;
-	S.used = 0;
+	sim.m.cap = cap;
+	sim.m.used = 0;
 	return 0;
 }
 
 static int sim_grow(void)
 {
-	struct sim_line *old = S.lines;
-	uint64_t *oldbits = S.bits;
-	size_t oldcap = S.cap;
+	struct sim_line *old = sim.m.lines;
+	uint64_t *oldbits = sim.m.bits;
+	size_t oldcap = sim.m.cap;
 
 	if (sim_alloc(oldcap * 2)) {
-		S.lines = old;
-		S.bits = oldbits;
+		sim.m.lines = old;
+		sim.m.bits = oldbits;
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < oldcap; i++) {
@@ -244,13 +237,13 @@ static int sim_grow(void)
 		if (!o->tag)
 			continue;
 		h = sim_hash(o->tag);
-		while (S.lines[h].tag)
-			h = (h + 1) & (S.cap - 1);
-		n = &S.lines[h];
+		while (sim.m.lines[h].tag)
+			h = (h + 1) & (sim.m.cap - 1);
+		n = &sim.m.lines[h];
 		*n = *o;
-		n->sharers = &S.bits[h * S.words];
-		memcpy(n->sharers, o->sharers, sizeof(uint64_t) * S.words);
-		S.used++;
+		n->sharers = &sim.m.bits[h * sim.m.words];
+		memcpy(n->sharers, o->sharers, sizeof(uint64_t) * sim.m.words);
+		sim.m.used++;
 	}
 	free(old);
 	free(oldbits);
@@ -270,185 +263,207 @@ static int sim_grow(void)
  */
 static void sim_steps(void)
 {
-	if (++S.steps > S.max_steps && S.max_steps && pthread_equal(pthread_self(), R.main))
-		longjmp(R.bail, 1);
+	if (++sim.m.steps > sim.m.max_steps && sim.m.max_steps && pthread_equal(pthread_self(), sim.r.main))
+		longjmp(sim.r.bail, 1);
 }
 
 void proj_sim_step(void)
 {
-	if (S.cal)
+	if (sim.m.cal)
 		sim_steps();
 }
 
 void proj_sim_flag(const volatile void *addr, int held)
 {
-	if (!S.cal)
+	if (!sim.m.cal)
 		return;
 	if (held) {
 		/* past the table's size a flag is not protected: the step budget still ends a spin on it */
-		if (S.nflags < (int)(sizeof(S.flags) / sizeof(S.flags[0])))
-			S.flags[S.nflags++] = addr;
+		if (sim.m.nflags < (int)(sizeof(sim.m.flags) / sizeof(sim.m.flags[0])))
+			sim.m.flags[sim.m.nflags++] = addr;
 		return;
 	}
-	for (int i = 0; i < S.nflags; i++)
-		if (S.flags[i] == addr) {
-			S.flags[i] = S.flags[--S.nflags];
+	for (int i = 0; i < sim.m.nflags; i++)
+		if (sim.m.flags[i] == addr) {
+			sim.m.flags[i] = sim.m.flags[--sim.m.nflags];
 			return;
 		}
 }
 
 static void sim_close_group(void)
 {
-	S.op_overlap += S.group_max;
-	S.group_max = 0;
+	sim.m.op_overlap += sim.m.group_max;
+	sim.m.group_max = 0;
+}
+
+/* A load by PU p: the class it is served from (-1: a hit), the line moved to S (or E from memory). */
+static int sim_load(struct sim_line *l, int p)
+{
+	int cls = -1;
+
+	if (l->owner == p || sim_bit(l->sharers, p))
+		return -1;
+	if (l->owner >= 0) {
+		cls = sim_class(p, l->owner, l->home);
+		l->sharers[l->owner / 64] |= 1ull << (l->owner % 64);
+		l->sharers[p / 64] |= 1ull << (p % 64);
+		l->nsharers = 2;
+		l->owner = -1;
+	} else if (l->nsharers) {
+		/* the nearest copy answers */
+		for (int w = 0; w < sim.m.words; w++)
+			for (uint64_t b = l->sharers[w]; b; b &= b - 1) {
+				int q = w * 64 + __builtin_ctzll(b);
+				int k = sim_class(p, q, l->home);
+
+				if (cls < 0 || sim.m.cal->ns[k] < sim.m.cal->ns[cls])
+					cls = k;
+			}
+		l->sharers[p / 64] |= 1ull << (p % 64);
+		l->nsharers++;
+	} else {
+		cls = PROJ_C_DRAM;
+		l->owner = p;	/* E */
+	}
+	return cls;
+}
+
+/* A store or RMW by PU p: the class it waits for (-1: a hit), the line moved to M at p. */
+static int sim_store(struct sim_line *l, int p)
+{
+	int far = -1;
+
+	if (l->owner == p)
+		return -1;
+	/* every other copy is invalidated: the farthest bounds the wait */
+	if (l->owner >= 0)
+		far = sim_class(p, l->owner, l->home);
+	for (int w = 0; w < sim.m.words && l->nsharers; w++)
+		for (uint64_t b = l->sharers[w]; b; b &= b - 1) {
+			int q = w * 64 + __builtin_ctzll(b);
+			int k;
+
+			if (q == p)
+				continue;
+			k = sim_class(p, q, l->home);
+			if (far < 0 || sim.m.cal->ns[k] > sim.m.cal->ns[far])
+				far = k;
+		}
+	if (l->nsharers)
+		memset(l->sharers, 0, sizeof(uint64_t) * sim.m.words);
+	l->nsharers = 0;
+	l->owner = p;
+	return far >= 0 ? far : PROJ_C_DRAM;
+}
+
+/* The cost of a transfer of class cls to the running thread: its wait for the line, then the transfer. */
+static double sim_transfer(struct sim_line *l, int cls)
+{
+	const double lat = sim.m.cal->ns[cls];
+	double start;
+
+	/*
+	 * An update run inside another operation runs whole at its
+	 * start, and a read runs on past the other readers, so a long one (a read
+	 * over every CPU's slot) leaves transfers stamped ahead of the
+	 * other threads' clocks.  An access that ends before such a
+	 * transfer begins goes first rather than wait for the future;
+	 * one that overlaps it waits for its end.
+	 */
+	if (sim.m.now >= l->busy || sim.m.now + lat <= l->busy0) {
+		start = sim.m.now;
+	} else {
+		start = l->busy;
+	}
+	sim.m.op_wait += start - sim.m.now;
+	if (start >= l->busy) {
+		l->busy0 = start;
+		l->busy = start + lat;
+	}
+	if (sim.m.counting)
+		sim.m.xfer[cls] += 1;
+	return start - sim.m.now + lat;
+}
+
+/*
+ * Before an access to l: the threads with earlier clocks run first
+ * (sim_yield), unless the running operation may not be interrupted or the
+ * access follows its owner's own back to back.  A line its owner just
+ * obtained is held for the owner's accesses that follow back to back (each
+ * within an RMW hit of the one before): stores drain from the store buffer
+ * under that one ownership before a request queued behind the transfer
+ * takes the line.  Without this a mailbox polled by many updaters would be
+ * taken from its writer between every two of its stores.  Returns l, or
+ * where it moved to if the table grew meanwhile.
+ */
+static struct sim_line *sim_let_earlier_run(struct sim_line *l, uintptr_t addr, int kind)
+{
+	const struct sim_line *base = sim.m.lines;
+
+	if (!sim.m.can_yield || sim.m.nested || sim.m.locks_held || sim.m.nflags || !sim.r.n ||
+	    !(sim.r.th[sim.r.heap[0]].now < sim.m.now) ||
+	    (l->owner == sim.m.pu && kind != PROJ_LOAD && sim.m.now <= l->hold + sim.m.cal->hit_rmw_ns))
+		return l;
+	sim_yield();
+	return sim.m.lines != base ? sim_line_of(addr) : l;	/* the table grew: entries moved */
 }
 
 /* Cost one access; the state moves as MESI says. */
 void proj_sim_access(uintptr_t addr, unsigned size, int kind)
 {
 	struct sim_line *l;
-	const int p = S.pu;
-	int cls = -1, far = -1;
-	double lat = 0, c;
+	int cls;
+	double c;
 
 	(void)size;
-	if (!S.cal)
+	if (!sim.m.cal)
 		return;		/* recording a trace outside a projection (the footprint test) */
 	if (kind == PROJ_FENCE) {
 		sim_close_group();
 		return;
 	}
 	l = sim_line_of(addr);
-	/*
-	 * A line its owner just obtained is held for the owner's accesses
-	 * that follow back to back (each within an RMW hit of the one before):
-	 * stores drain from the store buffer under that one ownership before a
-	 * request queued behind the transfer takes the line.  Without this a
-	 * mailbox polled by many updaters would be taken from its writer
-	 * between every two of its stores.  Any other access first lets the
-	 * threads with earlier clocks run (sim_yield).
-	 */
 	sim_steps();
-	if (S.can_yield && !S.nested && !S.locks_held && !S.nflags && R.n && R.th[R.heap[0]].now < S.now &&
-	    !(l->owner == p && kind != PROJ_LOAD && S.now <= l->hold + S.cal->hit_rmw_ns)) {
-		const struct sim_line *base = S.lines;
-
-		sim_yield();
-		if (S.lines != base)
-			l = sim_line_of(addr);	/* the table grew: entries moved */
-	}
-	S.accesses += 1;
-	if (kind == PROJ_LOAD) {
-		if (l->owner == p || sim_bit(l->sharers, p)) {
-			cls = -1;
-		} else if (l->owner >= 0) {
-			cls = sim_class(p, l->owner, l->home);
-			l->sharers[l->owner / 64] |= 1ull << (l->owner % 64);
-			l->sharers[p / 64] |= 1ull << (p % 64);
-			l->nsharers = 2;
-			l->owner = -1;
-		} else if (l->nsharers) {
-			/* the nearest copy answers */
-			for (int w = 0; w < S.words; w++)
-				for (uint64_t b = l->sharers[w]; b; b &= b - 1) {
-					int q = w * 64 + __builtin_ctzll(b);
-					int k = sim_class(p, q, l->home);
-
-					if (cls < 0 || S.cal->ns[k] < S.cal->ns[cls])
-						cls = k;
-				}
-			l->sharers[p / 64] |= 1ull << (p % 64);
-			l->nsharers++;
-		} else {
-			cls = PROJ_C_DRAM;
-			l->owner = p;	/* E */
-		}
-	} else {
-		if (l->owner == p) {
-			cls = -1;
-		} else {
-			/* every other copy is invalidated: the farthest bounds the wait */
-			if (l->owner >= 0)
-				far = sim_class(p, l->owner, l->home);
-			for (int w = 0; w < S.words && l->nsharers; w++)
-				for (uint64_t b = l->sharers[w]; b; b &= b - 1) {
-					int q = w * 64 + __builtin_ctzll(b);
-					int k;
-
-					if (q == p)
-						continue;
-					k = sim_class(p, q, l->home);
-					if (far < 0 || S.cal->ns[k] > S.cal->ns[far])
-						far = k;
-				}
-			cls = far >= 0 ? far : PROJ_C_DRAM;
-			if (l->nsharers)
-				memset(l->sharers, 0, sizeof(uint64_t) * S.words);
-			l->nsharers = 0;
-			l->owner = p;
-		}
-	}
-	if (cls < 0) {
-		c = kind == PROJ_RMW ? S.cal->hit_rmw_ns : S.cal->hit_ns;
-	} else {
-		double start;
-
-		lat = S.cal->ns[cls];
-		/*
-		 * An update run inside another operation runs whole at its
-		 * start, and a read runs on past the other readers, so a long one (a read
-		 * over every CPU's slot) leaves transfers stamped ahead of the
-		 * other threads' clocks.  An access that ends before such a
-		 * transfer begins goes first rather than wait for the future;
-		 * one that overlaps it waits for its end.
-		 */
-		if (S.now >= l->busy || S.now + lat <= l->busy0) {
-			start = S.now;
-		} else {
-			start = l->busy;
-		}
-		S.op_wait += start - S.now;
-		if (start >= l->busy) {
-			l->busy0 = start;
-			l->busy = start + lat;
-		}
-		c = start - S.now + lat;
-		if (S.counting)
-			S.xfer[cls] += 1;
-	}
-	S.now += c;
-	S.op_serial += c;
-	if (kind != PROJ_LOAD && (cls >= 0 || S.now - c <= l->hold + S.cal->hit_rmw_ns))
-		l->hold = S.now;	/* obtained now, or a back-to-back store or RMW since */
+	l = sim_let_earlier_run(l, addr, kind);
+	sim.m.accesses += 1;
+	cls = kind == PROJ_LOAD ? sim_load(l, sim.m.pu) : sim_store(l, sim.m.pu);
+	if (cls < 0)
+		c = kind == PROJ_RMW ? sim.m.cal->hit_rmw_ns : sim.m.cal->hit_ns;
+	else
+		c = sim_transfer(l, cls);
+	sim.m.now += c;
+	sim.m.op_serial += c;
+	if (kind != PROJ_LOAD && (cls >= 0 || sim.m.now - c <= l->hold + sim.m.cal->hit_rmw_ns))
+		l->hold = sim.m.now;	/* obtained now, or a back-to-back store or RMW since */
 	if (kind == PROJ_RMW) {
 		sim_close_group();
-		S.op_overlap += c;
+		sim.m.op_overlap += c;
 	} else if (cls < 0) {
-		S.op_overlap += c;	/* a hit is the core's own work: it adds up */
-	} else if (c > S.group_max) {
-		S.group_max = c;
+		sim.m.op_overlap += c;	/* a hit is the core's own work: it adds up */
+	} else if (c > sim.m.group_max) {
+		sim.m.group_max = c;
 	}
 }
 
 uint64_t proj_sim_now(void)
 {
-	return (uint64_t)S.now;
+	return (uint64_t)sim.m.now;
 }
 
 static struct sim_lock *sim_lock_of(void *m)
 {
-	for (int i = 0; i < S.nr_locks; i++)
-		if (S.locks[i].m == m)
-			return &S.locks[i];
-	if (S.nr_locks % 64 == 0) {
-		struct sim_lock *n = realloc(S.locks, sizeof(*n) * (S.nr_locks + 64));
+	for (int i = 0; i < sim.m.nr_locks; i++)
+		if (sim.m.locks[i].m == m)
+			return &sim.m.locks[i];
+	if (sim.m.nr_locks % 64 == 0) {
+		struct sim_lock *n = realloc(sim.m.locks, sizeof(*n) * (sim.m.nr_locks + 64));
 
 		if (!n)
 			abort();
-		S.locks = n;
+		sim.m.locks = n;
 	}
-	S.locks[S.nr_locks] = (struct sim_lock){ m, 0, 0, 0, 0 };
-	return &S.locks[S.nr_locks++];
+	sim.m.locks[sim.m.nr_locks] = (struct sim_lock){ m, 0, 0, 0, 0 };
+	return &sim.m.locks[sim.m.nr_locks++];
 }
 
 /*
@@ -464,43 +479,49 @@ int proj_sim_lock(void *m, int op)
 {
 	struct sim_lock *k;
 
-	if (!S.cal)
+	if (!sim.m.cal)
 		return 0;
 	k = sim_lock_of(m);
 	if (op == PROJ_UNLOCK) {
 		proj_sim_access((uintptr_t)m, 4, PROJ_RMW);
-		k->free_at = S.now;
-		S.locks_held -= S.locks_held > 0;
+		k->free_at = sim.m.now;
+		sim.m.locks_held -= sim.m.locks_held > 0;
 		return 0;
 	}
-	if (S.can_yield && !S.nested && !S.locks_held && !S.nflags)
+	if (sim.m.can_yield && !sim.m.nested && !sim.m.locks_held && !sim.m.nflags)
 		sim_yield();
-	if (S.now < k->free_at) {
-		double w = k->free_at - S.now;
+	if (sim.m.now < k->free_at) {
+		double w = k->free_at - sim.m.now;
 
 		if (op == PROJ_TRYLOCK) {
 			proj_sim_access((uintptr_t)m, 4, PROJ_LOAD);
 			return 1;
 		}
-		if (S.counting) {
+		if (sim.m.counting) {
 			k->contended++;
 			k->wait += w;
 		}
 		sim_close_group();
-		S.op_serial += w;
-		S.op_overlap += w;
-		S.op_wait += w;
-		S.now = k->free_at;
+		sim.m.op_serial += w;
+		sim.m.op_overlap += w;
+		sim.m.op_wait += w;
+		sim.m.now = k->free_at;
 	}
 	k->free_at = 1e300;	/* held */
-	S.locks_held++;
+	sim.m.locks_held++;
 	proj_sim_access((uintptr_t)m, 4, PROJ_RMW);
-	if (S.counting)
+	if (sim.m.counting)
 		k->acq++;
 	return 0;
 }
 
 /* ---- the run ---- */
+
+int proj_models_workload(int w)
+{
+	/* sim_step runs these three as bench/loops.c's loops do; store's stats and limit check it has not */
+	return w == BENCH_UPDATE || w == BENCH_CHARGE || w == BENCH_READERS;
+}
 
 int proj_topo_check(const struct topo *t, char *err, size_t errlen)
 {
@@ -533,57 +554,57 @@ static int sim_setup(const struct proj_config *cfg, char *err, size_t errlen)
 			return -EINVAL;
 		}
 	}
-	memset(&S, 0, sizeof(S));
-	S.cal = cfg->calib;
-	S.nr_pus = topo_nr_pus(cfg->topo);
-	S.words = (S.nr_pus + 63) / 64;
+	memset(&sim.m, 0, sizeof(sim.m));
+	sim.m.cal = cfg->calib;
+	sim.m.nr_pus = topo_nr_pus(cfg->topo);
+	sim.m.words = (sim.m.nr_pus + 63) / 64;
 	topo_counts(cfg->topo, &tc);
-	S.nr_numa = tc.numa_nodes > 0 ? tc.numa_nodes : 1;
-	S.pus = calloc(S.nr_pus, sizeof(*S.pus));
-	S.numa_pkg = calloc(S.nr_numa, sizeof(int));
-	if (!S.pus || !S.numa_pkg)
+	sim.m.nr_numa = tc.numa_nodes > 0 ? tc.numa_nodes : 1;
+	sim.m.pus = calloc(sim.m.nr_pus, sizeof(*sim.m.pus));
+	sim.m.numa_pkg = calloc(sim.m.nr_numa, sizeof(int));
+	if (!sim.m.pus || !sim.m.numa_pkg)
 		goto nomem;
-	for (int i = 0; i < S.nr_pus; i++) {
+	for (int i = 0; i < sim.m.nr_pus; i++) {
 		struct topo_pu_info in;
 
 		topo_pu_at(cfg->topo, i, &in);
-		S.pus[i] = (struct sim_pu){ in.core, in.l3 >= 0 ? in.l3 : in.package, in.package,
+		sim.m.pus[i] = (struct sim_pu){ in.core, in.l3 >= 0 ? in.l3 : in.package, in.package,
 					    in.numa >= 0 ? in.numa : 0 };
-		if (S.pus[i].numa < S.nr_numa)
-			S.numa_pkg[S.pus[i].numa] = in.package;
+		if (sim.m.pus[i].numa < sim.m.nr_numa)
+			sim.m.numa_pkg[sim.m.pus[i].numa] = in.package;
 		if (in.numa_os > maxos)
 			maxos = in.numa_os;
 	}
-	S.max_numa_os = maxos;
-	S.numa_of_os = malloc(sizeof(int) * (maxos + 1));
-	if (!S.numa_of_os)
+	sim.m.max_numa_os = maxos;
+	sim.m.numa_of_os = malloc(sizeof(int) * (maxos + 1));
+	if (!sim.m.numa_of_os)
 		goto nomem;
 	for (int i = 0; i <= maxos; i++)
-		S.numa_of_os[i] = -1;
-	for (int i = 0; i < S.nr_pus; i++) {
+		sim.m.numa_of_os[i] = -1;
+	for (int i = 0; i < sim.m.nr_pus; i++) {
 		struct topo_pu_info in;
 
 		topo_pu_at(cfg->topo, i, &in);
 		if (in.numa_os >= 0)
-			S.numa_of_os[in.numa_os] = S.pus[i].numa;
+			sim.m.numa_of_os[in.numa_os] = sim.m.pus[i].numa;
 	}
 	if (sim_alloc(1 << 12))
 		goto nomem;
 	return 0;
 nomem:
-	snprintf(err, errlen, "projection: out of memory for %d PUs", S.nr_pus);
+	snprintf(err, errlen, "projection: out of memory for %d PUs", sim.m.nr_pus);
 	return -ENOMEM;
 }
 
 static void sim_teardown(void)
 {
-	free(S.pus);
-	free(S.numa_pkg);
-	free(S.numa_of_os);
-	free(S.lines);
-	free(S.bits);
-	free(S.locks);
-	memset(&S, 0, sizeof(S));
+	free(sim.m.pus);
+	free(sim.m.numa_pkg);
+	free(sim.m.numa_of_os);
+	free(sim.m.lines);
+	free(sim.m.bits);
+	free(sim.m.locks);
+	memset(&sim.m, 0, sizeof(sim.m));
 }
 
 /* Logical index of OS PU pu. */
@@ -627,84 +648,79 @@ static void sim_heap_up(int *h, int i, const struct sim_thread *th)
 	}
 }
 
-#define SIM_UNIT 4096	/* a charge: one page, as the harness's BENCH_CHARGE_UNIT */
-#define SIM_WINDOW 8	/* charges held before the oldest is freed (BENCH_CHARGE_WINDOW) */
-#define SIM_SWING 1024	/* readers workload: +1 this many times, then -1 (BENCH_SWING) */
-
-
-/* Run thread i's next operation (S's per-operation fields set here), and count it. */
+/* Run thread i's next operation (sim.m's per-operation fields set here), and count it. */
 static void sim_step(int i)
 {
-	const struct proj_config *cfg = R.cfg;
-	struct sim_thread *w = &R.th[i];
+	const struct proj_config *cfg = sim.r.cfg;
+	struct sim_thread *w = &sim.r.th[i];
 	/* readers warm up on a tenth of their reads (at least one), updaters on warmup_ops */
 	const long warm = w->reader ? (cfg->reads >= 10 ? cfg->reads / 10 : 1) : cfg->warmup_ops;
 	const long total = warm + (w->reader ? cfg->reads : cfg->ops);
-	struct proj_result *res = R.res;
+	struct proj_result *res = sim.r.res;
 
-	S.pu = w->pu;
-	S.now = w->now;
-	S.steps = 0;
-	S.counting = w->done >= warm && w->done < total;
+	sim.m.pu = w->pu;
+	sim.m.now = w->now;
+	sim.m.steps = 0;
+	sim.m.counting = w->done >= warm && w->done < total;
 	if (w->done == warm)
 		w->t0 = w->now;
-	S.op_serial = S.op_overlap = S.group_max = S.op_wait = 0;
-	S.xfer = w->reader ? R.rd_xfer : R.upd_xfer;
-	if (R.raw) {
+	sim.m.op_serial = sim.m.op_overlap = sim.m.group_max = sim.m.op_wait = 0;
+	sim.m.xfer = w->reader ? sim.r.rd_xfer : sim.r.upd_xfer;
+	if (sim.r.raw) {
 		/* a store to the thread's word: 8 bytes apart (one line) or 64 (a line each) */
-		proj_sim_access((uintptr_t)(R.raw_mem + (size_t)i * (R.raw == 1 ? 8 : 64)), 8, PROJ_STORE);
+		proj_sim_access((uintptr_t)(sim.r.raw_mem + (size_t)i * (sim.r.raw == 1 ? 8 : 64)), 8, PROJ_STORE);
 	} else if (w->reader) {
 		int node = cfg->read_node >= 0 ? cfg->read_node : cfg->leaves[(w->done + i) % cfg->nr_leaves];
 
-		(void)proj_ctr_read(R.t, node, 0);
-	} else if (cfg->workload == PROJ_W_CHARGE) {
+		(void)proj_ctr_read(sim.r.t, node, 0);
+	} else if (cfg->workload == BENCH_CHARGE) {
 		const int leaf = cfg->leaves[i % cfg->nr_leaves];
 		int ok;
 
-		if (w->held == SIM_WINDOW) {
-			proj_ctr_add(R.t, i, leaf, 0, -SIM_UNIT);
+		if (w->held == BENCH_CHARGE_WINDOW) {
+			proj_ctr_add(sim.r.t, i, leaf, 0, -BENCH_CHARGE_UNIT);
 			w->held--;
 		}
-		ok = proj_ctr_try_charge(R.t, i, leaf, SIM_UNIT);
+		ok = proj_ctr_try_charge(sim.r.t, i, leaf, BENCH_CHARGE_UNIT);
 		w->held += ok;
 		if (!ok && w->held) {
-			proj_ctr_add(R.t, i, leaf, 0, -SIM_UNIT);
+			proj_ctr_add(sim.r.t, i, leaf, 0, -BENCH_CHARGE_UNIT);
 			w->held--;
 		}
-		if (S.counting && !ok)
+		if (sim.m.counting && !ok)
 			res->charges_refused++;
-	} else if (cfg->workload == PROJ_W_READERS) {
-		if (w->done && w->done % SIM_SWING == 0)
+	} else if (cfg->workload == BENCH_READERS) {
+		if (w->done && w->done % BENCH_SWING == 0)
 			w->dir = -w->dir;
-		proj_ctr_add(R.t, i, cfg->leaves[i % cfg->nr_leaves], 0, w->dir);
+		proj_ctr_add(sim.r.t, i, cfg->leaves[i % cfg->nr_leaves], 0, w->dir);
 	} else {
-		proj_ctr_add(R.t, i, cfg->leaves[i % cfg->nr_leaves], 0, w->done & 1 ? -1 : 1);
+		proj_ctr_add(sim.r.t, i, cfg->leaves[i % cfg->nr_leaves], 0, w->done & 1 ? -1 : 1);
 	}
 	sim_close_group();
 	/* a flag still set when its operation ends is not held by the next one (a taker spins: the budget) */
-	S.nflags = 0;
-	if (S.counting) {
+	sim.m.nflags = 0;
+	if (sim.m.counting) {
 		if (w->reader) {
 			res->reads++;
-			res->rns_serial += S.op_serial;
-			res->rns_overlap += S.op_overlap;
-			if (S.op_serial > res->rns_max)
-				res->rns_max = S.op_serial;
+			res->rns_serial += sim.m.op_serial;
+			res->rns_overlap += sim.m.op_overlap;
+			if (sim.m.op_serial > res->rns_max)
+				res->rns_max = sim.m.op_serial;
 		} else {
 			res->ops++;
-			res->ns_serial += S.op_serial;
-			res->ns_overlap += S.op_overlap;
-			res->wait_ns += S.op_wait;
+			res->ns_serial += sim.m.op_serial;
+			res->ns_overlap += sim.m.op_overlap;
+			res->wait_ns += sim.m.op_wait;
 		}
 	}
-	w->now = S.now + (w->reader ? (double)cfg->read_interval_ns : (double)cfg->work_ns);
+	w->now = sim.m.now + (w->reader ? (double)cfg->read_interval_ns : (double)cfg->work_ns);
 	w->done++;
 	if (w->done == total) {
 		if (!w->reader) {
-			R.span += w->now - w->t0;
-			R.spans++;
+			sim.r.span += w->now - w->t0;
+			sim.r.spans++;
 		}
-		R.unfinished--;
+		sim.r.unfinished--;
 	}
 }
 
@@ -727,34 +743,34 @@ static void sim_step(int i)
  */
 static void sim_yield(void)
 {
-	const int pu = S.pu, counting = S.counting;
-	const double now = S.now, serial = S.op_serial, overlap = S.op_overlap, gmax = S.group_max,
-		     wait = S.op_wait;
-	const long steps = S.steps;
-	double *const xfer = S.xfer;
+	const int pu = sim.m.pu, counting = sim.m.counting;
+	const double now = sim.m.now, serial = sim.m.op_serial, overlap = sim.m.op_overlap, gmax = sim.m.group_max,
+		     wait = sim.m.op_wait;
+	const long steps = sim.m.steps;
+	double *const xfer = sim.m.xfer;
 
-	if (!R.n || !(R.th[R.heap[0]].now < now))
+	if (!sim.r.n || !(sim.r.th[sim.r.heap[0]].now < now))
 		return;
-	S.nested = 1;
-	while (R.n && R.th[R.heap[0]].now < now) {
-		const int j = R.heap[0];
+	sim.m.nested = 1;
+	while (sim.r.n && sim.r.th[sim.r.heap[0]].now < now) {
+		const int j = sim.r.heap[0];
 
-		R.heap[0] = R.heap[--R.n];
-		sim_heap_down(R.heap, R.n, 0, R.th);
+		sim.r.heap[0] = sim.r.heap[--sim.r.n];
+		sim_heap_down(sim.r.heap, sim.r.n, 0, sim.r.th);
 		sim_step(j);
-		R.heap[R.n] = j;
-		sim_heap_up(R.heap, R.n++, R.th);
+		sim.r.heap[sim.r.n] = j;
+		sim_heap_up(sim.r.heap, sim.r.n++, sim.r.th);
 	}
-	S.nested = 0;
-	S.pu = pu;
-	S.counting = counting;
-	S.now = now;
-	S.op_serial = serial;
-	S.op_overlap = overlap;
-	S.group_max = gmax;
-	S.op_wait = wait;
-	S.xfer = xfer;
-	S.steps = steps;
+	sim.m.nested = 0;
+	sim.m.pu = pu;
+	sim.m.counting = counting;
+	sim.m.now = now;
+	sim.m.op_serial = serial;
+	sim.m.op_overlap = overlap;
+	sim.m.group_max = gmax;
+	sim.m.op_wait = wait;
+	sim.m.xfer = xfer;
+	sim.m.steps = steps;
 }
 
 /*
@@ -772,196 +788,270 @@ static void sim_abandon(struct ctr_tree *t)
 	sim_abandoned[n++ % 8] = t;
 }
 
-int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, size_t errlen)
+/* "=false-shared" 1, "=padded" 2: the model's own patterns, no libctr code; 0 for any other name. */
+static int sim_raw_kind(const char *algo)
 {
-	const int nthr = cfg->threads + cfg->readers;
-	/* "=false-shared", "=padded": the model's own patterns, no libctr code */
-	const int raw = cfg->algo[0] == '=' ? 1 + !strcmp(cfg->algo, "=padded") : 0;
-	const struct ctr_algo *a = raw ? NULL : proj_ctr_algo_find(cfg->algo);
-	struct sim_thread *th = NULL;
-	int *heap = NULL, *rheap = NULL, *slot_node = NULL, *slot_l3 = NULL, ret;
-	int64_t *limit = NULL;
-	struct ctr_params p = { 0 };
-	struct ctr_tree *t = NULL;
-	int fl_pu;
+	return !strcmp(algo, "=false-shared") ? 1 : !strcmp(algo, "=padded") ? 2 : 0;
+}
 
-	memset(res, 0, sizeof(*res));
-	memset(&R, 0, sizeof(R));
-	if (!a && (!raw || strcmp(cfg->algo, raw == 1 ? "=false-shared" : "=padded"))) {
-		snprintf(err, errlen, "projection: unknown algorithm '%s'", cfg->algo);
+int proj_can_run(const char *algo, int workload, int readers, char *err, size_t errlen)
+{
+	const struct ctr_algo *a = sim_raw_kind(algo) ? NULL : proj_ctr_algo_find(algo);
+
+	if (!a && !sim_raw_kind(algo)) {
+		snprintf(err, errlen, "unknown algorithm '%s'", algo);
+		return -EINVAL;
+	}
+	if (!proj_models_workload(workload)) {
+		snprintf(err, errlen, "cannot model the %s workload (only update, charge and readers)",
+			 bench_workload_name(workload));
 		return -EINVAL;
 	}
 	/*
 	 * Reads interleave with updates, not with each other (sim_yield): a
 	 * read runs on until it is done, pushing the updaters' clocks to its
-	 * end, so a second reader's requests to the mailboxes would be posted
-	 * in the updaters' past and time out unanswered: not the design.
+	 * end, so a second reader's requests to the updaters (a read that asks
+	 * them, CTR_READ_ASKS_UPDATERS: mailboxes) would be posted in the
+	 * updaters' past and time out unanswered: not the design.
 	 */
-	if (!raw && !strcmp(cfg->algo, "percpu_hier_delegated") && cfg->readers > 1) {
-		snprintf(err, errlen, "projection: percpu_hier_delegated with %d readers: the model interleaves "
-			 "reads with updates but not with each other, so a second reader's mailbox requests would "
-			 "go unanswered; project it with --readers 1 (docs/projection.md)", cfg->readers);
+	if (a && (a->flags & CTR_READ_ASKS_UPDATERS) && readers > 1) {
+		snprintf(err, errlen, "%s with %d readers: the model interleaves reads with updates but not with "
+			 "each other, so a second reader's mailbox requests would go unanswered; project it with "
+			 "--readers 1 (docs/projection.md)", algo, readers);
 		return -EINVAL;
 	}
-	ret = sim_setup(cfg, err, errlen);
-	if (ret)
-		return ret;
-	ret = -ENOMEM;
-	th = calloc(nthr, sizeof(*th));
-	heap = calloc(nthr, sizeof(*heap));
-	rheap = calloc(nthr, sizeof(*rheap));
-	slot_node = calloc(nthr, sizeof(*slot_node));
-	slot_l3 = calloc(nthr, sizeof(*slot_l3));
-	limit = calloc(cfg->nr_nodes, sizeof(*limit));
-	if (!th || !heap || !rheap || !slot_node || !slot_l3 || !limit)
-		goto out;
-	for (int i = 0; i < nthr; i++) {
-		th[i].pu = sim_logical(cfg->topo, cfg->pus[i]);
-		th[i].reader = i >= cfg->threads;
-		th[i].dir = 1;
-		slot_node[i] = topo_numa_node_of_pu(cfg->topo, cfg->pus[i]);
-		if (slot_node[i] < 0)
-			slot_node[i] = 0;
-		/* the L3 of each slot's thread, as the harness gives it (bench/setup.c) */
-		slot_l3[i] = S.pus[th[i].pu].l3;
-	}
-	/* limits as the harness sets them: 3/4 of what the workers below a node can hold */
-	{
-		int *below = calloc(cfg->nr_nodes, sizeof(int));
+	return 0;
+}
 
-		if (!below)
-			goto out;
-		for (int i = 0; i < cfg->threads; i++)
-			for (int m = cfg->leaves[i % cfg->nr_leaves]; m >= 0; m = cfg->parent[m])
-				below[m]++;
-		for (int m = 0; m < cfg->nr_nodes; m++)
-			limit[m] = below[m] ? (int64_t)SIM_UNIT * SIM_WINDOW * below[m] * 3 / 4 : CTR_NO_LIMIT;
-		free(below);
+/* The run's threads, heaps and the tree's slot arrays, in sim.r (freed by sim_run_free); 0 or -ENOMEM. */
+static int sim_threads_new(const struct proj_config *cfg, int nthr)
+{
+	struct sim_run *r = &sim.r;
+
+	r->th = calloc(nthr, sizeof(*r->th));
+	r->heap = calloc(nthr, sizeof(*r->heap));
+	r->rheap = calloc(nthr, sizeof(*r->rheap));
+	r->slot_node = calloc(nthr, sizeof(*r->slot_node));
+	r->slot_l3 = calloc(nthr, sizeof(*r->slot_l3));
+	r->limit = calloc(cfg->nr_nodes, sizeof(*r->limit));
+	if (!r->th || !r->heap || !r->rheap || !r->slot_node || !r->slot_l3 || !r->limit)
+		return -ENOMEM;
+	for (int i = 0; i < nthr; i++) {
+		r->th[i].pu = sim_logical(cfg->topo, cfg->pus[i]);
+		r->th[i].reader = i >= cfg->threads;
+		r->th[i].dir = 1;
+		r->slot_node[i] = topo_numa_node_of_pu(cfg->topo, cfg->pus[i]);
+		if (r->slot_node[i] < 0)
+			r->slot_node[i] = 0;
+		/* the L3 of each slot's thread, as the harness gives it (bench/setup.c) */
+		r->slot_l3[i] = sim.m.pus[r->th[i].pu].l3;
 	}
+	return 0;
+}
+
+/* Limits as the harness sets them (bench_headroom_limit): its headroom times what the workers below a node hold. */
+static int sim_limits(const struct proj_config *cfg)
+{
+	int *below = calloc(cfg->nr_nodes, sizeof(int));
+
+	if (!below)
+		return -ENOMEM;
+	for (int i = 0; i < cfg->threads; i++)
+		for (int m = cfg->leaves[i % cfg->nr_leaves]; m >= 0; m = cfg->parent[m])
+			below[m]++;
+	for (int m = 0; m < cfg->nr_nodes; m++)
+		sim.r.limit[m] = below[m] ? bench_headroom_limit(below[m], BENCH_CHARGE_WINDOW, cfg->limit_headroom)
+					  : CTR_NO_LIMIT;
+	free(below);
+	return 0;
+}
+
+/*
+ * The tree (or a raw pattern's memory), created by worker 0 as the harness's
+ * main thread creates it: its shared lines are homed on that worker's node.
+ */
+static int sim_tree_new(const struct proj_config *cfg, const struct ctr_algo *a, int nthr, char *err,
+			size_t errlen)
+{
+	struct ctr_params p = { 0 };
+
 	p.nr_nodes = cfg->nr_nodes;
 	p.parent = cfg->parent;
 	p.nr_cpus = nthr;
 	p.options = cfg->options;
 	p.flush_period_ms = cfg->flush_period_ms;
-	p.slot_node = slot_node;
-	p.slot_l3 = slot_l3;
-	if (cfg->workload == PROJ_W_CHARGE) {
-		p.limit = limit;
-		p.batch = (int64_t)64 * SIM_UNIT;	/* BENCH_CHARGE_BATCH */
+	p.slot_node = sim.r.slot_node;
+	p.slot_l3 = sim.r.slot_l3;
+	if (cfg->workload == BENCH_CHARGE) {
+		p.limit = sim.r.limit;
+		p.batch = BENCH_CHARGE_BATCH;
 	}
-	/* created by worker 0, as the harness's main thread: shared lines are homed on its node */
-	S.pu = th[0].pu;
-	S.xfer = R.upd_xfer;
+	sim.m.pu = sim.r.th[0].pu;
+	sim.m.xfer = sim.r.upd_xfer;
 	proj_rt_reset();
 	proj_rt_record(1);
-	if (raw) {
-		R.raw_mem = proj_malloc((size_t)64 * (nthr + 1));
-		if (!R.raw_mem)
-			goto out;
+	if (sim.r.raw) {
+		sim.r.raw_mem = proj_malloc((size_t)64 * (nthr + 1));
+		return sim.r.raw_mem ? 0 : -ENOMEM;
 	}
-	t = raw ? NULL : proj_ctr_tree_new(a, &p);
-	if (!t && !raw) {
-		ret = -errno;
+	sim.r.t = proj_ctr_tree_new(a, &p);
+	if (!sim.r.t) {
+		const int e = errno;
+
 		snprintf(err, errlen, "projection: %s: cannot create the tree (options '%s'?)", cfg->algo,
 			 cfg->options ? cfg->options : "");
-		goto out;
+		return -e;
 	}
-	/* the periodic flusher, if any, runs on the last PU (a kworker somewhere) */
-	fl_pu = S.nr_pus - 1;
-	R.cfg = cfg;
-	R.res = res;
-	R.t = t;
-	R.raw = raw;
-	R.th = th;
-	R.heap = heap;
-	R.rheap = rheap;
-	R.unfinished = nthr;
-	/*
-	 * Every thread runs until all have done their measured operations: one
-	 * done early goes on, uncounted, so that what the others measure runs
-	 * against the same load (readers and updaters of very different speeds
-	 * overlap in virtual time instead of running one after the other).  The
-	 * earliest clock runs next, out of the heap while it runs (sim_yield
-	 * runs the others inside its operation).
-	 */
-	for (int i = 0; i < nthr; i++)
-		if (th[i].reader)
-			rheap[R.rn++] = i;
-		else
-			heap[R.n++] = i;
-	/*
-	 * The step budget of one operation: a legitimate one touches each
-	 * (slot, node) pair a few times, so 256 times each, and 2^24 steps
-	 * for a small tree (a wait with a virtual timeout polls at a hit's
-	 * cost: 2^24 polls are 8 ms of virtual time at the default 0.5 ns),
-	 * is far above any; a spin that no virtual thread can end reaches it in
-	 * a few seconds of real time.
-	 */
-	R.main = pthread_self();
-	if (setjmp(R.bail)) {
-		snprintf(err, errlen, "projection cannot run %s%s%s: an operation (on PU %d) went on past %ld "
-			 "steps (accesses, yields, clock reads), waiting for what only an operation the model "
-			 "has suspended could do (it runs one at a time, some inside another; docs/projection.md)", cfg->algo, cfg->options ? " with options " : "",
-			 cfg->options ? cfg->options : "", S.pu, S.max_steps);
-		S.max_steps = 0;
-		sim_abandon(t);
-		t = NULL;
-		ret = -EDEADLK;
-		goto out;
-	}
-	S.steps = 0;
-	S.max_steps = (1L << 24) + 256L * nthr * cfg->nr_nodes;
-	while (R.unfinished) {
+	return 0;
+}
+
+/* Run the flusher's next step, on the last PU (a kworker somewhere), at its due time. */
+static void sim_flusher_step(void)
+{
+	sim.m.pu = sim.m.nr_pus - 1;
+	sim.m.now = (double)proj_rt_flusher_due();
+	sim.m.counting = 0;
+	sim.m.op_serial = sim.m.op_overlap = sim.m.group_max = sim.m.op_wait = 0;
+	sim.m.steps = 0;
+	proj_rt_flusher_step();
+	sim.m.nflags = 0;
+}
+
+/*
+ * Every thread runs until all have done their measured operations: one
+ * done early goes on, uncounted, so that what the others measure runs
+ * against the same load (readers and updaters of very different speeds
+ * overlap in virtual time instead of running one after the other).  The
+ * earliest clock runs next, out of the heap while it runs (sim_yield
+ * runs the others inside its operation).
+ */
+static void sim_loop(void)
+{
+	struct sim_run *r = &sim.r;
+
+	while (r->unfinished) {
 		/* the earliest clock of either heap runs next */
-		const int rd = R.rn && (!R.n || th[rheap[0]].now < th[heap[0]].now);
-		int *h = rd ? rheap : heap, *hn = rd ? &R.rn : &R.n;
+		const int rd = r->rn && (!r->n || r->th[r->rheap[0]].now < r->th[r->heap[0]].now);
+		int *h = rd ? r->rheap : r->heap, *hn = rd ? &r->rn : &r->n;
 		const int i = h[0];
 
-		if (proj_rt_have_flusher() && (double)proj_rt_flusher_due() <= th[i].now) {
-			S.pu = fl_pu;
-			S.now = (double)proj_rt_flusher_due();
-			S.counting = 0;
-			S.op_serial = S.op_overlap = S.group_max = S.op_wait = 0;
-			S.steps = 0;
-			proj_rt_flusher_step();
-			S.nflags = 0;
+		if (proj_rt_have_flusher() && (double)proj_rt_flusher_due() <= r->th[i].now) {
+			sim_flusher_step();
 			continue;
 		}
 		h[0] = h[--*hn];
-		sim_heap_down(h, *hn, 0, th);
-		S.can_yield = 1;
+		sim_heap_down(h, *hn, 0, r->th);
+		sim.m.can_yield = 1;
 		sim_step(i);
-		S.can_yield = 0;
+		sim.m.can_yield = 0;
 		h[*hn] = i;
-		sim_heap_up(h, (*hn)++, th);
+		sim_heap_up(h, (*hn)++, r->th);
 	}
-	S.max_steps = 0;	/* the tree's teardown is no operation */
-	memcpy(res->xfer, R.upd_xfer, sizeof(R.upd_xfer));
-	memcpy(res->rxfer, R.rd_xfer, sizeof(R.rd_xfer));
-	res->elapsed_ns = R.spans ? R.span / R.spans : 0;
-	res->accesses = S.accesses;
-	for (int k = 0; k < S.nr_locks; k++)
-		if (S.locks[k].acq > res->lock_acq) {
-			res->lock_acq = S.locks[k].acq;
-			res->lock_contended = S.locks[k].contended;
-			res->lock_wait_ns = S.locks[k].wait;
+}
+
+/*
+ * The run, under the step budget of one operation: a legitimate one touches
+ * each (slot, node) pair a few times, so 256 times each, and 2^24 steps for
+ * a small tree (a wait with a virtual timeout polls at a hit's cost: 2^24
+ * polls are 8 ms of virtual time at the default 0.5 ns), is far above any; a
+ * spin that no virtual thread can end reaches it in a few seconds of real
+ * time.  0, or -EDEADLK (and why) when an operation went past it.
+ */
+static int sim_run_budgeted(const struct proj_config *cfg, int nthr, char *err, size_t errlen)
+{
+	struct sim_run *r = &sim.r;
+
+	for (int i = 0; i < nthr; i++)
+		if (r->th[i].reader)
+			r->rheap[r->rn++] = i;
+		else
+			r->heap[r->n++] = i;
+	r->unfinished = nthr;
+	r->main = pthread_self();
+	if (setjmp(r->bail)) {
+		snprintf(err, errlen, "projection cannot run %s%s%s: an operation (on PU %d) went on past %ld "
+			 "steps (accesses, yields, clock reads), waiting for what only an operation the model "
+			 "has suspended could do (it runs one at a time, some inside another; docs/projection.md)",
+			 cfg->algo, cfg->options ? " with options " : "", cfg->options ? cfg->options : "", sim.m.pu,
+			 sim.m.max_steps);
+		sim.m.max_steps = 0;
+		sim_abandon(r->t);
+		r->t = NULL;
+		return -EDEADLK;
+	}
+	sim.m.steps = 0;
+	sim.m.max_steps = (1L << 24) + 256L * nthr * cfg->nr_nodes;
+	sim_loop();
+	sim.m.max_steps = 0;	/* the tree's teardown is no operation */
+	return 0;
+}
+
+/* What the model counted, into res. */
+static void sim_collect(struct proj_result *res)
+{
+	memcpy(res->xfer, sim.r.upd_xfer, sizeof(sim.r.upd_xfer));
+	memcpy(res->rxfer, sim.r.rd_xfer, sizeof(sim.r.rd_xfer));
+	res->elapsed_ns = sim.r.spans ? sim.r.span / sim.r.spans : 0;
+	res->accesses = sim.m.accesses;
+	for (int k = 0; k < sim.m.nr_locks; k++)
+		if (sim.m.locks[k].acq > res->lock_acq) {
+			res->lock_acq = sim.m.locks[k].acq;
+			res->lock_contended = sim.m.locks[k].contended;
+			res->lock_wait_ns = sim.m.locks[k].wait;
 		}
-	ret = 0;
-out:
-	if (t) {
-		S.counting = 0;
-		S.can_yield = 0;
-		proj_ctr_tree_free(t);
+}
+
+/* The tree freed (its teardown not counted), everything the run allocated, the model torn down. */
+static void sim_run_free(void)
+{
+	struct sim_run *r = &sim.r;
+
+	if (r->t) {
+		sim.m.counting = 0;
+		sim.m.can_yield = 0;
+		proj_ctr_tree_free(r->t);
 	}
 	proj_rt_record(0);
-	proj_free(R.raw_mem);
-	free(th);
-	free(heap);
-	free(rheap);
-	free(slot_node);
-	free(slot_l3);
-	free(limit);
+	proj_free(r->raw_mem);
+	free(r->th);
+	free(r->heap);
+	free(r->rheap);
+	free(r->slot_node);
+	free(r->slot_l3);
+	free(r->limit);
 	sim_teardown();
-	memset(&R, 0, sizeof(R));
+	memset(r, 0, sizeof(*r));
+}
+
+int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, size_t errlen)
+{
+	const int nthr = cfg->threads + cfg->readers;
+	const int raw = sim_raw_kind(cfg->algo);
+	const struct ctr_algo *a = raw ? NULL : proj_ctr_algo_find(cfg->algo);
+	char why[512];
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	memset(&sim.r, 0, sizeof(sim.r));
+	if (proj_can_run(cfg->algo, cfg->workload, cfg->readers, why, sizeof(why))) {
+		snprintf(err, errlen, "projection: %s", why);
+		return -EINVAL;
+	}
+	ret = sim_setup(cfg, err, errlen);
+	if (ret)
+		return ret;
+	sim.r.cfg = cfg;
+	sim.r.res = res;
+	sim.r.raw = raw;
+	ret = sim_threads_new(cfg, nthr);
+	if (!ret)
+		ret = sim_limits(cfg);
+	if (!ret)
+		ret = sim_tree_new(cfg, a, nthr, err, errlen);
+	if (!ret)
+		ret = sim_run_budgeted(cfg, nthr, err, errlen);
+	if (!ret)
+		sim_collect(res);
+	sim_run_free();
 	return ret;
 }

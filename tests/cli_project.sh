@@ -18,6 +18,8 @@ BADVAL="pack:x" bad project --algo atomic_tree --shape chain:2 --threads 2 --top
 BADVAL="--shape" bad project --algo atomic_tree --threads 2
 BADVAL="/no/such.json" bad project --algo atomic_tree --shape chain:2 --threads 2 --calibration /no/such.json
 BADVAL="sideways" bad project --algo atomic_tree --shape chain:2 --threads 2 --workload sideways
+# a workload of the harness's (bench/workload.h) the model does not run: refused by name, not modelled as another
+BADVAL="cannot model the store workload" bad project --algo atomic_tree --shape chain:2 --threads 2 --workload store
 BADVAL="percpu_hier_delegated with 2 readers" bad project --algo percpu_hier_delegated --workload readers \
 	--readers 2 --shape chain:2 --threads 8 --topology "$GENOA"
 BADVAL="--read-node 9" bad project --algo atomic_tree --shape chain:2 --threads 2 --read-node 9

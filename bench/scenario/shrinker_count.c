@@ -142,7 +142,7 @@ static void scn_shrinker_project(const struct scn_proj *p)
 		char posted[64];
 		double s;
 
-		bench_project_one(scn_designs[k].algo, PROJ_W_READERS, SCN_SHRINKER_PROJ_SHAPE, SCN_SEED_WORKERS,
+		bench_project_one(scn_designs[k].algo, BENCH_READERS, SCN_SHRINKER_PROJ_SHAPE, SCN_SEED_WORKERS,
 				  SCN_SHRINKERS, p->topo, "scatter", p->cal, NULL, 0, 35000,
 				  SCN_SHRINKER_INTERVAL_US * 1000, 0, p->ops, p->ops, p->ops / 10, &r, NULL);
 		s = r.elapsed_ns / 1e9;

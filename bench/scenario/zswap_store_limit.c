@@ -158,7 +158,7 @@ static void scn_store_one(const struct scn_proj *p, int limit, int k, int depth,
 	char shape[32];
 
 	snprintf(shape, sizeof(shape), "chain:%d", depth);
-	bench_project_one(scn_designs[k].algo, limit ? PROJ_W_CHARGE : PROJ_W_UPDATE, shape, SCN_SEED_WORKERS, 0,
+	bench_project_one(scn_designs[k].algo, limit ? BENCH_CHARGE : BENCH_UPDATE, shape, SCN_SEED_WORKERS, 0,
 			  p->topo, "scatter", p->cal, NULL, 0, work, 0, 0, p->ops, 0, p->ops / 10, &r, NULL);
 	*lo = r.ns_overlap / (double)r.ops;
 	*hi = r.ns_serial / (double)r.ops;

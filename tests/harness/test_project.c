@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The projection's footprint recorder (project/rt.c) on libctr's own code:
- * what an update reports is what the algorithm's design says it touches.
+ * what an update reports is what the algorithm's design says it touches;
+ * and what the model refuses to run, chosen by capability, not by name.
  */
 #include "../testutil.h"
+#include "../../counters/list.h"
 #include "../../project/proj.h"
 
 #define CAP 4096
@@ -120,9 +122,40 @@ static void test_filtered(void **state)
 	proj_ctr_tree_free(t);
 }
 
+/*
+ * proj_can_run refuses more than one reader exactly for the algorithms whose
+ * reads ask the updaters (CTR_READ_ASKS_UPDATERS), whatever their names; and
+ * a harness workload the model does not run (store) for every algorithm.
+ */
+static void test_can_run_by_capability(void **state)
+{
+#define ONE(name) &ctr_algo_##name,
+	static const struct ctr_algo *const all[] = { CTR_ALGO_LIST(ONE) };
+#undef ONE
+	char err[512];
+	int asks = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		const int flag = !!(all[i]->flags & CTR_READ_ASKS_UPDATERS);
+
+		asks += flag;
+		assert_int_equal(proj_can_run(all[i]->name, BENCH_READERS, 1, err, sizeof(err)), 0);
+		assert_int_equal(proj_can_run(all[i]->name, BENCH_READERS, 2, err, sizeof(err)), flag ? -EINVAL : 0);
+		if (flag)
+			assert_non_null(strstr(err, all[i]->name));
+		assert_int_equal(proj_can_run(all[i]->name, BENCH_STORE, 1, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "store"));
+	}
+	assert_true(asks >= 1);
+	assert_int_equal(proj_can_run("=padded", BENCH_UPDATE, 2, err, sizeof(err)), 0);
+	assert_int_equal(proj_can_run("=bogus", BENCH_UPDATE, 2, err, sizeof(err)), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_can_run_by_capability),
 		cmocka_unit_test(test_percpu_hier_footprint),
 		cmocka_unit_test(test_atomic_tree_footprint),
 		cmocka_unit_test(test_filtered),

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * calib.c - the projection's calibration (struct proj_calib, proj.h): ns per
+ * transfer class, the published Genoa figures by default, or a `ctrbench c2c
+ * --format json` line's measured ones.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../bench/cli.h"
+#include "../bench/schema.h"
+#include "proj.h"
+
+/*
+ * One-way core-to-core latencies as published for AMD Genoa (Zen 4) by
+ * nviennot/core-to-core-latency runs on 2 x EPYC 9654, 2 x 9454 and a
+ * 9274F: ~10 ns between SMT siblings, ~26 ns within a CCX, ~100 ns to
+ * another CCX of the socket with the line's home there, ~200 ns with its
+ * home on the other socket, ~195 ns to the other socket.  DRAM (first touch
+ * only, since nothing is evicted) 110 ns: the usual Genoa local figure, an
+ * assumption, not one of those results.  A hit: 0.5 ns (an L1 load's
+ * 4-5 cycles at ~3.7 GHz, with two or three issued per cycle); a locked RMW
+ * that hits: 5 ns (the ~18 cycles of a lock-prefixed add on Zen).  Both are
+ * assumptions too, said with every projection.
+ */
+void proj_calib_default(struct proj_calib *c)
+{
+	static const double ns[PROJ_NR_CLASSES] = { 10, 26, 100, 200, 195, 110 };
+
+	memcpy(c->ns, ns, sizeof(ns));
+	c->hit_ns = 0.5;
+	c->hit_rmw_ns = 5;
+	snprintf(c->source, sizeof(c->source),
+		 "default: published Genoa one-way core-to-core-latency figures (2 x 9654, 2 x 9454, 9274F)");
+	snprintf(c->name, sizeof(c->name), "Genoa default");
+}
+
+/* ---- calibration from a c2c file ---- */
+
+int proj_calib_load(struct proj_calib *c, const char *path, char *err, size_t errlen)
+{
+	json_error_t je;
+	/* a key given twice would be read as its last value here, its first elsewhere */
+	json_t *root = bench_json_load_regular(path, JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &je), *cal, *ns;
+	static const struct { const char *key; int cls[2]; } map[] = {
+		{ "smt", { PROJ_C_SMT, -1 } },
+		{ "ccx", { PROJ_C_CCX, -1 } },
+		/* c2c pools the homes: one figure for both home cases of another L3 */
+		{ "numa", { PROJ_C_XCCX, PROJ_C_XCCX_RH } },
+		{ "package", { PROJ_C_XCCX, PROJ_C_XCCX_RH } },
+		{ "remote", { PROJ_C_SOCKET, -1 } },
+	};
+	int got = 0;
+
+	proj_calib_default(c);
+	if (!root) {
+		snprintf(err, errlen, "--calibration '%s': %s", path, je.text);
+		return -EINVAL;
+	}
+	/* a c2c line is of this build's schema and measured: a --dry-run plan measured nothing */
+	{
+		json_t *v = json_object_get(root, "schema"), *dry = json_object_get(root, "dry_run");
+
+		if (v && !(json_is_integer(v) && json_integer_value(v) == BENCH_SCHEMA_VERSION)) {
+			char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+
+			snprintf(err, errlen, "--calibration '%s': schema %.40s, this ctrbench reads schema %d", path,
+				 text ? text : "?", BENCH_SCHEMA_VERSION);
+			free(text);
+			json_decref(root);
+			return -EINVAL;
+		}
+		if (dry && !json_is_false(dry)) {
+			snprintf(err, errlen, "--calibration '%s': a c2c --dry-run plan (dry_run: true): nothing in it "
+				 "was measured", path);
+			json_decref(root);
+			return -EINVAL;
+		}
+	}
+	cal = json_object_get(root, "calibration");
+	if (!cal && json_is_string(json_object_get(root, "kind")) &&
+	    !strcmp(json_string_value(json_object_get(root, "kind")), "c2c-calibration"))
+		cal = root;
+	ns = cal ? json_object_get(cal, "one_way_ns") : NULL;
+	if (!json_is_object(ns)) {
+		snprintf(err, errlen, "--calibration '%s': no calibration.one_way_ns (a ctrbench c2c --format json line)",
+			 path);
+		json_decref(root);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		json_t *v = json_object_get(ns, map[i].key);
+
+		if (!json_is_number(v))
+			continue;
+		if (json_number_value(v) <= 0) {
+			snprintf(err, errlen, "--calibration '%s': one_way_ns.%s = %g", path, map[i].key,
+				 json_number_value(v));
+			json_decref(root);
+			return -EINVAL;
+		}
+		for (int k = 0; k < 2; k++)
+			if (map[i].cls[k] >= 0)
+				c->ns[map[i].cls[k]] = json_number_value(v);
+		got++;
+	}
+	if (!got) {
+		snprintf(err, errlen, "--calibration '%s': one_way_ns names no class (smt, ccx, numa, package, remote)",
+			 path);
+		json_decref(root);
+		return -EINVAL;
+	}
+	snprintf(c->source, sizeof(c->source), "%s (ctrbench c2c, %d classes measured; the rest the Genoa defaults)",
+		 path, got);
+	{
+		const char *base = strrchr(path, '/');
+
+		snprintf(c->name, sizeof(c->name), "%s", base ? base + 1 : path);
+	}
+	json_decref(root);
+	return 0;
+}
+
