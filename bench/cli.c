@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * cli.c - what every command shares on its command line (cli.h).  It is the
+ * bottom layer of bench/: it calls libc, jansson and pmu/ only, never the
+ * engine or a command, so every other file can call it without a circle.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,10 +16,8 @@
 
 #include <jansson.h>
 
-#include "bench.h"
 #include "cli.h"
 #include "../pmu/pmu.h"
-#include "record.h"
 
 void bench_one_line(char *msg)
 {
@@ -219,14 +222,6 @@ void bench_check_utf8(const char *what, const char *s)
 	if (!j)
 		die("bad value for %s (not UTF-8)", what);
 	json_decref(j);
-}
-
-int bench_parse_workload(const char *name)
-{
-	for (int w = 0; w < BENCH_NR_WORKLOADS; w++)
-		if (!strcmp(name, bench_workload_name(w)))
-			return w;
-	die("unknown workload '%s' (want update, charge, readers or store)", name);
 }
 
 int bench_getopt(int argc, char **argv, const struct option *opts)

@@ -75,9 +75,6 @@ char *bench_xstrdup(const char *s);	/* NULL stays NULL */
 /* Results are JSON: text that is not UTF-8 would vanish from them, so it is bad input for what. */
 void bench_check_utf8(const char *what, const char *s);
 
-/* The workload named: update, charge, readers or store (enum bench_workload); dies on any other. */
-int bench_parse_workload(const char *name);
-
 #include <getopt.h>
 
 /* Options a command may have, at most (bench_getopt's bookkeeping). */

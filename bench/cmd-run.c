@@ -17,6 +17,7 @@
 
 #include "builtin.h"
 #include "cli.h"
+#include "record.h"
 #include "../topology/topo.h"
 #include "env.h"
 #include "exec.h"

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "env.h"
 #include "record.h"
 #include "results.h"
@@ -15,6 +16,14 @@ static const char *const bench_workload_names[] = { "update", "charge", "readers
 const char *bench_workload_name(int w)
 {
 	return w >= 0 && w < BENCH_NR_WORKLOADS ? bench_workload_names[w] : "?";
+}
+
+int bench_parse_workload(const char *name)
+{
+	for (int w = 0; w < BENCH_NR_WORKLOADS; w++)
+		if (!strcmp(name, bench_workload_name(w)))
+			return w;
+	die("unknown workload '%s' (want update, charge, readers or store)", name);
 }
 
 const char *bench_verify_name(int v)

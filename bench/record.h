@@ -41,6 +41,9 @@ void bench_json_set_path(json_t *o, const char *path, json_t *v);
 /* The workload's name as results spell it. */
 const char *bench_workload_name(int w);
 
+/* The workload named: update, charge, readers or store (enum bench_workload); dies on any other. */
+int bench_parse_workload(const char *name);
+
 /* "ok", "mismatch" or "n/a" for a result's verify. */
 const char *bench_verify_name(int v);
 

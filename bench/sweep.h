@@ -11,6 +11,9 @@
 
 #include "bench.h"
 
+#define BENCH_SWEEP_MAX_THREADS 4096	/* as run --threads */
+#define BENCH_SWEEP_MAX_CONFIGS 1000000	/* a cross product past this is a typo, not a plan */
+
 /* A sweep, every list parsed and checked (bench_sweep_check) before anything runs. */
 struct bench_sweep {
 	const struct bench_algo **algo;	/* --algo, in the order given */
@@ -54,7 +57,7 @@ int bench_sweep_exec(const struct bench_sweep *s);
 /* The last bench_sweep_exec stopped on SIGINT or SIGTERM. */
 int bench_sweep_interrupted(void);
 
-/* Dies (exit 2, one line) on anything in s that `run` would refuse. */
+/* Dies (exit 2, one line) on anything in s that `run` would refuse (sweep.c: sweep and recommend share it). */
 void bench_sweep_check(const struct bench_sweep *s);
 
 
