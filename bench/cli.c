@@ -173,6 +173,35 @@ FILE *bench_fopen_regular(const char *path, int *not_regular)
 	return f;
 }
 
+char *bench_read_all(int fd, size_t *len, int *err)
+{
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+
+	*err = 0;
+	for (;;) {
+		ssize_t got;
+
+		if (cap - n < 65536) {
+			cap = cap ? 2 * cap : 65536;
+			buf = realloc(buf, cap + 1);
+			if (!buf)
+				die("out of memory");
+		}
+		got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			*err = errno;
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
 json_t *bench_json_load_regular(const char *path, size_t flags, json_error_t *err)
 {
 	int not_regular;
