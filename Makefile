@@ -43,7 +43,7 @@ ALL_LDFLAGS = -pthread $(if $(SAN),-fsanitize=$(SAN)) $(LDFLAGS)
 LIBCTR_LIBS := -pthread -lm
 
 LIB_SRC := $(wildcard counters/*.c)
-BENCH_SRC := $(wildcard bench/*.c topology/*.c pmu/*.c project/*.c)
+BENCH_SRC := $(wildcard bench/*.c bench/recommend/*.c topology/*.c pmu/*.c project/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 # Concurrency tests (tests/test_mt_*.c) run under ThreadSanitizer, the rest under ASan+UBSan.
 MT_TEST_SRC := $(filter tests/test_mt_%.c,$(TEST_SRC))

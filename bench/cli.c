@@ -173,7 +173,7 @@ FILE *bench_fopen_regular(const char *path, int *not_regular)
 	return f;
 }
 
-char *bench_read_all(int fd, size_t *len, int *err)
+char *bench_fd_slurp(int fd, size_t *len, int *err)
 {
 	char *buf = NULL;
 	size_t cap = 0, n = 0;

@@ -71,7 +71,7 @@ FILE *bench_fopen_regular(const char *path, int *not_regular);
  * NUL), read(2) retried on EINTR.  *err: 0, or the errno of a failed read
  * (what came before it is returned).  Dies only when out of memory.
  */
-char *bench_read_all(int fd, size_t *len, int *err);
+char *bench_fd_slurp(int fd, size_t *len, int *err);
 /* json_load_file of a regular file only (err->text says "not a regular file" for the rest). */
 json_t *bench_json_load_regular(const char *path, size_t flags, json_error_t *err);
 void *bench_xmalloc(size_t n);

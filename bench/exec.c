@@ -460,7 +460,7 @@ static int exec_group(struct bench_exec *x, struct bench_exec_group *g)
 		kill(pid, SIGTERM);
 	close(pfd[1]);
 	/* a read error ends what the group said, as its end of file does */
-	buf = bench_read_all(pfd[0], &len, &read_err);
+	buf = bench_fd_slurp(pfd[0], &len, &read_err);
 	close(pfd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;

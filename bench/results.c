@@ -180,7 +180,7 @@ static char *slurp(const char *path, int missing_ok, size_t *len)
 			return NULL;
 		die("cannot open '%s': %s", path, strerror(errno));
 	}
-	buf = bench_read_all(fileno(f), len, &err);
+	buf = bench_fd_slurp(fileno(f), len, &err);
 	if (err)
 		die("cannot read '%s': %s", path, strerror(err));
 	fclose(f);
