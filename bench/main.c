@@ -38,7 +38,7 @@ static const struct bench_cmd {
 	{ "schema", bench_cmd_schema, "the fields of a result line" },
 	{ "c2c", bench_cmd_c2c, "the cost of moving one cache line between two CPUs" },
 	{ "limits", bench_cmd_limits, "each harness figure beside the physical limit that bounds it" },
-	{ "project", bench_cmd_project, "project a configuration onto another topology (a model)" },
+	{ "project", bench_cmd_project, "libctr's code projected onto a model of a topology (not measured)" },
 };
 
 #define BENCH_NR_CMDS ((int)(sizeof(bench_cmds) / sizeof(bench_cmds[0])))
