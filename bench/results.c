@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* results.c - a file of result lines read back and checked (results.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * run.c - one benchmark run (run.h): the workers behind a start gate, the
+ * warm-up, the timed window and the latency phase, then collection and
+ * verification.  The timed loops themselves are in loops.c.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>

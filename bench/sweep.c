@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ctrbench sweep: the cross product of --algo x --workload x --shape x
+ * sweep.c - `ctrbench sweep`'s engine (sweep.h): the cross product of --algo x --workload x --shape x
  * --placement x --threads, one result line per finished configuration.
  *
  * Each point (workload, shape, placement, threads) is one group of the
