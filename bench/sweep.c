@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sweep.c - `ctrbench sweep`'s engine (sweep.h): the cross product of --algo x --workload x --shape x
- * --placement x --threads, one result line per finished configuration.
+ * sweep.c - `ctrbench sweep`'s engine (sweep.h): the cross product of
+ * --algo x --workload x --shape x --placement x --threads, checked before
+ * anything runs, one result line per finished configuration.
  *
  * Each point (workload, shape, placement, threads) is one group of the
  * executor (bench/exec.h): its algorithms measured in a process of its own,
