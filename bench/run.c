@@ -714,3 +714,13 @@ void bench_result_free(struct bench_result *r)
 	free(r->cpu_observed);
 	r->cpu_requested = r->cpu_observed = NULL;
 }
+
+const char *bench_work_refusal(int workload, int work_ns, int work_iters)
+{
+	if (work_ns && workload == BENCH_READERS)
+		return "--work-ns applies to the update, charge and store workloads, not to readers";
+	/* the update loop alone counts iterations; --work-ns already sets the work */
+	if (work_iters && (workload != BENCH_UPDATE || work_ns))
+		return "--work-iters applies to the update workload, without --work-ns";
+	return NULL;
+}

@@ -217,8 +217,13 @@ void bench_sweep_check(const struct bench_sweep *s)
 {
 	long configs = 1;
 
-	for (int i = 0; i < s->nr_workloads; i++)
-		bench_parse_workload(s->workload[i]);
+	for (int i = 0; i < s->nr_workloads; i++) {
+		const char *why = bench_work_refusal(bench_parse_workload(s->workload[i]), s->work_ns,
+						     s->work_iters);
+
+		if (why)
+			die("%s", why);
+	}
 	for (int i = 0; i < s->nr_shapes; i++) {
 		struct bench_shape shape;
 		const char *why;
@@ -230,10 +235,6 @@ void bench_sweep_check(const struct bench_sweep *s)
 	}
 	if (s->readers >= 0 && !sweep_has_workload(s, "readers"))
 		die("--readers %d needs the readers workload in --workload", s->readers);
-	if (s->work_ns && sweep_has_workload(s, "readers"))
-		die("--work-ns applies to the update and charge workloads, not to readers");
-	if (s->work_iters && (s->work_ns || sweep_has_workload(s, "readers") || sweep_has_workload(s, "charge")))
-		die("--work-iters applies to the update workload, without --work-ns");
 	if (sweep_has_workload(s, "readers"))
 		for (int i = 0; i < s->nr_threads; i++)
 			if (s->threads[i] + (s->readers < 0 ? 1 : s->readers) > BENCH_SWEEP_MAX_THREADS)
