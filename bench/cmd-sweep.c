@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmd-sweep.c - `ctrbench sweep`: its options (on the command line or in a
- * plan file), every list parsed and checked before anything runs, then the
- * executor (sweep.c) runs the cross product.  docs/sweeps.md describes it.
+ * plan file) and every list parsed; the engine (sweep.c) then checks them
+ * all before anything runs and hands the cross product to the executor.
+ * docs/sweeps.md describes it.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sweep.h - `ctrbench sweep`: the cross product of algorithms, workloads,
- * shapes, thread counts and placements, one `ctrbench run` child per
- * configuration, each finished configuration appended to --out as one JSON
- * line; and `ctrbench recommend`, which ranks algorithms for a workload from
- * such a file.  docs/sweeps.md describes both for users.
+ * sweep.h - the engine of `ctrbench sweep` (and of recommend's quick
+ * sweep): the cross product of algorithms, workloads, shapes, thread counts
+ * and placements, checked whole before anything runs, each point measured
+ * by the executor (exec.h) in a child process of its own, each result
+ * appended to --out as one JSON line.  docs/sweeps.md describes it for users.
  */
 #ifndef BENCH_SWEEP_H
 #define BENCH_SWEEP_H
