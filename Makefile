@@ -44,7 +44,7 @@ ALL_LDFLAGS = -pthread $(if $(SAN),-fsanitize=$(SAN)) $(LDFLAGS)
 LIBCTR_LIBS := -pthread -lm
 
 LIB_SRC := $(wildcard counters/*.c)
-BENCH_SRC := $(wildcard bench/*.c bench/c2c/*.c bench/scenario/*.c topology/*.c pmu/*.c project/*.c)
+BENCH_SRC := $(wildcard bench/*.c bench/c2c/*.c bench/recommend/*.c bench/scenario/*.c topology/*.c pmu/*.c project/*.c)
 # The cmocka tests, in tiers by what they link and how long they take (CLI tests: tests/cli*.sh,
 # fuzzing: tests/fuzz/):
 #   tests/unit/     libctr's own, single-threaded, seconds: link libctr.a and cmocka alone

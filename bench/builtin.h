@@ -2,17 +2,21 @@
 /*
  * builtin.h - the ctrbench commands, one file each (bench/cmd-NAME.c: its
  * option table, --help text with every default, and the parsing, which then
- * calls the engine), dispatched by main.c.  Every command takes argv from
- * its own name on (argv[0] is "run", "sweep", ...) and returns the exit
- * status; bad input dies (die(), cli.h) with one line and status 2; --help
- * prints the command's flags, each default and one example, and exits 0.
+ * calls the engine), dispatched by main.c's table, from which ctrbench
+ * --help is written.  Every command takes argv from its own name on
+ * (argv[0] is "run", "sweep", ...) and returns the exit status; bad input
+ * dies (die(), cli.h) with one line and status 2; --help prints the
+ * command's flags, each default and one example, and exits 0.
  *
  * The engine they share: run.c (one run), loops.c (timed loops), setup.c
- * (machine, threads, repetitions), reps.c (summaries), sweep.c (the
- * executor: one child process per configuration, appended as it finishes),
- * schema.c/record.c/output.c/results.c (the field table, writing and
- * reading result lines), stats.c (compare's statistics), cli.c (die,
- * parsing helpers shared by every command).
+ * (machine, threads, repetitions), reps.c (summaries), exec.c (the one
+ * executor: each group of configurations measured in a child process of
+ * its own), sweep.c (a sweep's cross product checked and handed to the
+ * executor, each result appended as it is measured), schema.c/record.c/
+ * output.c/results.c (the field table, writing and reading result lines),
+ * stats.c (the statistics), cli.c (die, parsing helpers shared by every
+ * command: the bottom layer, calling nothing above it).  A command's own
+ * parts, where it has several, are in bench/NAME/ (bench/recommend/).
  */
 #ifndef BENCH_BUILTIN_H
 #define BENCH_BUILTIN_H

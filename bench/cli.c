@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * cli.c - what every command shares on its command line (cli.h).  It is the
+ * bottom layer of bench/: it calls libc, jansson and pmu/ only, never the
+ * engine or a command, so every other file can call it without a circle.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,10 +16,8 @@
 
 #include <jansson.h>
 
-#include "bench.h"
 #include "cli.h"
 #include "../pmu/pmu.h"
-#include "record.h"
 
 void bench_one_line(char *msg)
 {
@@ -170,6 +173,35 @@ FILE *bench_fopen_regular(const char *path, int *not_regular)
 	return f;
 }
 
+char *bench_fd_slurp(int fd, size_t *len, int *err)
+{
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+
+	*err = 0;
+	for (;;) {
+		ssize_t got;
+
+		if (cap - n < 65536) {
+			cap = cap ? 2 * cap : 65536;
+			buf = realloc(buf, cap + 1);
+			if (!buf)
+				die("out of memory");
+		}
+		got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			*err = errno;
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
 json_t *bench_json_load_regular(const char *path, size_t flags, json_error_t *err)
 {
 	int not_regular;
@@ -219,15 +251,6 @@ void bench_check_utf8(const char *what, const char *s)
 	if (!j)
 		die("bad value for %s (not UTF-8)", what);
 	json_decref(j);
-}
-
-int bench_parse_workload(const char *name)
-{
-	const int w = bench_workload_find(name);
-
-	if (w >= 0)
-		return w;
-	die("unknown workload '%s' (want update, charge, readers or store)", name);
 }
 
 int bench_getopt(int argc, char **argv, const struct option *opts)

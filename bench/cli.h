@@ -66,6 +66,12 @@ void bench_need(const char *cmd, const char *const *names, const int *missing, i
  * *not_regular set (a FIFO, a device, a directory).
  */
 FILE *bench_fopen_regular(const char *path, int *not_regular);
+/*
+ * Everything fd holds until its end, NUL-terminated (*len bytes before the
+ * NUL), read(2) retried on EINTR.  *err: 0, or the errno of a failed read
+ * (what came before it is returned).  Dies only when out of memory.
+ */
+char *bench_fd_slurp(int fd, size_t *len, int *err);
 /* json_load_file of a regular file only (err->text says "not a regular file" for the rest). */
 json_t *bench_json_load_regular(const char *path, size_t flags, json_error_t *err);
 void *bench_xmalloc(size_t n);
@@ -74,9 +80,6 @@ char *bench_xstrdup(const char *s);	/* NULL stays NULL */
 
 /* Results are JSON: text that is not UTF-8 would vanish from them, so it is bad input for what. */
 void bench_check_utf8(const char *what, const char *s);
-
-/* The workload named: update, charge, readers or store (enum bench_workload); dies on any other. */
-int bench_parse_workload(const char *name);
 
 #include <getopt.h>
 

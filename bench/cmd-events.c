@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* ctrbench events: try each event on this thread and say what counts and why not the rest. */
+/* cmd-events.c - `ctrbench events`: try each event on this thread and say what counts and why not the rest. */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <sched.h>

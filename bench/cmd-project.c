@@ -616,11 +616,11 @@ static const char pj_help[] =
 	"  --work-ns N             private work after each update (default 0)\n"
 	"  --read-interval-us N    readers: pause between reads (default 0)\n"
 	"  --read-node N           readers: node read (default 0, the root)\n"
-	"  --options K=V,...       the algorithm's options\n"
+	"  --options K=V,...       the algorithm's options (default none)\n"
 	"  --flush-period-ms N     periodic flusher period (default: the algorithm's)\n"
 	"  --format table|json     (default table); json lines carry \"kind\": \"projected\"\n"
 	"  --validate              known-answer patterns, then this machine's 1- and 2-thread runs\n"
-	"  --against FILE          measured lines of FILE vs their projection\n"
+	"  --against FILE          measured lines of FILE vs their projection (no default)\n"
 	"example: ctrbench project --algo atomic_tree,percpu_hier --shape chain:8 --threads 96 \\\n"
 	"             --placement scatter --topology \"pack:2 [numa] l3:12 core:8 pu:2\"\n";
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report_cmd.c - `ctrbench report`: reports are drawn by scripts/report, a Python script that
+ * cmd-report.c - `ctrbench report`: reports are drawn by scripts/report, a Python script that
  * uses gnuplot; this command finds the script and hands it the command line.  The script is
  * looked for in $CTRBENCH_SCRIPTS_DIR, else in ../libexec/ctrbench beside this binary (where
  * make install puts it, under any prefix or DESTDIR), else in the scripts folder of the tree this

@@ -17,6 +17,7 @@
 
 #include "builtin.h"
 #include "cli.h"
+#include "record.h"
 #include "../topology/topo.h"
 #include "env.h"
 #include "exec.h"
@@ -233,10 +234,9 @@ static void run_check(struct run_args *a)
 		die("--limit-levels applies to the charge and store workloads");
 	if (a->cfg.limit_headroom && !bench_workload_charges(a->cfg.workload))
 		die("--limit-headroom applies to the charge and store workloads");
-	if (a->cfg.work_ns && a->cfg.workload == BENCH_READERS)
-		die("--work-ns applies to the update and charge workloads");
-	if (a->cfg.work_iters && (a->cfg.workload != BENCH_UPDATE || a->cfg.work_ns))
-		die("--work-iters applies to the update workload, without --work-ns");
+	why = bench_work_refusal(a->cfg.workload, a->cfg.work_ns, a->cfg.work_iters);
+	if (why)
+		die("%s", why);
 	if (a->cfg.workload != BENCH_READERS) {
 		if (a->cfg.readers >= 0 || a->read_node || a->cfg.read_interval_us)
 			die("--readers, --read-node and --read-interval-us need --workload readers");

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmd-sweep.c - `ctrbench sweep`: its options (on the command line or in a
- * plan file), every list parsed and checked before anything runs, then the
- * executor (sweep.c) runs the cross product.  docs/sweeps.md describes it.
+ * plan file) and every list parsed; the engine (sweep.c) then checks them
+ * all before anything runs and hands the cross product to the executor.
+ * docs/sweeps.md describes it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,12 +16,11 @@
 #include "../topology/topo.h"
 #include "builtin.h"
 #include "cli.h"
+#include "record.h"
 #include "run.h"
 #include "setup.h"
 #include "sweep.h"
 
-#define SWEEP_MAX_THREADS 4096		/* as run --threads */
-#define SWEEP_MAX_CONFIGS 1000000	/* a cross product past this is a typo, not a plan */
 #define SWEEP_MAX_PLAN (64 * 1024)	/* a plan is a few lines; it is copied into every result */
 
 /* The options a sweep takes with a value; a plan file takes the same names. */
@@ -54,7 +54,7 @@ static char **sweep_split(const char *opt, const char *s, char sep, int *n)
 	return v;
 }
 
-/* A whole decimal in [1, SWEEP_MAX_THREADS], or -1. */
+/* A whole decimal in [1, BENCH_SWEEP_MAX_THREADS], or -1. */
 static int sweep_thread_count(const char *s, size_t len)
 {
 	long v = 0;
@@ -66,7 +66,7 @@ static int sweep_thread_count(const char *s, size_t len)
 			return -1;
 		v = v * 10 + (s[i] - '0');
 	}
-	return v >= 1 && v <= SWEEP_MAX_THREADS ? (int)v : -1;
+	return v >= 1 && v <= BENCH_SWEEP_MAX_THREADS ? (int)v : -1;
 }
 
 /*
@@ -89,7 +89,7 @@ static void sweep_node_steps(const struct topo *t, char *want)
 	want[1] = 1;
 	for (int n = 0; n <= max; n++) {
 		sum += per_node[n];
-		if (sum >= 1 && sum <= SWEEP_MAX_THREADS)
+		if (sum >= 1 && sum <= BENCH_SWEEP_MAX_THREADS)
 			want[sum] = 1;
 	}
 	free(per_node);
@@ -98,7 +98,7 @@ static void sweep_node_steps(const struct topo *t, char *want)
 /* --threads: N, A..B and `nodes`, comma-separated; the union, ascending. */
 static int *sweep_parse_threads(const char *s, const struct topo *t, int *n)
 {
-	char *want = bench_xcalloc(SWEEP_MAX_THREADS + 1, 1);
+	char *want = bench_xcalloc(BENCH_SWEEP_MAX_THREADS + 1, 1);
 	char *copy = bench_xstrdup(s), *p = copy, *item;
 	int *v;
 
@@ -118,16 +118,16 @@ static int *sweep_parse_threads(const char *s, const struct topo *t, int *n)
 		}
 		if (a < 0 || b < 0 || a > b)
 			die("bad value '%s' in --threads '%s' (want N, A..B with A <= B, or nodes,"
-			    " comma-separated; counts from 1 to %d)", item, s, SWEEP_MAX_THREADS);
+			    " comma-separated; counts from 1 to %d)", item, s, BENCH_SWEEP_MAX_THREADS);
 		for (int k = a; k <= b; k++)
 			want[k] = 1;
 	}
 	*n = 0;
-	for (int k = 1; k <= SWEEP_MAX_THREADS; k++)
+	for (int k = 1; k <= BENCH_SWEEP_MAX_THREADS; k++)
 		*n += want[k];
 	v = bench_xcalloc((size_t)*n, sizeof(int));
 	*n = 0;
-	for (int k = 1; k <= SWEEP_MAX_THREADS; k++)
+	for (int k = 1; k <= BENCH_SWEEP_MAX_THREADS; k++)
 		if (want[k])
 			v[(*n)++] = k;
 	free(want);
@@ -187,76 +187,6 @@ static const struct bench_algo **sweep_parse_algos(const char *s, int *n)
 	}
 	free(names);
 	return v;
-}
-
-static int sweep_has_workload(const struct bench_sweep *s, const char *w)
-{
-	for (int i = 0; i < s->nr_workloads; i++)
-		if (!strcmp(s->workload[i], w))
-			return 1;
-	return 0;
-}
-
-/* Every configuration on this shape fits in memory (as run checks it), before anything runs. */
-static void sweep_check_memory(const struct bench_sweep *s, const struct bench_shape *shape)
-{
-	/* run always maps each slot to a node: the slot areas are whole pages, as counted here */
-	int *slot_node = bench_xcalloc(SWEEP_MAX_THREADS, sizeof(int));
-	struct bench_config cfg = { .shape = *shape, .options = s->options, .force = s->force,
-				    .flush_period_ms = s->flush_period_ms, .slot_node = slot_node };
-
-	for (int w = 0; w < s->nr_workloads; w++) {
-		cfg.workload = bench_parse_workload(s->workload[w]);
-		cfg.readers = cfg.workload != BENCH_READERS ? 0 : s->readers < 0 ? 1 : s->readers;
-		for (int t = 0; t < s->nr_threads; t++) {
-			cfg.threads = s->threads[t];
-			cfg.slots = s->slots ? s->slots : bench_default_slots(cfg.threads);
-			bench_check_memory(&cfg, s->algo, s->nr_algos);
-		}
-	}
-	free(slot_node);
-}
-
-void bench_sweep_check(const struct bench_sweep *s)
-{
-	long configs = 1;
-
-	for (int i = 0; i < s->nr_workloads; i++)
-		bench_parse_workload(s->workload[i]);
-	for (int i = 0; i < s->nr_shapes; i++) {
-		struct bench_shape shape;
-		const char *why;
-
-		if (bench_shape_parse(s->shape[i], &shape, &why))
-			die("bad value '%s' for --shape (%s)", s->shape[i], why);
-		sweep_check_memory(s, &shape);
-		bench_shape_free(&shape);
-	}
-	if (s->readers >= 0 && !sweep_has_workload(s, "readers"))
-		die("--readers %d needs the readers workload in --workload", s->readers);
-	if (s->work_ns && sweep_has_workload(s, "readers"))
-		die("--work-ns applies to the update and charge workloads, not to readers");
-	if (s->work_iters && (s->work_ns || sweep_has_workload(s, "readers") || sweep_has_workload(s, "charge")))
-		die("--work-iters applies to the update workload, without --work-ns");
-	if (sweep_has_workload(s, "readers"))
-		for (int i = 0; i < s->nr_threads; i++)
-			if (s->threads[i] + (s->readers < 0 ? 1 : s->readers) > SWEEP_MAX_THREADS)
-				die("too many threads: --threads %d plus --readers %d", s->threads[i],
-				    s->readers < 0 ? 1 : s->readers);
-	/* every updater owns a slot: the largest thread count must fit */
-	if (s->slots && s->threads[s->nr_threads - 1] > s->slots)
-		die("bad value '%d' for --slots (fewer than --threads %d: every updater owns a slot)",
-		    s->slots, s->threads[s->nr_threads - 1]);
-	if (s->options)
-		bench_check_utf8("--options", s->options);
-	if (s->note)
-		bench_check_utf8("--note", s->note);
-	/* As `run` checks --options and --flush-period-ms, before anything runs. */
-	bench_check_algo_options(s->options, s->flush_period_ms, s->algo, s->nr_algos);
-	configs = (long)s->nr_algos * s->nr_workloads * s->nr_shapes * s->nr_placements;
-	if (configs * s->nr_threads > SWEEP_MAX_CONFIGS)
-		die("too many configurations: %ld (at most %d in one sweep)", configs * s->nr_threads,
-		    SWEEP_MAX_CONFIGS);
 }
 
 /* ---- the command line and plan files ---- */
@@ -391,7 +321,7 @@ static void sweep_parse_value(int k, const char *v, const struct topo *topo, str
 		s->warmup_ms = bench_parse_int("warmup-ms", v, 0, 3600 * 1000);
 		break;
 	case SO_READERS:
-		s->readers = bench_parse_int("readers", v, 1, SWEEP_MAX_THREADS);
+		s->readers = bench_parse_int("readers", v, 1, BENCH_SWEEP_MAX_THREADS);
 		break;
 	case SO_FLUSH:
 		s->flush_period_ms = bench_parse_int("flush-period-ms", v, 1, 3600 * 1000);

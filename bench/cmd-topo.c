@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * topo_cmd.c - `ctrbench topo`: the topology as a compact tree and a
+ * cmd-topo.c - `ctrbench topo`: the topology as a compact tree and a
  * placement as a table with its distance-class pair counts, or both as one
  * JSON object.  Everything is computed before anything is printed, so bad
  * input leaves stdout empty and stderr with one line (as run does).

@@ -427,7 +427,8 @@ static int exec_group(struct bench_exec *x, struct bench_exec_group *g)
 {
 	const pid_t parent = getpid();
 	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	size_t len = 0;
+	int read_err;
 	int pfd[2], status = 0, code;
 	pid_t pid;
 
@@ -458,27 +459,12 @@ static int exec_group(struct bench_exec *x, struct bench_exec_group *g)
 	if (exec_stop)
 		kill(pid, SIGTERM);
 	close(pfd[1]);
-	for (;;) {
-		ssize_t got;
-
-		if (cap - len < 4096) {
-			cap = cap ? 2 * cap : 16384;
-			buf = realloc(buf, cap + 1);
-			if (!buf)
-				die("out of memory");
-		}
-		got = read(pfd[0], buf + len, cap - len);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;
-		len += (size_t)got;
-	}
+	/* a read error ends what the group said, as its end of file does */
+	buf = bench_fd_slurp(pfd[0], &len, &read_err);
 	close(pfd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	exec_child = 0;
-	buf[len] = 0;
 	exec_collect(x, g, buf);
 	free(buf);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 2)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ctrbench - measure concurrent counter algorithms.  This file is the
- * dispatcher: the usage line of every command and the table of commands;
- * each command lives in bench/cmd-NAME.c (builtin.h).
+ * main.c - ctrbench, measure concurrent counter algorithms.  This file is
+ * the dispatcher: the table of commands, from which ctrbench --help is
+ * written; each command lives in bench/cmd-NAME.c (builtin.h).
  *
  * Every bad input ends in die(): one line naming the bad value, exit 2.
  */
@@ -14,62 +14,57 @@
 #include "env.h"
 #include "schema.h"
 
-static const char *bench_usage =
-	"usage: ctrbench list\n"
-	"       ctrbench topo [--topology SPEC] [--placement P --threads N] [--format table|json]\n"
-	"       ctrbench events [--events LIST] [--format table|json]\n"
-	"       ctrbench compare A.jsonl B.jsonl [--metric M] [--format table|json]\n"
-	"       ctrbench scenario list | NAME [--quick] [--format table|json] [--out FILE] [--reps K]\n"
-	"                    [--duration-ms MS] [--warmup-ms MS] [--flush-period-ms MS] [--readers R]\n"
-	"                    [--algo LIST] [--work-ns NS] [--no-cap] [--resume]\n"
-	"       ctrbench report RESULTS.jsonl [MORE.jsonl...] --out DIR [--format html|markdown]\n"
-	"                       [--baseline ALGO]\n"
-	"       ctrbench run [--algo A[,B...]|all] [--workload update|charge|readers]\n"
-	"                    [--shape chain:D|tree:AxB[xC...]] [--threads N]\n"
-	"                    [--readers R] [--read-interval-us US] [--read-node random|root|leaf|own|N]\n"
-	"                    [--placement compact|scatter|ccx|numa|smt|list:0,2-5] [--topology SPEC]\n"
-	"                    [--shared-mem local|interleave|node:K] [--events LIST|bounce]\n"
-	"                    [--sample 1/N] [--reps K] [--note TEXT] [--work-ns NS]\n"
-	"                    [--options KEY=VAL,...] [--flush-period-ms MS] [--charge-burst B]\n"
-	"                    [--duration-ms MS] [--warmup-ms MS] [--format table|csv|json] [--force]\n"
-	"       ctrbench sweep --algo LIST --shape LIST --threads LIST|A..B|nodes --out FILE [--resume]\n"
-	"                    [--workload LIST] [--placement LIST] [--plan FILE] [--reps K] [--readers R]\n"
-	"                    [--duration-ms MS] [--warmup-ms MS] [--options O] [--flush-period-ms MS]\n"
-	"                    [--work-ns NS] [--events LIST|bounce] [--note TEXT] [--force]\n"
-	"       ctrbench c2c [--cpus LIST|all] [--pairs all|sample:N|per-class:N] [--home first-touch|node:K|each]\n"
-	"                    [--op cas|load-store|fetch-add] [--reps K] [--dry-run] [--format table|json|csv]\n"
-	"       ctrbench recommend --updates-per-sec U --reads-per-sec R --depth D\n"
-	"                    --max-staleness EXACT|N|MSms [--results FILE] [--threads T] [--format table|json]\n"
-	"       ctrbench schema [--format json|table]\n"
-	"       ctrbench limits [--rounds K] [--duration-ms MS] [--format table|json]\n"
-	"       ctrbench --version\n"
-	"  every command takes --help: its flags, each default, an example\n"
-	"  --events names nothing knows are an error; --events-lenient counts the others\n";
-
-/* The subcommands; each takes argv from its own name on. */
-static const struct {
-	const char *name;
-	int (*fn)(int argc, char **argv);
+/*
+ * The commands: main dispatches argv from the command's name on to fn, and
+ * `ctrbench --help` is written from this table, so no command can be left
+ * out of it (tests/help_flags.py reads the table and checks both).  Each
+ * command's flags are in its own --help, next to its option table.
+ */
+static const struct bench_cmd {
+	const char *name;		/* argv[1] */
+	int (*fn)(int argc, char **argv);	/* the command, in bench/cmd-NAME.c (builtin.h) */
+	const char *summary;		/* one line for ctrbench --help */
 } bench_cmds[] = {
-	{ "list", bench_cmd_list },
-	{ "run", bench_cmd_run },
-	{ "topo", bench_cmd_topo },
-	{ "events", bench_cmd_events },
-	{ "compare", bench_cmd_compare },
-	{ "scenario", bench_cmd_scenario },
-	{ "sweep", bench_cmd_sweep },
-	{ "recommend", bench_cmd_recommend },
-	{ "report", bench_cmd_report },
-	{ "schema", bench_cmd_schema },
-	{ "c2c", bench_cmd_c2c },
-	{ "limits", bench_cmd_limits },
-	{ "project", bench_cmd_project },
+	{ "list", bench_cmd_list, "the algorithms, one a line" },
+	{ "run", bench_cmd_run, "measure algorithms on one configuration: one result each" },
+	{ "topo", bench_cmd_topo, "a topology and where a placement puts N threads on it" },
+	{ "events", bench_cmd_events, "which hardware events open here, and why not" },
+	{ "compare", bench_cmd_compare, "the change per configuration between two result files" },
+	{ "scenario", bench_cmd_scenario, "a seed thread's experiment and its table from this machine" },
+	{ "sweep", bench_cmd_sweep, "a cross product of configurations, one result line each" },
+	{ "recommend", bench_cmd_recommend, "rank the algorithms for a workload, with the evidence" },
+	{ "report", bench_cmd_report, "an HTML or Markdown report of result files" },
+	{ "schema", bench_cmd_schema, "the fields of a result line" },
+	{ "c2c", bench_cmd_c2c, "the cost of moving one cache line between two CPUs" },
+	{ "limits", bench_cmd_limits, "each harness figure beside the physical limit that bounds it" },
+	{ "project", bench_cmd_project, "libctr's code projected onto a model of a topology (not measured)" },
 };
+
+#define BENCH_NR_CMDS ((int)(sizeof(bench_cmds) / sizeof(bench_cmds[0])))
+
+/* ctrbench --help: every command of the table with its summary. */
+static void bench_usage(void)
+{
+	int w = 0;
+
+	for (int i = 0; i < BENCH_NR_CMDS; i++)
+		if ((int)strlen(bench_cmds[i].name) > w)
+			w = (int)strlen(bench_cmds[i].name);
+	fputs("usage: ctrbench COMMAND [OPTIONS]\n"
+	      "       ctrbench --version\n"
+	      "\n"
+	      "commands (ctrbench COMMAND --help: its flags, each default, an example):\n", stdout);
+	for (int i = 0; i < BENCH_NR_CMDS; i++)
+		printf("  ctrbench %-*s  %s\n", w, bench_cmds[i].name, bench_cmds[i].summary);
+	fputs("\n"
+	      "--events names nothing knows are an error; --events-lenient counts the others\n",
+	      stdout);
+}
 
 int main(int argc, char **argv)
 {
 	char names[256] = "";
-	const int n = (int)(sizeof(bench_cmds) / sizeof(bench_cmds[0]));
+	const int n = BENCH_NR_CMDS;
 
 	for (int i = 0; i < n; i++)
 		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
@@ -77,7 +72,7 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		die("no command given (want %s); try ctrbench --help", names);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		fputs(bench_usage, stdout);
+		bench_usage();
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {

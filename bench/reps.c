@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* reps.c - a configuration's K runs summarized: medians, their intervals, the CV (reps.h). */
 #include <math.h>
 #include <stdlib.h>
 

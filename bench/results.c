@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* results.c - a file of result lines read back and checked (results.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +11,129 @@
 #include "results.h"
 #include "schema.h"
 
+/* Where bench_json_prefix_ok is: its state, the open brackets, a string's or literal's progress. */
+enum jp_state { JP_VALUE, JP_VALUE_OR_END, JP_KEY_OR_END, JP_KEY, JP_COLON, JP_COMMA_OR_END, JP_STR, JP_STR_ESC, JP_STR_HEX, JP_NUM, JP_LIT };
+
+struct json_prefix {
+	enum jp_state st;			/* what the next character may be */
+	char stack[BENCH_RESULT_MAX_DEPTH];	/* the open '{' and '[', innermost last */
+	int depth;				/* their number */
+	int hex;				/* hex digits of a \u escape seen */
+	int key;				/* the string being read is a key */
+	const char *lit;			/* the rest of true, false or null to come */
+};
+
+/*
+ * c inside a string, literal or number: 1 when it is taken, 0 when it is
+ * to be read as structure (a number ended), -1 when it cannot be there.
+ */
+static int json_prefix_token(struct json_prefix *j, unsigned char c)
+{
+	switch (j->st) {
+	case JP_STR:
+		if (c == '"')
+			j->st = j->key ? JP_COLON : JP_COMMA_OR_END;
+		else if (c == '\\')
+			j->st = JP_STR_ESC;
+		else if (c < 0x20)
+			return -1;
+		return 1;
+	case JP_STR_ESC:
+		if (c == 'u') {
+			j->st = JP_STR_HEX;
+			j->hex = 0;
+		} else if (strchr("\"\\/bfnrt", c) && c) {
+			j->st = JP_STR;
+		} else {
+			return -1;
+		}
+		return 1;
+	case JP_STR_HEX:
+		if (!strchr("0123456789abcdefABCDEF", c) || !c)
+			return -1;
+		if (++j->hex == 4)
+			j->st = JP_STR;
+		return 1;
+	case JP_LIT:
+		if (c != (unsigned char)*j->lit++)
+			return -1;
+		if (!*j->lit)
+			j->st = JP_COMMA_OR_END;
+		return 1;
+	case JP_NUM:
+		if (c && strchr("0123456789+-.eE", c))
+			return 1;
+		j->st = JP_COMMA_OR_END;
+		return 0;	/* c is looked at again as structure */
+	default:
+		return 0;
+	}
+}
+
+/* A value starts with c (or an empty array ends): 0, or -1 when it cannot. */
+static int json_prefix_value(struct json_prefix *j, unsigned char c)
+{
+	if (c == ']' && j->st == JP_VALUE_OR_END) {	/* [] */
+		j->depth--;
+		j->st = JP_COMMA_OR_END;
+	} else if (c == '{' || c == '[') {
+		if (j->depth == BENCH_RESULT_MAX_DEPTH)
+			return -1;
+		j->stack[j->depth++] = (char)c;
+		j->st = c == '{' ? JP_KEY_OR_END : JP_VALUE_OR_END;
+	} else if (c == '"') {
+		j->st = JP_STR;
+		j->key = 0;
+	} else if (c == '-' || (c >= '0' && c <= '9')) {
+		j->st = JP_NUM;
+	} else if (c == 't' || c == 'f' || c == 'n') {
+		j->lit = c == 't' ? "rue" : c == 'f' ? "alse" : "ull";
+		j->st = JP_LIT;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/* c between tokens, blanks skipped: 0, or -1 when it cannot be there. */
+static int json_prefix_struct(struct json_prefix *j, unsigned char c)
+{
+	switch (j->st) {
+	case JP_VALUE:
+	case JP_VALUE_OR_END:
+		return json_prefix_value(j, c);
+	case JP_KEY_OR_END:
+	case JP_KEY:
+		if (c == '"') {
+			j->st = JP_STR;
+			j->key = 1;
+		} else if (c == '}' && j->st == JP_KEY_OR_END) {
+			j->depth--;
+			j->st = JP_COMMA_OR_END;
+		} else {
+			return -1;
+		}
+		return 0;
+	case JP_COLON:
+		if (c != ':')
+			return -1;
+		j->st = JP_VALUE;
+		return 0;
+	case JP_COMMA_OR_END:
+		if (!j->depth)
+			return -1;	/* a whole object already: then a newline should follow */
+		if (c == ',')
+			j->st = j->stack[j->depth - 1] == '{' ? JP_KEY : JP_VALUE;
+		else if (c == (j->stack[j->depth - 1] == '{' ? '}' : ']'))
+			j->depth--;
+		else
+			return -1;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 /*
  * Could s[0..n) be the start of a JSON object, cut short?  What a sweep
  * killed inside its write(2) leaves is exactly that; lab notes, a binary or
@@ -19,111 +143,20 @@
  */
 int bench_json_prefix_ok(const char *s, size_t n)
 {
-	enum { VALUE, VALUE_OR_END, KEY_OR_END, KEY, COLON, COMMA_OR_END, STR, STR_ESC, STR_HEX, NUM, LIT } st = VALUE;
-	char stack[BENCH_RESULT_MAX_DEPTH];
-	int depth = 0, hex = 0, key = 0;
-	const char *lit = NULL;
+	struct json_prefix j = { .st = JP_VALUE };
 
 	if (!n || s[0] != '{')
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
+		int took = json_prefix_token(&j, c);
 
-		switch (st) {
-		case STR:
-			if (c == '"')
-				st = key ? COLON : COMMA_OR_END;
-			else if (c == '\\')
-				st = STR_ESC;
-			else if (c < 0x20)
-				return 0;
-			continue;
-		case STR_ESC:
-			if (c == 'u') {
-				st = STR_HEX;
-				hex = 0;
-			} else if (strchr("\"\\/bfnrt", c) && c) {
-				st = STR;
-			} else {
-				return 0;
-			}
-			continue;
-		case STR_HEX:
-			if (!strchr("0123456789abcdefABCDEF", c) || !c)
-				return 0;
-			if (++hex == 4)
-				st = STR;
-			continue;
-		case LIT:
-			if (c != (unsigned char)*lit++)
-				return 0;
-			if (!*lit)
-				st = COMMA_OR_END;
-			continue;
-		case NUM:
-			if (c && strchr("0123456789+-.eE", c))
-				continue;
-			st = COMMA_OR_END;
-			break;	/* c is looked at again below */
-		default:
-			break;
-		}
-		if (c == ' ' || c == '\t' || c == '\r')
-			continue;
-		switch (st) {
-		case VALUE:
-		case VALUE_OR_END:
-			if (c == ']' && st == VALUE_OR_END) {	/* [] */
-				depth--;
-				st = COMMA_OR_END;
-			} else if (c == '{' || c == '[') {
-				if (depth == BENCH_RESULT_MAX_DEPTH)
-					return 0;
-				stack[depth++] = (char)c;
-				st = c == '{' ? KEY_OR_END : VALUE_OR_END;
-			} else if (c == '"') {
-				st = STR;
-				key = 0;
-			} else if (c == '-' || (c >= '0' && c <= '9')) {
-				st = NUM;
-			} else if (c == 't' || c == 'f' || c == 'n') {
-				lit = c == 't' ? "rue" : c == 'f' ? "alse" : "ull";
-				st = LIT;
-			} else {
-				return 0;
-			}
-			break;
-		case KEY_OR_END:
-		case KEY:
-			if (c == '"') {
-				st = STR;
-				key = 1;
-			} else if (c == '}' && st == KEY_OR_END) {
-				depth--;
-				st = COMMA_OR_END;
-			} else {
-				return 0;
-			}
-			break;
-		case COLON:
-			if (c != ':')
-				return 0;
-			st = VALUE;
-			break;
-		case COMMA_OR_END:
-			if (!depth)
-				return 0;	/* a whole object already: then a newline should follow */
-			if (c == ',') {
-				st = stack[depth - 1] == '{' ? KEY : VALUE;
-			} else if (c == (stack[depth - 1] == '{' ? '}' : ']')) {
-				depth--;
-			} else {
-				return 0;
-			}
-			break;
-		default:
+		if (took < 0)
 			return 0;
-		}
+		if (took || c == ' ' || c == '\t' || c == '\r')
+			continue;
+		if (json_prefix_struct(&j, c))
+			return 0;
 	}
 	return 1;
 }
@@ -137,8 +170,8 @@ static char *slurp(const char *path, int missing_ok, size_t *len)
 {
 	int not_regular;
 	FILE *f = bench_fopen_regular(path, &not_regular);
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
+	char *buf;
+	int err;
 
 	*len = 0;
 	if (not_regular)
@@ -148,25 +181,10 @@ static char *slurp(const char *path, int missing_ok, size_t *len)
 			return NULL;
 		die("cannot open '%s': %s", path, strerror(errno));
 	}
-	for (;;) {
-		size_t got;
-
-		if (cap - n < 65536) {
-			cap = cap ? 2 * cap : 65536;
-			buf = realloc(buf, cap + 1);
-			if (!buf)
-				die("out of memory");
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f))
-		die("cannot read '%s': %s", path, strerror(errno));
+	buf = bench_fd_slurp(fileno(f), len, &err);
+	if (err)
+		die("cannot read '%s': %s", path, strerror(err));
 	fclose(f);
-	buf[n] = 0;
-	*len = n;
 	return buf;
 }
 

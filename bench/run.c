@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * run.c - one benchmark run (run.h): the workers behind a start gate, the
+ * warm-up, the timed window and the latency phase, then collection and
+ * verification.  The timed loops themselves are in loops.c.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -495,6 +500,133 @@ int bench_run_footprint(const struct bench_config *cfg, const struct bench_algo 
 	return ctr_footprint(ba->algo, &p, algo);
 }
 
+/* Each worker's part of cfg: updaters first, then readers, each with its node and timed loop. */
+static void bench_run_workers(const struct bench_config *cfg, const struct bench_algo *ba,
+			      struct bench_gate *gate, struct bench_worker *ws, struct bench_thread *th)
+{
+	const int nthr = cfg->threads, total = nthr + cfg->readers;
+
+	for (int i = 0; i < total; i++) {
+		ws[i].gate = gate;
+		ws[i].reader = i >= nthr;
+		ws[i].index = ws[i].reader ? i - nthr : i;
+		ws[i].node = cfg->shape.leaves[i % cfg->shape.nr_leaves];
+		ws[i].workload = cfg->workload;
+		th[i].w = &ws[i];
+		th[i].loop = ws[i].reader ? ba->read_loop : ba->loop[cfg->workload];
+	}
+}
+
+/* The gate's copy of what every worker reads from cfg while it runs. */
+static void bench_run_gate(const struct bench_config *cfg, struct bench_worker *ws, struct bench_gate *gate)
+{
+	gate->updaters = ws;
+	gate->parent = cfg->shape.parent;
+	gate->nr_nodes = cfg->shape.nr_nodes;
+	gate->nr_updaters = cfg->threads;
+	gate->leaves = cfg->shape.leaves;
+	gate->nr_leaves = cfg->shape.nr_leaves;
+	gate->read_node = cfg->read_node;
+	gate->charge_burst = cfg->charge_burst;
+	gate->read_interval_us = cfg->read_interval_us;
+	gate->sample_every = cfg->sample_every ? cfg->sample_every : BENCH_SAMPLE_EVERY;
+	gate->work_ticks = (uint64_t)(cfg->work_ns * cfg->tsc.ghz);
+	gate->work_iters = (uint64_t)cfg->work_iters;
+	gate->split = cfg->workload == BENCH_UPDATE;
+	gate->tsc_overhead = cfg->tsc.overhead;
+	gate->tsc_overhead_raw = cfg->tsc.overhead_raw;
+	gate->tsc_resolution = cfg->tsc.resolution;
+	gate->topo = cfg->topo;
+	gate->pus = cfg->pus;
+	gate->events = cfg->events;
+	gate->nr_events = cfg->nr_events;
+}
+
+/*
+ * A charging workload's burst and per-node limits into p, the gate and r;
+ * *limit is the array (the caller frees it).  0 or -errno.
+ */
+static int bench_run_charge(const struct bench_config *cfg, const struct bench_algo *ba,
+			    struct bench_worker *ws, struct bench_gate *gate, struct ctr_params *p,
+			    struct bench_result *r, int64_t **limit)
+{
+	int err;
+
+	p->batch = BENCH_CHARGE_BATCH;
+	r->charge_burst = cfg->charge_burst;
+	if (cfg->charge_burst == BENCH_BURST_FROM_BOUND) {
+		err = bench_burst_from_bound(cfg, ba, p, &r->charge_burst);
+		if (err)
+			return err;
+	}
+	gate->charge_burst = r->charge_burst;
+	*limit = bench_charge_limits(cfg, ws, r->charge_burst);
+	if (!*limit)
+		return -ENOMEM;
+	p->limit = *limit;
+	gate->limit = *limit;
+	return 0;
+}
+
+/*
+ * The phases, once every worker is ready: warmup, the measured window
+ * (from *t0 to *t1), the latency phase of the update workload, then stop.
+ */
+static void bench_run_window(const struct bench_config *cfg, const struct bench_algo *ba, struct ctr_tree *t,
+			     struct bench_gate *gate, struct ctr_flush_stats *fs, struct bench_result *r,
+			     uint64_t *t0, uint64_t *t1)
+{
+	const int total = cfg->threads + cfg->readers;
+
+	while (atomic_load_explicit(&gate->ready, memory_order_acquire) < total)
+		bench_sleep_ms(1);
+	atomic_store_explicit(&gate->phase, BENCH_WARMUP, memory_order_release);
+	bench_sleep_ms(cfg->warmup_ms);
+	/*
+	 * The window's flushes only.  Reset before the window opens: the reset
+	 * takes the flush lock and can wait behind flushes, which must not
+	 * come out of the window's time.
+	 */
+	if (r->has_flush)
+		ba->algo->flush_stats(t, fs, 1);
+	*t0 = bench_time_ns();
+	atomic_store_explicit(&gate->phase, BENCH_MEASURE, memory_order_release);
+	bench_sleep_ms(cfg->duration_ms);
+	if (gate->split) {
+		/*
+		 * Throughput ends here; latency is timed apart, for a quarter of the
+		 * window (1-250 ms).  The flushes are read out first: they are per op
+		 * of this window, and the latency phase's stores flush too (they made
+		 * rstat_force's 8 flushes a store read 9.1 where few ops fit the window).
+		 */
+		if (r->has_flush) {
+			ba->algo->flush_stats(t, fs, 0);
+			r->flush = *fs;
+		}
+		atomic_store_explicit(&gate->phase, BENCH_LATENCY, memory_order_release);
+		*t1 = bench_time_ns();
+		bench_sleep_ms(bench_latency_ms(cfg->duration_ms));
+	}
+	atomic_store_explicit(&gate->phase, BENCH_STOP, memory_order_release);
+	if (!gate->split)
+		*t1 = bench_time_ns();
+}
+
+/* The instance, its memory placed by --shared-mem; 0 or -errno. */
+static int bench_run_tree(const struct bench_config *cfg, const struct bench_algo *ba,
+			  const struct ctr_params *p, struct ctr_tree **t)
+{
+	int err = bench_shared_mem_policy(cfg->shared_mem);
+
+	if (err)
+		return err;
+	*t = ctr_tree_new(ba->algo, p);
+	err = *t ? 0 : -errno;
+	if (cfg->shared_mem)
+		set_mempolicy(MPOL_DEFAULT, NULL, 0);
+	return err;
+}
+
 int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 		  struct bench_result *r)
 {
@@ -520,68 +652,19 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 	r->cpu_observed = calloc(total, sizeof(int));
 	if (!ws || !th || !tids || !fs || !r->cpu_requested || !r->cpu_observed)
 		goto out;
-	for (int i = 0; i < total; i++) {
-		ws[i].gate = &gate;
-		ws[i].reader = i >= nthr;
-		ws[i].index = ws[i].reader ? i - nthr : i;
-		ws[i].node = cfg->shape.leaves[i % cfg->shape.nr_leaves];
-		ws[i].workload = cfg->workload;
-		th[i].w = &ws[i];
-		th[i].loop = ws[i].reader ? ba->read_loop : ba->loop[cfg->workload];
-	}
+	bench_run_workers(cfg, ba, &gate, ws, th);
 	for (int i = bench_workload_charges(cfg->workload) ? 0 : nthr; i < total; i++) {
 		/* written every read (or audit): on lines of its own, not shared with another thread's */
 		ws[i].seen = ctr_zalloc_aligned(nthr * sizeof(int64_t));
 		if (!ws[i].seen)
 			goto out;
 	}
-	gate.updaters = ws;
-	gate.parent = cfg->shape.parent;
-	gate.nr_nodes = cfg->shape.nr_nodes;
-	gate.nr_updaters = nthr;
-	gate.leaves = cfg->shape.leaves;
-	gate.nr_leaves = cfg->shape.nr_leaves;
-	gate.read_node = cfg->read_node;
-	gate.charge_burst = cfg->charge_burst;
-	gate.read_interval_us = cfg->read_interval_us;
-	gate.sample_every = cfg->sample_every ? cfg->sample_every : BENCH_SAMPLE_EVERY;
-	gate.work_ticks = (uint64_t)(cfg->work_ns * cfg->tsc.ghz);
-	gate.work_iters = (uint64_t)cfg->work_iters;
-	gate.split = cfg->workload == BENCH_UPDATE;
-	gate.tsc_overhead = cfg->tsc.overhead;
-	gate.tsc_overhead_raw = cfg->tsc.overhead_raw;
-	gate.tsc_resolution = cfg->tsc.resolution;
-	gate.topo = cfg->topo;
-	gate.pus = cfg->pus;
-	gate.events = cfg->events;
-	gate.nr_events = cfg->nr_events;
+	bench_run_gate(cfg, ws, &gate);
 	err = bench_build_under(cfg, ws, &gate);
-	if (err)
-		goto out;
-	err = -ENOMEM;
-	if (bench_workload_charges(cfg->workload)) {
-		p.batch = BENCH_CHARGE_BATCH;
-		r->charge_burst = cfg->charge_burst;
-		if (cfg->charge_burst == BENCH_BURST_FROM_BOUND) {
-			err = bench_burst_from_bound(cfg, ba, &p, &r->charge_burst);
-			if (err)
-				goto out;
-			err = -ENOMEM;
-		}
-		gate.charge_burst = r->charge_burst;
-		limit = bench_charge_limits(cfg, ws, r->charge_burst);
-		if (!limit)
-			goto out;
-		p.limit = limit;
-		gate.limit = limit;
-	}
-	err = bench_shared_mem_policy(cfg->shared_mem);
-	if (err)
-		goto out;
-	t = ctr_tree_new(ba->algo, &p);
-	err = t ? 0 : -errno;
-	if (cfg->shared_mem)
-		set_mempolicy(MPOL_DEFAULT, NULL, 0);
+	if (!err && bench_workload_charges(cfg->workload))
+		err = bench_run_charge(cfg, ba, ws, &gate, &p, r, &limit);
+	if (!err)
+		err = bench_run_tree(cfg, ba, &p, &t);
 	if (err)
 		goto out;
 	r->has_flush = ba->algo->flush_stats != NULL;
@@ -590,44 +673,12 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 		err = -pthread_create(&tids[i], NULL, bench_worker_main, &th[i]);
 		if (err) {
 			r->thread_failed = i + 1;
-			goto stop;
+			break;
 		}
 		started++;
 	}
-	while (atomic_load_explicit(&gate.ready, memory_order_acquire) < total)
-		bench_sleep_ms(1);
-	atomic_store_explicit(&gate.phase, BENCH_WARMUP, memory_order_release);
-	bench_sleep_ms(cfg->warmup_ms);
-	/*
-	 * The window's flushes only.  Reset before the window opens: the reset
-	 * takes the flush lock and can wait behind flushes, which must not
-	 * come out of the window's time.
-	 */
-	if (r->has_flush)
-		ba->algo->flush_stats(t, fs, 1);
-	t0 = bench_time_ns();
-	atomic_store_explicit(&gate.phase, BENCH_MEASURE, memory_order_release);
-	bench_sleep_ms(cfg->duration_ms);
-	if (gate.split) {
-		/*
-		 * Throughput ends here; latency is timed apart, for a quarter of the
-		 * window (1-250 ms).  The flushes are read out first: they are per op
-		 * of this window, and the latency phase's stores flush too (they made
-		 * rstat_force's 8 flushes a store read 9.1 where few ops fit the window).
-		 */
-		if (r->has_flush) {
-			ba->algo->flush_stats(t, fs, 0);
-			r->flush = *fs;
-		}
-		atomic_store_explicit(&gate.phase, BENCH_LATENCY, memory_order_release);
-		t1 = bench_time_ns();
-		bench_sleep_ms(bench_latency_ms(cfg->duration_ms));
-	}
-	atomic_store_explicit(&gate.phase, BENCH_STOP, memory_order_release);
-	if (!gate.split)
-		t1 = bench_time_ns();
-	err = 0;
-stop:
+	if (!err)
+		bench_run_window(cfg, ba, t, &gate, fs, r, &t0, &t1);
 	/* On a failed start the gate goes straight to STOP, so started threads exit. */
 	atomic_store_explicit(&gate.phase, BENCH_STOP, memory_order_release);
 	for (int i = 0; i < started; i++)
@@ -661,4 +712,14 @@ void bench_result_free(struct bench_result *r)
 	free(r->cpu_requested);
 	free(r->cpu_observed);
 	r->cpu_requested = r->cpu_observed = NULL;
+}
+
+const char *bench_work_refusal(int workload, int work_ns, int work_iters)
+{
+	if (work_ns && workload == BENCH_READERS)
+		return "--work-ns applies to the update, charge and store workloads, not to readers";
+	/* the update loop alone counts iterations; --work-ns already sets the work */
+	if (work_iters && (workload != BENCH_UPDATE || work_ns))
+		return "--work-iters applies to the update workload, without --work-ns";
+	return NULL;
 }

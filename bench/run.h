@@ -156,4 +156,11 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 		  struct bench_result *r);
 void bench_result_free(struct bench_result *r);
 
+/*
+ * Why --work-ns and --work-iters cannot go with workload (enum
+ * bench_workload), or NULL when they can: run and sweep refuse with this
+ * one message (die("%s", ...)), so the two never disagree.
+ */
+const char *bench_work_refusal(int workload, int work_ns, int work_iters);
+
 #endif /* BENCH_RUN_H */

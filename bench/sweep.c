@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ctrbench sweep: the cross product of --algo x --workload x --shape x
- * --placement x --threads, one result line per finished configuration.
+ * sweep.c - `ctrbench sweep`'s engine (sweep.h): the cross product of
+ * --algo x --workload x --shape x --placement x --threads, checked before
+ * anything runs, one result line per finished configuration.
  *
  * Each point (workload, shape, placement, threads) is one group of the
  * executor (bench/exec.h): its algorithms measured in a process of its own,
@@ -36,6 +37,7 @@
 
 #include "../topology/topo.h"
 #include "cli.h"
+#include "record.h"
 #include "env.h"
 #include "exec.h"
 #include "outfile.h"
@@ -179,4 +181,77 @@ int bench_sweep_exec(const struct bench_sweep *s)
 	json_decref(x.extra);
 	bench_setup_release(&base);
 	return x.failed || x.interrupted || x.write_failed;
+}
+
+/* ---- checks before anything runs ---- */
+
+static int sweep_has_workload(const struct bench_sweep *s, const char *w)
+{
+	for (int i = 0; i < s->nr_workloads; i++)
+		if (!strcmp(s->workload[i], w))
+			return 1;
+	return 0;
+}
+
+/* Every configuration on this shape fits in memory (as run checks it), before anything runs. */
+static void sweep_check_memory(const struct bench_sweep *s, const struct bench_shape *shape)
+{
+	/* run always maps each slot to a node: the slot areas are whole pages, as counted here */
+	int *slot_node = bench_xcalloc(BENCH_SWEEP_MAX_THREADS, sizeof(int));
+	struct bench_config cfg = { .shape = *shape, .options = s->options, .force = s->force,
+				    .flush_period_ms = s->flush_period_ms, .slot_node = slot_node };
+
+	for (int w = 0; w < s->nr_workloads; w++) {
+		cfg.workload = bench_parse_workload(s->workload[w]);
+		cfg.readers = cfg.workload != BENCH_READERS ? 0 : s->readers < 0 ? 1 : s->readers;
+		for (int t = 0; t < s->nr_threads; t++) {
+			cfg.threads = s->threads[t];
+			cfg.slots = s->slots ? s->slots : bench_default_slots(cfg.threads);
+			bench_check_memory(&cfg, s->algo, s->nr_algos);
+		}
+	}
+	free(slot_node);
+}
+
+void bench_sweep_check(const struct bench_sweep *s)
+{
+	long configs = 1;
+
+	for (int i = 0; i < s->nr_workloads; i++) {
+		const char *why = bench_work_refusal(bench_parse_workload(s->workload[i]), s->work_ns,
+						     s->work_iters);
+
+		if (why)
+			die("%s", why);
+	}
+	for (int i = 0; i < s->nr_shapes; i++) {
+		struct bench_shape shape;
+		const char *why;
+
+		if (bench_shape_parse(s->shape[i], &shape, &why))
+			die("bad value '%s' for --shape (%s)", s->shape[i], why);
+		sweep_check_memory(s, &shape);
+		bench_shape_free(&shape);
+	}
+	if (s->readers >= 0 && !sweep_has_workload(s, "readers"))
+		die("--readers %d needs the readers workload in --workload", s->readers);
+	if (sweep_has_workload(s, "readers"))
+		for (int i = 0; i < s->nr_threads; i++)
+			if (s->threads[i] + (s->readers < 0 ? 1 : s->readers) > BENCH_SWEEP_MAX_THREADS)
+				die("too many threads: --threads %d plus --readers %d", s->threads[i],
+				    s->readers < 0 ? 1 : s->readers);
+	/* every updater owns a slot: the largest thread count must fit */
+	if (s->slots && s->threads[s->nr_threads - 1] > s->slots)
+		die("bad value '%d' for --slots (fewer than --threads %d: every updater owns a slot)",
+		    s->slots, s->threads[s->nr_threads - 1]);
+	if (s->options)
+		bench_check_utf8("--options", s->options);
+	if (s->note)
+		bench_check_utf8("--note", s->note);
+	/* As `run` checks --options and --flush-period-ms, before anything runs. */
+	bench_check_algo_options(s->options, s->flush_period_ms, s->algo, s->nr_algos);
+	configs = (long)s->nr_algos * s->nr_workloads * s->nr_shapes * s->nr_placements;
+	if (configs * s->nr_threads > BENCH_SWEEP_MAX_CONFIGS)
+		die("too many configurations: %ld (at most %d in one sweep)", configs * s->nr_threads,
+		    BENCH_SWEEP_MAX_CONFIGS);
 }

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sweep.h - `ctrbench sweep`: the cross product of algorithms, workloads,
- * shapes, thread counts and placements, one `ctrbench run` child per
- * configuration, each finished configuration appended to --out as one JSON
- * line; and `ctrbench recommend`, which ranks algorithms for a workload from
- * such a file.  docs/sweeps.md describes both for users.
+ * sweep.h - the engine of `ctrbench sweep` (and of recommend's quick
+ * sweep): the cross product of algorithms, workloads, shapes, thread counts
+ * and placements, checked whole before anything runs, each point measured
+ * by the executor (exec.h) in a child process of its own, each result
+ * appended to --out as one JSON line.  docs/sweeps.md describes it for users.
  */
 #ifndef BENCH_SWEEP_H
 #define BENCH_SWEEP_H
 
 #include "bench.h"
+
+#define BENCH_SWEEP_MAX_THREADS 4096	/* as run --threads */
+#define BENCH_SWEEP_MAX_CONFIGS 1000000	/* a cross product past this is a typo, not a plan */
 
 /* A sweep, every list parsed and checked (bench_sweep_check) before anything runs. */
 struct bench_sweep {
@@ -54,7 +57,7 @@ int bench_sweep_exec(const struct bench_sweep *s);
 /* The last bench_sweep_exec stopped on SIGINT or SIGTERM. */
 int bench_sweep_interrupted(void);
 
-/* Dies (exit 2, one line) on anything in s that `run` would refuse. */
+/* Dies (exit 2, one line) on anything in s that `run` would refuse (sweep.c: sweep and recommend share it). */
 void bench_sweep_check(const struct bench_sweep *s);
 
 

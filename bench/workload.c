@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cli.h"
 #include "workload.h"
 
 static const char *const bench_workload_names[BENCH_NR_WORKLOADS] = { "update", "charge", "readers", "store" };
@@ -18,6 +19,15 @@ int bench_workload_find(const char *name)
 		if (!strcmp(name, bench_workload_names[w]))
 			return w;
 	return -1;
+}
+
+int bench_parse_workload(const char *name)
+{
+	const int w = bench_workload_find(name);
+
+	if (w >= 0)
+		return w;
+	die("unknown workload '%s' (want update, charge, readers or store)", name);
 }
 
 int64_t bench_headroom_limit(int below, int hold, double headroom)

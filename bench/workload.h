@@ -29,6 +29,8 @@ static inline int bench_workload_charges(int w)
 const char *bench_workload_name(int w);
 /* The workload named name, or -1 for no workload's name. */
 int bench_workload_find(const char *name);
+/* The workload named (enum bench_workload); dies naming it on any other (the CLI's parser). */
+int bench_parse_workload(const char *name);
 
 /*
  * store: the stats a zswap store updates besides the charged one (stat 0,

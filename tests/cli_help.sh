@@ -10,9 +10,15 @@ B=${1:-build/ctrbench}
 
 . tests/tap.sh
 
-# The commands, from the top-level usage.
-cmds=$("$B" --help | sed -n 's/^ *\(usage:\)\? *ctrbench \([a-z][a-z0-9]*\).*/\2/p' | sort -u)
-check "ctrbench --help lists the commands" eval '[ "$(echo "$cmds" | wc -w)" -ge 10 ]'
+# The commands, from main's dispatch table (bench/main.c), not from the help: each is in
+# ctrbench --help and has its own --help; and every flag a command's option tables hold is named
+# in its --help (tests/help_flags.py).
+check "ctrbench --help lists every command main dispatches, each with its own --help" eval \
+	'python3 tests/help_flags.py commands "$B" >"$tmp/cmds"'
+check "every flag a command's parser takes is named in its --help" eval \
+	'python3 tests/help_flags.py flags "$B" >"$tmp/flags"'
+cmds=$(sed -n 's/^\([a-z][a-z0-9-]*\) (bench_cmd_[a-z0-9_]*):.*/\1/p' "$tmp/cmds")
+check "the dispatch table has the commands" eval '[ "$(echo "$cmds" | wc -w)" -ge 10 ]'
 for c in $cmds; do
 	"$B" $c --help >"$tmp/out" 2>"$tmp/err"
 	rc=$?
@@ -56,8 +62,31 @@ BADVAL="recommend needs --depth D and --max-staleness" bad recommend --updates-p
 
 # Each command function parses, then calls the engine: none over 80 lines (tests/cmd_length.py),
 # and the check fails on one that is longer.
-check "no bench_cmd_* function over 80 lines in bench/" eval 'python3 tests/cmd_length.py 80 bench/*.c >"$tmp/len"'
+srcs=$(find bench project -name '*.c' | sort)
+check "no bench_cmd_* function over 80 lines in bench/" eval 'python3 tests/cmd_length.py 80 $srcs >"$tmp/len"'
+# ... and no function in bench/ or project/ over 100 (but the known ones cmd_length.py lists).
+check "no function over 100 lines in bench/ or project/ (but cmd_length.py's KNOWN_LONG)" eval \
+	'python3 tests/cmd_length.py --functions 100 $srcs >"$tmp/len"'
 { echo "int bench_cmd_fake(int argc, char **argv)"; echo "{"; for i in $(seq 80); do echo "	argc++;"; done
   echo "}"; } >"$tmp/fake.c"
 check "the length check fails on an 83-line command function" eval \
 	'! python3 tests/cmd_length.py 80 "$tmp/fake.c" >/dev/null 2>"$tmp/len_err" && grep -q "bench_cmd_fake is 83 lines" "$tmp/len_err"'
+{ echo "static int fake_long(int x)"; echo "{"; for i in $(seq 100); do echo "	x++;"; done
+  echo "	return x;"; echo "}"; } >"$tmp/fake_long.c"
+check "the length check fails on a 104-line function" eval \
+	'! python3 tests/cmd_length.py --functions 100 "$tmp/fake_long.c" >/dev/null 2>"$tmp/len_err" &&
+	 grep -q "fake_long is 104 lines" "$tmp/len_err"'
+
+# The help checks can fail: a command in the dispatch table that --help does not list, and a flag
+# in a command's option table that its --help does not name (a copy of the sources, edited).
+mkdir -p "$tmp/src/bench"
+cp bench/*.c "$tmp/src/bench/"
+sed -i 's/^\t{ "list", bench_cmd_list, /\t{ "nosuchcmd", bench_cmd_list, "x" },\n&/' "$tmp/src/bench/main.c"
+check "the commands check fails on a dispatched command --help does not list" eval \
+	'! python3 tests/help_flags.py commands "$B" "$tmp/src" >/dev/null 2>"$tmp/h_err" &&
+	 grep -q "does not list .nosuchcmd." "$tmp/h_err"'
+sed -i 's/^\t\t{ "format", required_argument, NULL, .f. },/&\n\t\t{ "no-such-flag", no_argument, NULL, 0 },/' \
+	"$tmp/src/bench/cmd-topo.c"
+check "the flags check fails on a flag a parser takes that its --help does not name" eval \
+	'! python3 tests/help_flags.py flags "$B" "$tmp/src" >/dev/null 2>"$tmp/h_err" &&
+	 grep -q "topo --help does not name --no-such-flag" "$tmp/h_err"'
