@@ -52,6 +52,10 @@ static const char *const scn_help =
 	"                           only, each configuration once (a partial last line is dropped)\n"
 	"  --from FILE              print the tables from FILE's results, measuring nothing (default:\n"
 	"                           measure); FILE: a scenario's --out, run with the same options\n"
+	"  --project TOPOLOGY       PROJECTED from the coherence model, measuring nothing (default: measure);\n"
+	"                           TOPOLOGY an hwloc synthetic spec; takes only --calibration and --ops\n"
+	"  --calibration FILE       with --project (default: published Genoa figures): c2c --format json\n"
+	"  --ops N                  with --project: operations per projected worker (default 300)\n"
 	"\n"
 	"example: ctrbench scenario zswap-store-limit --quick\n";
 

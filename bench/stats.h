@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * stats.h - the statistics behind `ctrbench compare` and the summaries of
- * repetitions, as pure functions (tests/test_compare.c calls them).
+ * repetitions, as pure functions (tests/harness/test_compare.c calls them).
  */
 #ifndef BENCH_STATS_H
 #define BENCH_STATS_H

@@ -17,13 +17,13 @@
  *     addresses in registers across the slow path's call (rstat), its own
  *     `struct ctr_foo_ref`, ctr_foo_ref(t, cpu, node, stat) and
  *     ctr_foo_ref_add(const struct ctr_foo_ref *, delta): see CTR_REF_WRAP
- *     in ctr_internal.h.  tests/test_ref.c holds every ref to its add.
+ *     in ctr_internal.h.  tests/unit/test_ref.c holds every ref to its add.
  *  2. counters/foo.c: init/fini/read/read_exact (and error_bound if not
  *     exact, and staleness_ms if that bound is by time: recommend ranks it
  *     for --max-staleness from it), footprint (the bytes init allocates,
  *     each allocation through ctr_alloc_footprint/ctr_slot_areas_footprint:
  *     the harness refuses a run that does not fit in memory from it, and
- *     tests/test_footprint.c holds it to what init really allocates) and the
+ *     tests/unit/test_footprint.c holds it to what init really allocates) and the
  *     `const struct ctr_algo ctr_algo_foo` table.  The Makefile finds the
  *     file by wildcard.
  *  3. Below: the #include and one CTR_ALGO(foo) line.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * c2c/plan.c - c2c's plan (c2c.h): the CPUs, the pairs drawn among them, each
- * pair's distance class.  Nothing here measures: tests/test_c2c.c plans on
+ * pair's distance class.  Nothing here measures: tests/harness/test_c2c.c plans on
  * synthetic topologies.
  */
 #define _GNU_SOURCE
