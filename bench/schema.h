@@ -129,7 +129,7 @@
 	X(READ_ERROR_MAX_ABS, "read_error.max_abs", BT_INT, BI_NONE, BS_WORST, R(read_err_max), BW_READERS, 1, NULL, "worst distance of a read outside the exact window") \
 	X(READ_ERROR_MEAN_ABS, "read_error.mean_abs", BT_NUM, BI_NONE, BS_REP, R(read_err_mean), BW_READERS, 0, NULL, "mean of those distances") \
 	X(FLUSH, "flush", BT_OBJ, BI_NONE, BS_REP, FN, BW_ALL, 0, "null", "flush and flush-lock figures (docs/harness.md), null if the algorithm has none") \
-	X(SUBSYS, "subsys", BT_ARR, BI_NONE, BS_REP, FN, BW_ALL, 0, "null", "scenario subsys-flush-locks: per subsystem {name, reads, flushes, lock_acquisitions, lock_contended, lock_wait_ns, lock_hold_ns, read_p50_ns, read_p99_ns} (bench/subsys.c); null in other lines") \
+	X(SUBSYS, "subsys", BT_ARR, BI_NONE, BS_REP, FN, BW_ALL, 0, "null", "scenario subsys-flush-locks: per subsystem {name, reads, flushes, lock_acquisitions, lock_contended, lock_wait_ns, lock_hold_ns, read_p50_ns, read_p99_ns} (bench/scenario/subsys_flush_locks.c); null in other lines") \
 	X(EVENTS, "events", BT_OBJ, BI_NONE, BS_REP, FN, BW_ALL, 0, NULL, "task_clock_ns and each --events total") \
 	X(EVENTS_SOURCE, "events_source", BT_STR, BI_NONE, BS_REP, FN, BW_ALL, 0, NULL, "perf or thread_cputime") \
 	X(EVENTS_PER_OP, "events_per_op", BT_OBJ, BI_NONE, BS_REP, FN, BW_ALL, 0, NULL, "each --events per op (null with readers)") \

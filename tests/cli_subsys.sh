@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cli_subsys.sh - `ctrbench scenario subsys-flush-locks` (bench/subsys.c): its table, its lines as
+# cli_subsys.sh - `ctrbench scenario subsys-flush-locks` (bench/scenario/subsys_flush_locks.c): its table, its lines as
 # result lines of the field table (`ctrbench schema`: every field, nothing else but "subsys"'s
 # members), read by compare, rep lines and summaries as the executor writes them, and --from
 # rebuilding the table from the file alone.
