@@ -135,7 +135,7 @@ PROJ_OBJ := $(patsubst counters/%.c,$(BUILD)/proj/%.o,$(LIB_SRC))
 PROJ_LIB := $(BUILD)/proj/libctr_proj.o
 $(BUILD)/proj/%.o: counters/%.c
 	@mkdir -p $(dir $@)
-	$(call say,CC,$@)$(CC) -g -std=gnu11 -Wall -Wextra -Werror -pthread -O2 -fsanitize=thread -MMD -MP -c -o $@ $<
+	$(call say,CC,$@)$(CC) -g -std=gnu11 -Wall -Wextra -Werror -pthread -O2 -fsanitize=thread -DCTR_PROJ -MMD -MP -c -o $@ $<
 $(PROJ_LIB): $(PROJ_OBJ) scripts/proj-rename.sh
 	$(call say,GEN,$@)scripts/proj-rename.sh $@ $(PROJ_OBJ)
 

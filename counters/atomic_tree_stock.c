@@ -5,13 +5,6 @@
 
 #include "atomic_tree_stock.h"
 
-static inline void ctr_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
 /*
  * Spin a little, then yield: a holder can be preempted (16 threads on 2
  * CPUs in the tests), which the kernel's irq-off holder never is.

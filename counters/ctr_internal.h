@@ -22,6 +22,33 @@
  * and let the harness show what the prefetcher costs.
  */
 #define CTR_CACHELINE 64
+
+/*
+ * The spin-wait hint every spin loop of libctr calls (PAUSE on x86), and the
+ * role of a lock the code makes, for the coherence projection's lock table
+ * (docs/projection.md).  The projection's copy is compiled with CTR_PROJ
+ * (Makefile): there a pause is an event the model sees (a spinner that
+ * pauses after a hit on a line waits for that line to change), and a lock's
+ * role names it in the projected lock table.  The benchmark build never
+ * defines CTR_PROJ: a pause is the instruction, a role costs nothing.
+ */
+#ifdef CTR_PROJ
+void proj_rt_pause(void);
+void proj_rt_lock_role(const volatile void *lock, const char *role);
+static inline void ctr_cpu_relax(void)
+{
+	proj_rt_pause();
+}
+#define CTR_LOCK_ROLE(lock, role) proj_rt_lock_role((lock), (role))
+#else
+static inline void ctr_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+#define CTR_LOCK_ROLE(lock, role) ((void)(lock), (void)(role))
+#endif
 #define __ctr_aligned __attribute__((aligned(CTR_CACHELINE)))
 
 #define ctr_container_of(ptr, type, member) \

@@ -15,13 +15,6 @@ static struct ctr_percpu_hier_delegated *phd_of(const struct ctr_tree *t)
 	return ctr_container_of(t, struct ctr_percpu_hier_delegated, base);
 }
 
-static inline void phd_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
 /* Group g's slots of counter i, summed by whoever calls (reader or claimer). */
 static int64_t phd_group_sum(struct ctr_percpu_hier_delegated *p, int g, size_t i)
 {
@@ -114,7 +107,7 @@ static int64_t phd_read_batch(struct ctr_percpu_hier_delegated *p, size_t i, int
 		}
 		if (!pending || ((spin & 31) == 31 && ctr_now_ns() >= deadline))
 			break;
-		phd_relax();
+		ctr_cpu_relax();
 	}
 	/*
 	 * Timed out: withdraw what nobody claimed; abandon what a claimer has

@@ -35,7 +35,12 @@ static uint64_t ctr_jiffies_ns(void)
  * ratio calibrated once per process (2 ms against CLOCK_MONOTONIC, the
  * first time an rstat tree is made), so every figure is still in ns.
  */
-#if defined(__x86_64__) || defined(__i386__)
+/*
+ * The projection's copy (CTR_PROJ) reads the clock instead: an rdtsc there
+ * would read this machine's real TSC in the middle of virtual time, and a
+ * projection would differ from run to run (issue 27).
+ */
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(CTR_PROJ)
 #include <x86intrin.h>
 static inline uint64_t ctr_rstat_ticks(void)
 {
@@ -53,7 +58,7 @@ static pthread_once_t ctr_rstat_calib_once = PTHREAD_ONCE_INIT;
 
 static void ctr_rstat_calibrate(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(CTR_PROJ)
 	struct timespec nap = { 0, 2 * 1000 * 1000 };
 	uint64_t n0 = ctr_clock_ns(CLOCK_MONOTONIC), c0 = ctr_rstat_ticks(), n1, c1;
 
@@ -78,13 +83,6 @@ static uint64_t ctr_rstat_now_ns(void)
 
 /* ---- the global flush lock, instrumented ---- */
 
-static inline void ctr_rstat_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
 /*
  * lockkind=spin: test-and-test-and-set, spinning on a load; past
  * CTR_RSTAT_SPIN_BUDGET pauses a waiter also yields between checks (rstat.h
@@ -101,7 +99,7 @@ static void ctr_rstat_spin_wait(struct ctr_rstat_lock *l)
 {
 	atomic_fetch_add_explicit(&l->waiters, 1, memory_order_relaxed);
 	for (unsigned spins = 0; !ctr_rstat_spin_trylock(l); spins++) {
-		ctr_rstat_cpu_relax();
+		ctr_cpu_relax();
 		/* a yield in 16 checks: a breaking flusher's handoff window still finds it spinning */
 		if (spins >= CTR_RSTAT_SPIN_BUDGET && spins % 16 == 0)
 			sched_yield();
@@ -265,7 +263,7 @@ static void ctr_rstat_lock_break(struct ctr_rstat *r)
 		uint64_t until = ctr_rstat_ticks() + (uint64_t)(CTR_RSTAT_HANDOFF_NS / ctr_rstat_ns_per_tick);
 
 		while (!atomic_load_explicit(&l->locked, memory_order_relaxed) && ctr_rstat_ticks() < until)
-			ctr_rstat_cpu_relax();
+			ctr_cpu_relax();
 	}
 	else
 		for (int i = 0; i < 16 && atomic_load_explicit(&l->waiters, memory_order_relaxed) >= waiting; i++)

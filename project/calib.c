@@ -36,6 +36,27 @@ void proj_calib_default(struct proj_calib *c)
 	snprintf(c->source, sizeof(c->source),
 		 "default: published Genoa one-way core-to-core-latency figures (2 x 9654, 2 x 9454, 9274F)");
 	snprintf(c->name, sizeof(c->name), "Genoa default");
+	proj_calib_contention_default(c);
+}
+
+/*
+ * The contention figures, defaults (each printed with its source; a probe
+ * on this machine replaces them where `project --validate` measures them).
+ */
+void proj_calib_contention_default(struct proj_calib *c)
+{
+	c->burst = 16;
+	snprintf(c->burst_src, sizeof(c->burst_src),
+		 "assumption: 14-20 adds per handover measured on this project's 2-vCPU EPYC guest (issue 27)");
+	c->wake_ns = 5000;
+	snprintf(c->wake_src, sizeof(c->wake_src), "assumption: a futex wake-up to a sleeping waiter, ~5 us");
+	c->pause_ns = 18;
+	snprintf(c->pause_src, sizeof(c->pause_src), "assumption: PAUSE ~65 cycles on Zen 2 and later, at ~3.7 GHz");
+	c->mlp = 16;
+	snprintf(c->mlp_src, sizeof(c->mlp_src), "assumption: 16 outstanding L1D misses per core");
+	c->mutex_spin_ns = 2000;
+	snprintf(c->mutex_spin_src, sizeof(c->mutex_spin_src),
+		 "assumption: a kernel mutex's optimistic spin, bounded here at 2 us before the waiter sleeps");
 }
 
 /* ---- calibration from a c2c file ---- */

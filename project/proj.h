@@ -48,9 +48,25 @@ struct proj_calib {
 	double hit_rmw_ns;	/* an atomic RMW that hits (a locked instruction is slow even then) */
 	char source[256];	/* printed with every projection */
 	char name[64];		/* the same, short, for labels: "Genoa default", a c2c file's name */
+	/*
+	 * The contention figures (issue 27), each with where it comes from
+	 * (a probe on this machine, a published figure, or "assumption"):
+	 */
+	double burst;		/* RMWs an owner keeps a contended line for before a queued request takes it (>= 1) */
+	char burst_src[128];
+	double wake_ns;		/* a blocked waiter's wake-up: from the waker's post or unlock to running */
+	char wake_src[128];
+	double pause_ns;	/* one spin-wait hint (PAUSE) */
+	char pause_src[128];
+	int mlp;		/* misses one core keeps outstanding: the overlapped band's lower edge */
+	char mlp_src[128];
+	double mutex_spin_ns;	/* a kernel mutex's optimistic spin before its waiter sleeps (lockkind=mutex) */
+	char mutex_spin_src[128];
 };
 /* The default: published Genoa one-way figures (see docs/projection.md). */
 void proj_calib_default(struct proj_calib *c);
+/* Only the contention figures (burst .. mutex_spin_ns), their defaults. */
+void proj_calib_contention_default(struct proj_calib *c);
 /* A `ctrbench c2c --format json` file (project/calib.c); 0, or -EINVAL with a one-line message in err. */
 int proj_calib_load(struct proj_calib *c, const char *path, char *err, size_t errlen);
 
@@ -83,7 +99,20 @@ struct proj_config {
 	long warmup_ops;		/* operations per thread before the counts start */
 	double limit_headroom;		/* charge: limits this times the holdings (0: BENCH_LIMIT_HEADROOM, as run) */
 	const struct proj_calib *calib;
+	int slots;			/* the tree's slots (possible CPUs): at least threads + readers; 0: that many */
+	int nr_stats;			/* stats per node (ctr_params.nr_stats; 0: 1) */
+	uint64_t seed;			/* the readers' interval jitter (and nothing else) */
+	int jitter;			/* 1: each reader's pause is uniform in [0.5, 1.5] x read_interval_ns */
+	double slice_ns;		/* the scheduler's time slice, more threads than PUs (0: 3 ms) */
 };
+
+/* One lock of the tree as the model saw it over the measured window, by role. */
+struct proj_lock_stat {
+	char role[48];			/* CTR_LOCK_ROLE's name ("flush lock"), else "lock in allocation N" */
+	long acq, contended;		/* acquisitions; of them, those that waited */
+	double wait_ns, hold_ns;	/* summed over the threads */
+};
+#define PROJ_MAX_LOCK_STATS 16
 
 /* What the model counted over the measured operations. */
 struct proj_result {
@@ -96,8 +125,11 @@ struct proj_result {
 	double rns_max;			/* slowest read (serial) */
 	double wait_ns;			/* of ns_serial: waiting for a busy line or a lock */
 	double elapsed_ns;		/* virtual time from the first measured op to the last */
-	long lock_acq, lock_contended;	/* the most-taken lock of the tree (a flush lock) */
+	long lock_acq, lock_contended;	/* the lock with the most wait (locks[0]) */
 	double lock_wait_ns;
+	struct proj_lock_stat locks[PROJ_MAX_LOCK_STATS];	/* by wait, most first; roles alike merged */
+	int nr_locks;
+	long switches;			/* virtual-thread switches the model made (its own cost, not the machine's) */
 	long charges_refused;
 	double accesses;		/* reported accesses on the tree's lines, all operations */
 };

@@ -522,3 +522,16 @@ int proj_pthread_cond_destroy(pthread_cond_t *c) { return pthread_cond_destroy(c
 int proj_pthread_condattr_init(pthread_condattr_t *a) { return pthread_condattr_init(a); }
 int proj_pthread_condattr_setclock(pthread_condattr_t *a, clockid_t c) { return pthread_condattr_setclock(a, c); }
 int proj_pthread_condattr_destroy(pthread_condattr_t *a) { return pthread_condattr_destroy(a); }
+
+/* ---- spin-wait hints and lock roles (ctr_internal.h, CTR_PROJ) ---- */
+
+void proj_rt_pause(void)
+{
+	proj_sim_step();
+}
+
+void proj_rt_lock_role(const volatile void *lock, const char *role)
+{
+	(void)lock;
+	(void)role;
+}
