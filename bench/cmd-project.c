@@ -89,8 +89,9 @@ static void pj_print_setup(const struct pj_opts *o, const struct topo *topo)
 	const int slots = o->slots ? o->slots : bench_proj_default_slots(topo, o->threads, pj_readers(o));
 
 	printf("# slots %d (%s); %d stat%s per node\n", slots,
-	       o->slots ? "--slots" : slots > n ? "possible CPUs: the topology's PUs, as run takes this machine's"
-						: "one per thread: more threads than the topology's PUs",
+	       o->slots ? "--slots" : slots == topo_nr_pus(topo) && slots >= n
+			? "possible CPUs: the topology's PUs, as run takes this machine's"
+			: "one per thread: more threads than the topology's PUs",
 	       o->nr_stats, o->nr_stats == 1 ? "" : "s");
 	if (pj_readers(o) && o->no_jitter)
 		printf("# readers' pauses: each exactly --read-interval-us (--no-jitter)\n");
