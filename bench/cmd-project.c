@@ -237,7 +237,7 @@ static int pj_json_setup(json_t *line, const struct pj_opts *o, const struct top
 	return json_object_set_new(line, "slots", json_integer(slots)) ||
 	       json_object_set_new(line, "nr_stats", json_integer(o->nr_stats)) ||
 	       json_object_set_new(line, "seed", json_integer(o->seed)) ||
-	       json_object_set_new(line, "jitter", json_boolean(!o->no_jitter)) ||
+	       json_object_set_new(line, "jitter", json_integer(!o->no_jitter)) ||
 	       json_object_set_new(line, "slice_ms", json_real(o->slice_ms)) ||
 	       json_object_set_new(line, "virtual_threads_per_pu",
 				   json_real((double)(o->threads + pj_readers(o)) / o->nr_pus_used)) ? -1 : 0;

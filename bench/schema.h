@@ -372,7 +372,7 @@ extern const int bench_c2c_nr_fields;
 	X("slots", BT_INT, "the tree's slots, possible CPUs (--slots; default the topology's PUs, or the threads if more)") \
 	X("nr_stats", BT_INT, "stats per node (--nr-stats)") \
 	X("seed", BT_INT, "the readers' interval jitter's seed (--seed)") \
-	X("jitter", BT_BOOL, "readers' pauses uniform in [0.5, 1.5] x the interval (false: --no-jitter)") \
+	X("jitter", BT_INT, "1: readers' pauses uniform in [0.5, 1.5] x the interval; 0: exactly it (--no-jitter)") \
 	X("slice_ms", BT_NUM, "the scheduler's time slice for more threads than PUs (--slice-ms)") \
 	X("virtual_threads_per_pu", BT_NUM, "updaters and readers per PU they are placed on (above 1: time-shared)") \
 	X("calibration", BT_STR, "where the per-class ns come from, in full") \

@@ -47,7 +47,7 @@ timeout 120 "$B" "${R[@]}" --readers 2 --slots 12 --nr-stats 5 --seed 7 --no-jit
 check "json: slots, nr_stats, seed, jitter and slice_ms as given" python3 -c '
 import json, sys
 l = json.loads(open(sys.argv[1]).read())
-want = {"slots": 12, "nr_stats": 5, "seed": 7, "jitter": False, "slice_ms": 2.5, "virtual_threads_per_pu": 1.0}
+want = {"slots": 12, "nr_stats": 5, "seed": 7, "jitter": 0, "slice_ms": 2.5, "virtual_threads_per_pu": 1.0}
 assert {k: l[k] for k in want} == want, l' "$tmp/json"
 timeout 120 "$B" "${R[@]}" --readers 2 --no-jitter >"$tmp/out" 2>"$tmp/err"
 check "header: --no-jitter said" grep -q "^# readers. pauses: each exactly --read-interval-us (--no-jitter)$" "$tmp/out"
