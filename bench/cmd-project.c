@@ -942,8 +942,10 @@ static void pj_project_all(const struct pj_opts *o, const struct topo *topo, con
 	struct proj_result *res = bench_xcalloc((size_t)o->nr_names, sizeof(*res));
 	double *secs = bench_xcalloc((size_t)o->nr_names, sizeof(*secs));
 
-	if (!o->json)
+	if (!o->json) {
 		pj_print_header(o, topo, cal);
+		fflush(stdout);	/* a projection can run for minutes: what it is of shows at once */
+	}
 	for (int i = 0; i < o->nr_names; i++) {
 		const char *a = o->names[i];
 		const struct bench_proj_req q = {

@@ -19,6 +19,10 @@ R=(project --algo percpu_hier --workload readers --shape chain:2 --threads 2 --t
 BADVAL="bad value '0' for --slots" bad "${P[@]}" --slots 0
 BADVAL="bad value 'many' for --slots" bad "${P[@]}" --slots many
 BADVAL="bad value '3' for --slots (fewer than --threads 2 plus --readers 2" bad "${R[@]}" --readers 2 --slots 3
+# seed 004's 10,000 readers are taken (they were refused past 512): here the slots refuse them, after
+BADVAL="bad value '64' for --slots (fewer than --threads 20 plus --readers 10000" bad project --algo percpu_hier \
+	--workload readers --readers 10000 --threads 20 --shape chain:1 --slots 64
+BADVAL="bad value '16385' for --readers" bad "${R[@]}" --readers 16385
 BADVAL="bad value '0' for --nr-stats" bad "${P[@]}" --nr-stats 0
 BADVAL="bad value '2000' for --nr-stats" bad "${P[@]}" --nr-stats 2000
 BADVAL="bad value '-1' for --seed" bad "${P[@]}" --seed -1
