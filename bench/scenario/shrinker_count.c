@@ -142,9 +142,14 @@ static void scn_shrinker_project(const struct scn_proj *p)
 		char posted[64];
 		double s;
 
-		bench_project_one(scn_designs[k].algo, BENCH_READERS, SCN_SHRINKER_PROJ_SHAPE, SCN_SEED_WORKERS,
-				  SCN_SHRINKERS, p->topo, "scatter", p->cal, NULL, 0, 35000,
-				  SCN_SHRINKER_INTERVAL_US * 1000, 0, p->ops, p->ops, p->ops / 10, &r, NULL);
+		const struct bench_proj_req q = {
+			.algo = scn_designs[k].algo, .workload = BENCH_READERS, .shape = SCN_SHRINKER_PROJ_SHAPE,
+			.threads = SCN_SEED_WORKERS, .readers = SCN_SHRINKERS, .topo = p->topo, .placement = "scatter",
+			.calib = p->cal, .work_ns = 35000, .read_interval_ns = SCN_SHRINKER_INTERVAL_US * 1000,
+			.ops = p->ops, .reads = p->ops, .warmup = p->ops / 10, .seed = BENCH_PROJ_SEED,
+		};
+
+		bench_project_one(&q, &r, NULL);
 		s = r.elapsed_ns / 1e9;
 		snprintf(posted, sizeof(posted), "%s (%s)", g ? g->value : "-", rows[k]);
 		printf("%-16s %14.1f %14.1f %14.4f %16.0f %16s\n", scn_designs[k].algo,

@@ -272,8 +272,14 @@ static void scn_read_storm_project(const struct scn_proj *p)
 		struct proj_result r;
 		char posted[64];
 
-		bench_project_one(scn_designs[0].algo, BENCH_READERS, "tree:10x10x10", SCN_SEED_WORKERS, readers,
-				  p->topo, "compact", p->cal, opts[k], 0, 35000, 100000000, 0, 1, 3, 1, &r, NULL);
+		const struct bench_proj_req q = {
+			.algo = scn_designs[0].algo, .workload = BENCH_READERS, .shape = "tree:10x10x10",
+			.threads = SCN_SEED_WORKERS, .readers = readers, .topo = p->topo, .placement = "compact",
+			.calib = p->cal, .options = opts[k], .work_ns = 35000, .read_interval_ns = 100000000,
+			.ops = 1, .reads = 3, .warmup = 1, .seed = BENCH_PROJ_SEED,
+		};
+
+		bench_project_one(&q, &r, NULL);
 		snprintf(posted, sizeof(posted), "%s %s%s", g ? g->value : "-", g ? g->unit : "", tail[k]);
 		printf("%-12s %16.0f %16.0f %16s\n", opts[k], r.reads ? r.rns_serial / (double)r.reads : 0, r.rns_max,
 		       posted);

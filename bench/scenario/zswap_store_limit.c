@@ -157,9 +157,14 @@ static void scn_store_one(const struct scn_proj *p, int limit, int k, int depth,
 	struct proj_result r;
 	char shape[32];
 
+	const struct bench_proj_req q = {
+		.algo = scn_designs[k].algo, .workload = limit ? BENCH_CHARGE : BENCH_UPDATE, .shape = shape,
+		.threads = SCN_SEED_WORKERS, .topo = p->topo, .placement = "scatter", .calib = p->cal,
+		.work_ns = work, .ops = p->ops, .warmup = p->ops / 10, .seed = BENCH_PROJ_SEED,
+	};
+
 	snprintf(shape, sizeof(shape), "chain:%d", depth);
-	bench_project_one(scn_designs[k].algo, limit ? BENCH_CHARGE : BENCH_UPDATE, shape, SCN_SEED_WORKERS, 0,
-			  p->topo, "scatter", p->cal, NULL, 0, work, 0, 0, p->ops, 0, p->ops / 10, &r, NULL);
+	bench_project_one(&q, &r, NULL);
 	*lo = r.ns_overlap / (double)r.ops;
 	*hi = r.ns_serial / (double)r.ops;
 }
