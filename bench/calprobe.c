@@ -70,7 +70,7 @@ static int cp_fifo(char *why, size_t len)
 
 	if (!e)
 		return 1;
-	snprintf(why, len, "SCHED_OTHER (SCHED_FIFO refused: %s)", strerror(e));
+	snprintf(why, len, "SCHED_OTHER, SCHED_FIFO refused: %s", strerror(e));
 	return 0;
 }
 
@@ -354,8 +354,10 @@ static void *cp_pause_main(void *arg)
 {
 	struct cp_pause *cp = arg;
 
-	if (topo_bind_self(cp->t, cp->pu))
+	if (topo_bind_self(cp->t, cp->pu)) {
+		snprintf(cp->why, sizeof(cp->why), "not bound to PU %d", cp->pu);
 		return NULL;
+	}
 	cp->fifo = cp_fifo(cp->why, sizeof(cp->why));
 	for (int k = 0; k < CP_PAUSE_BATCHES; k++) {
 		uint64_t t0 = bench_time_ns();

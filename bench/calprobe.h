@@ -15,7 +15,7 @@
 /* What a probe ran under: both threads bound and SCHED_FIFO, or the reason they were not. */
 struct calprobe_how {
 	int fifo;		/* 1: every thread of the probe ran SCHED_FIFO */
-	char why[96];		/* "SCHED_FIFO", or "SCHED_OTHER (SCHED_FIFO refused: ...)" */
+	char why[96];		/* "SCHED_FIFO", or "SCHED_OTHER, SCHED_FIFO refused: ..." */
 };
 
 /*
