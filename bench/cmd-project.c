@@ -19,6 +19,7 @@
 
 #include "../project/proj.h"
 #include "../topology/topo.h"
+#include "calprobe.h"
 #include "cli.h"
 #include "project.h"
 #include "results.h"
@@ -103,6 +104,14 @@ static void pj_print_setup(const struct pj_opts *o, const struct topo *topo)
 		       o->nr_pus_used, o->slice_ms);
 }
 
+/* The calibration's contention figures, each with its source (a probe here, a published figure, an assumption). */
+static void pj_print_contention(const struct proj_calib *cal)
+{
+	printf("#   contention: burst %.1f RMWs (%s), wake-up %.0f ns (%s), pause %.1f ns (%s), mlp %d (%s), "
+	       "mutex spin %.0f ns (%s)\n", cal->burst, cal->burst_src, cal->wake_ns, cal->wake_src, cal->pause_ns,
+	       cal->pause_src, cal->mlp, cal->mlp_src, cal->mutex_spin_ns, cal->mutex_spin_src);
+}
+
 static void pj_print_header(const struct pj_opts *o, const struct topo *topo, const struct proj_calib *cal)
 {
 	printf("# PROJECTED (model, not measured): coherence projection of libctr's own code, docs/projection.md\n");
@@ -111,6 +120,7 @@ static void pj_print_header(const struct pj_opts *o, const struct topo *topo, co
 	       "socket %.0f, dram %.0f; hit %.1f, RMW hit %.1f\n", cal->ns[PROJ_C_SMT], cal->ns[PROJ_C_CCX],
 	       cal->ns[PROJ_C_XCCX], cal->ns[PROJ_C_XCCX_RH], cal->ns[PROJ_C_SOCKET], cal->ns[PROJ_C_DRAM], cal->hit_ns,
 	       cal->hit_rmw_ns);
+	pj_print_contention(cal);
 	printf("# topology: %s (%d PUs); placement %s; %d updaters", topo_spec(topo), topo_nr_pus(topo), o->placement,
 	       o->threads);
 	if (!strcmp(o->workload, "readers"))
@@ -310,58 +320,6 @@ static int pj_flag(double ratio)
 }
 
 /*
- * One-way transfer between PUs a and b of this machine: a CAS ping-pong on
- * one line, round trip / 2 (the figure ctrbench c2c gives, done briefly).
- */
-struct pj_ping {
-	_Atomic long *word;
-	const struct topo *t;
-	int pu, me;
-	long rounds;
-};
-
-static void *pj_ping_main(void *arg)
-{
-	struct pj_ping *p = arg;
-
-	topo_bind_self(p->t, p->pu);
-	for (long i = 0; i < p->rounds; i++) {
-		long want = 2 * i + p->me;
-
-		while (atomic_load_explicit(p->word, memory_order_acquire) != want)
-			;
-		atomic_store_explicit(p->word, want + 1, memory_order_release);
-	}
-	return NULL;
-}
-
-/* The least of 5 batches: preemption of a vCPU only ever adds to a batch. */
-static double pj_one_way_ns(const struct topo *t, int a, int b)
-{
-	static _Atomic long word __attribute__((aligned(64)));
-	double best = -1;
-
-	for (int k = 0; k < 5; k++) {
-		struct pj_ping p[2] = { { &word, t, a, 0, 4000 }, { &word, t, b, 1, 4000 } };
-		pthread_t th;
-		struct timespec t0, t1;
-		double ns;
-
-		atomic_store(&word, 0);
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (pthread_create(&th, NULL, pj_ping_main, &p[1]))
-			return best;
-		pj_ping_main(&p[0]);
-		pthread_join(th, NULL);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (2.0 * 4000) / 2;
-		if (best < 0 || ns < best)
-			best = ns;
-	}
-	return best;
-}
-
-/*
  * This core's hit costs, measured by private loops (not the algorithms'
  * code): independent loads and stores to private lines, and a locked add to
  * a private word; the least of 5 batches, ns per access.
@@ -400,57 +358,6 @@ static void pj_hit_ns(double *hit, double *rmw)
 			*rmw = b;
 	}
 }
-
-/*
- * How often the line of one shared atomic really changes hands here when two
- * threads add to it as fast as they can (the model's pattern "one shared
- * atomic, 2 threads alternating": 1 per op).  Each thread notes whether the
- * value its add returned follows its own previous add's: if not, the other
- * thread had the line in between, a handover.
- */
-struct pj_hand {
-	_Atomic long *word;
-	const struct topo *t;
-	int pu;
-	long ops, handovers;
-};
-
-static void *pj_hand_main(void *arg)
-{
-	struct pj_hand *h = arg;
-	long last = -2;
-
-	topo_bind_self(h->t, h->pu);
-	for (long i = 0; i < h->ops; i++) {
-		long v = atomic_fetch_add_explicit(h->word, 1, memory_order_relaxed);
-
-		h->handovers += v != last + 1;
-		last = v;
-	}
-	return NULL;
-}
-
-static double pj_handovers_per_op(const struct topo *t, int a, int b)
-{
-	static _Atomic long word __attribute__((aligned(64)));
-	struct pj_hand h[2] = { { &word, t, a, 2000000, 0 }, { &word, t, b, 2000000, 0 } };
-	pthread_t th;
-
-	atomic_store(&word, 0);
-	if (pthread_create(&th, NULL, pj_hand_main, &h[1]))
-		return -1;
-	pj_hand_main(&h[0]);
-	pthread_join(th, NULL);
-	return (double)(h[0].handovers + h[1].handovers) / (double)(h[0].ops + h[1].ops);
-}
-
-/*
- * Below this many handovers per add, two threads adding to one line did not
- * contend op by op: one ran on alone for 10 adds or more at a time, which
- * says the other was not issuing (time slices of a shared or preempted CPU),
- * not how a coherence protocol arbitrates between two running cores.
- */
-#define PJ_APART 0.1
 
 /* Known answers: transfers per op the model must give exactly (within 2%). */
 static int pj_validate_known(const struct topo *topo, const struct proj_calib *cal)
@@ -496,21 +403,19 @@ static const struct pj_here_case { const char *algo, *shape; int threads; } pj_h
 struct pj_here {
 	struct bench_config cfg;	/* the runs' configuration, this machine's topology */
 	struct proj_calib cal;		/* the given calibration, with what was measured here in place */
+	int pus[2], have_pus;		/* the compact pair the probes ran on */
 	double hand;			/* handovers per add of one shared atomic here (-1: not measured) */
-	double one[PJ_NR_HERE];		/* the 1-thread projection (serial) of each case's algo and shape */
-	int flagged, apart;		/* rows outside 0.5-2x; rows not comparable (PJ_APART) */
+	int flagged;			/* rows outside 0.5-2x */
 };
 
 /*
  * With the default calibration, this machine's own figures in its place:
- * its hit costs, and the one-way transfer between two compact PUs (its
- * class's figure), with the handover rate of a shared atomic between them.
+ * its hit costs, and the one-way transfer between the two compact PUs (its
+ * class's figure), timed over the ping-pong's hops alone (calprobe.c).
  */
-static void pj_here_calibrate(struct pj_here *h, int two)
+static void pj_here_calibrate(struct pj_here *h)
 {
 	struct proj_calib *cal = &h->cal;
-	int pus[2];
-	char err[128];
 	double hit, rmw;
 
 	pj_hit_ns(&hit, &rmw);
@@ -522,23 +427,67 @@ static void pj_here_calibrate(struct pj_here *h, int two)
 			 hit, rmw);
 		snprintf(cal->name, sizeof(cal->name), "this machine's loops");
 	}
-	if (two && !topo_place(h->cfg.topo, "compact", 2, pus, NULL, err, sizeof(err))) {
-		double ow = pj_one_way_ns(h->cfg.topo, pus[0], pus[1]);
-		int c = topo_class_of(h->cfg.topo, pus[0], pus[1]);
+	if (h->have_pus) {
+		struct calprobe_how how;
+		double ow = calprobe_one_way_ns(h->cfg.topo, h->pus[0], h->pus[1], &how);
+		int c = topo_class_of(h->cfg.topo, h->pus[0], h->pus[1]);
 		int pc = c == TOPO_CLASS_SMT ? PROJ_C_SMT : c == TOPO_CLASS_CCX ? PROJ_C_CCX :
 			 c == TOPO_CLASS_REMOTE ? PROJ_C_SOCKET : PROJ_C_XCCX;
 
+		printf("# probe transfer: PU %d <-> PU %d (class %s): %.1f ns one way, a load/store ping-pong timed over "
+		       "its hops alone (%s)\n", h->pus[0], h->pus[1], topo_class_name(c), ow, how.why);
 		if (ow > 0) {
 			cal->ns[pc] = ow;
 			if (pc == PROJ_C_XCCX)
 				cal->ns[PROJ_C_XCCX_RH] = ow;
 			snprintf(cal->source, sizeof(cal->source),
-				 "this machine: store ping-pong PU %d <-> PU %d (class %s) %.1f ns one way (least of 5); "
-				 "hits %.2f ns, RMW hit %.2f ns by private loops (least of 5); all measured now",
-				 pus[0], pus[1], topo_class_name(c), ow, cal->hit_ns, cal->hit_rmw_ns);
+				 "this machine: load/store ping-pong PU %d <-> PU %d (class %s) %.1f ns one way (median, "
+				 "%.60s); hits %.2f ns, RMW hit %.2f ns by private loops (least of 5); all measured now", h->pus[0], h->pus[1], topo_class_name(c), ow, how.why,
+				 cal->hit_ns, cal->hit_rmw_ns);
 			snprintf(cal->name, sizeof(cal->name), "this machine's ping-pong and loops");
 		}
-		h->hand = pj_handovers_per_op(h->cfg.topo, pus[0], pus[1]);
+	}
+}
+
+/*
+ * The contention figures this machine's probes measure (calprobe.c), in
+ * place of the defaults whatever the given calibration (a c2c file has
+ * none): the burst of one shared atomic between the compact pair, a futex
+ * wake-up between them, a PAUSE.  mlp and the mutex's spin keep theirs.
+ */
+static void pj_here_contention(struct pj_here *h)
+{
+	struct proj_calib *cal = &h->cal;
+	struct calprobe_how how;
+	struct calprobe_burst b;
+	double ns;
+	int n;
+
+	ns = calprobe_pause_ns(h->cfg.topo, h->have_pus ? h->pus[0] : 0, &how);
+	printf("# probe pause: %.1f ns per PAUSE on PU %d, the median of 31 batches of 1000 (%s)\n", ns,
+	       h->have_pus ? h->pus[0] : 0, how.why);
+	if (ns > 0) {
+		cal->pause_ns = ns;
+		snprintf(cal->pause_src, sizeof(cal->pause_src), "this machine: PAUSE probe, %.60s", how.why);
+	}
+	if (!h->have_pus)
+		return;
+	if (!calprobe_burst(h->cfg.topo, h->pus[0], h->pus[1], &b, &how)) {
+		printf("# probe burst: PU %d and PU %d each lock xadd one word up to %ld times: %.3f handovers per add "
+		       "(median of %d runs, %.3f-%.3f), a burst of %.1f adds per handover, %.1f ns per add (%s)\n",
+		       h->pus[0], h->pus[1], b.adds, b.hand_per_add, b.runs, b.lo, b.hi, b.burst, b.ns_per_add, how.why);
+		h->hand = b.hand_per_add;
+		cal->burst = b.burst < 1 ? 1 : b.burst;
+		snprintf(cal->burst_src, sizeof(cal->burst_src), "this machine: handover probe, %.60s", how.why);
+	} else {
+		printf("# probe burst: not measured (its threads could not be started or bound)\n");
+	}
+	ns = calprobe_wake_ns(h->cfg.topo, h->pus[0], h->pus[1], &n, &how);
+	printf("# probe wake-up: PU %d <-> PU %d futex ping-pong: %.0f ns from post to the woken waiter running, "
+	       "the median of %d wake-ups (%s)\n", h->pus[0], h->pus[1], ns, n, how.why);
+	if (ns > 0) {
+		cal->wake_ns = ns;
+		snprintf(cal->wake_src, sizeof(cal->wake_src), "this machine: futex wake-up probe, %.60s", how.why);
 	}
 }
 
@@ -552,7 +501,6 @@ static void pj_here_row(struct pj_here *h, size_t i)
 	struct proj_result r;
 	const char *why;
 	double lo, hi, ratio, meas;
-	int shared, apart;
 	char buf[64];
 
 	cfg->threads = k->threads;
@@ -575,38 +523,15 @@ static void pj_here_row(struct pj_here *h, size_t i)
 	meas = br.cpu_ns_per_op > 0 ? br.cpu_ns_per_op : br.ns_per_op;
 	/* measured against the band: inside it is ratio 1, outside the distance to its nearer end */
 	ratio = meas < lo ? meas / lo : meas > hi ? meas / hi : 1.0;
-	/*
-	 * A contended line (the model moves it between the threads on every
-	 * op) is comparable only if the two threads here contended op by
-	 * op: the measured handover rate says whether they did.
-	 */
-	shared = k->threads == 2 && pj_total(r.xfer) / (double)r.ops > 0.5;
-	apart = shared && h->hand >= 0 && h->hand < PJ_APART;
 	snprintf(buf, sizeof(buf), "%.1f..%.1f", lo, hi);
-	printf("%-12s %-8s %3d %9.1f %9.1f %24s %10.2f %s", k->algo, k->shape, k->threads,
-	       br.ns_per_op, meas, buf, ratio,
-	       !pj_flag(ratio) ? "" : apart ?
-	       "not comparable: its line moved on few adds here (handovers above), the model moves it on every one" :
-	       "OUTSIDE 0.5-2x");
-	if (shared && h->hand >= 0 && h->one[i] > 0) {
-		/*
-		 * An explanation, not the validation: the line moves on a
-		 * share `hand` of the ops as measured, so the op costs the
-		 * 2-thread projection that often and the 1-thread one else.
-		 */
-		double at = h->hand * hi + (1 - h->hand) * h->one[i];
-
-		printf("; at the measured handovers %.1f ns, meas/that %.2f", at, meas / at);
-	}
-	putchar('\n');
-	if (k->threads == 1)
-		for (size_t q = 0; q < PJ_NR_HERE; q++)
-			if (!strcmp(pj_here_cases[q].algo, k->algo) && !strcmp(pj_here_cases[q].shape, k->shape))
-				h->one[q] = hi;
-	if (pj_flag(ratio) && apart)
-		h->apart++;
-	else
-		h->flagged += pj_flag(ratio);
+	/*
+	 * A contended line is compared as any other: the model keeps it for
+	 * the burst this machine's probe measured (the calibration), as the
+	 * cores here do, so a 2-thread shared atomic is no exception.
+	 */
+	printf("%-12s %-8s %3d %9.1f %9.1f %24s %10.2f %s\n", k->algo, k->shape, k->threads,
+	       br.ns_per_op, meas, buf, ratio, pj_flag(ratio) ? "OUTSIDE 0.5-2x" : "");
+	h->flagged += pj_flag(ratio);
 	bench_result_free(&br);
 	free(cfg->pus);
 	free(cfg->slot_node);
@@ -621,6 +546,7 @@ static int pj_validate_here(const struct proj_calib *given, int ms)
 	struct pj_here h = { .cal = *given, .hand = -1 };
 	/* counted before any run: the runs bind this thread, which narrows its affinity */
 	const int cpus = topo_nr_cpus();
+	char err[128];
 
 	h.cfg.workload = BENCH_UPDATE;
 	h.cfg.duration_ms = ms;
@@ -628,21 +554,24 @@ static int pj_validate_here(const struct proj_calib *given, int ms)
 	h.cfg.reps = 1;
 	h.cfg.read_node = BENCH_READ_RANDOM;
 	bench_setup_machine(&h.cfg, NULL, NULL);
-	if (!strncmp(given->source, "default", 7))
-		pj_here_calibrate(&h, cpus >= 2);
+	h.have_pus = cpus >= 2 && !topo_place(h.cfg.topo, "compact", 2, h.pus, NULL, err, sizeof(err));
 	printf("# validation 2: this machine, measured (%d ms, 1 rep) vs projected on its own topology\n", ms);
+	if (!strncmp(given->source, "default", 7))
+		pj_here_calibrate(&h);
+	pj_here_contention(&h);
 	printf("# calibration: %s\n", h.cal.source);
+	pj_print_contention(&h.cal);
 	if (h.hand >= 0)
-		printf("# handovers: 2 threads adding to one shared atomic here hand its line over %.3f times per add "
-		       "(measured now; the model, as two cores running at once: 1)\n", h.hand);
+		printf("# handovers: 2 threads adding to one shared atomic here hand its line over %.3f times per add, "
+		       "a burst of %.1f adds (measured now; the model keeps a contended line for that burst)\n",
+		       h.hand, h.cal.burst);
 	printf("%-12s %-8s %3s %9s %9s %24s %10s\n", "algo", "shape", "thr", "wall ns", "CPU ns",
 	       "projected ns overlap..serial", "meas/proj");
 	for (size_t i = 0; i < PJ_NR_HERE; i++)
 		if (pj_here_cases[i].threads <= cpus)
 			pj_here_row(&h, i);
 	printf("# meas/proj: measured CPU ns/op over the nearer end of the projected band (1.00: inside it); "
-	       "%d outside 0.5-2x, %d not comparable here (a contended line that moved on under %.2f of the adds)\n",
-	       h.flagged, h.apart, PJ_APART);
+	       "%d outside 0.5-2x\n", h.flagged);
 	bench_setup_release(&h.cfg);
 	return h.flagged;
 }
