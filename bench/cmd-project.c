@@ -186,6 +186,10 @@ static void pj_print_row(const char *algo, const struct proj_result *r)
  */
 static void pj_print_locks(const char *algo, const struct proj_result *r, double secs)
 {
+	if (r->starved)
+		printf("# STARVED, %s: the run stopped with %d thread%s short of its measured operations: %s; the "
+		       "figures are of the operations done until then\n", algo, r->starved, r->starved == 1 ? "" : "s",
+		       r->starved_why);
 	printf("# locks (projected), %s: per virtual second of %.3g s\n", algo, r->elapsed_ns / 1e9);
 	if (!r->nr_locks) {
 		printf("#   %s\n", r->lock_acq ? "the model gave no table by role" : "none taken");
@@ -204,8 +208,9 @@ static void pj_print_locks(const char *algo, const struct proj_result *r, double
 		printf("# %s: most wait: %s, %.6f s/s waited, %.1f contended acquisitions/s\n", algo, l.role,
 		       pj_per_s(r, l.wait_ns / 1e9), pj_per_s(r, (double)l.contended));
 	}
-	printf("# model: %s: %ld virtual-thread switches, %.2f s here (its own cost, not the machine's)\n", algo,
-	       r->switches, secs);
+	/* the model's real seconds vary from run to run: JSON's model_seconds has them, the text stays byte-identical */
+	(void)secs;
+	printf("# model: %s: %ld virtual-thread switches (its own cost, not the machine's)\n", algo, r->switches);
 }
 
 /*
@@ -277,7 +282,9 @@ static int pj_json_locks(json_t *line, const struct proj_result *r)
 	}
 	return json_object_set_new(line, "locks", a) || json_object_set_new(line, "lock_role", json_string(l.role)) ||
 	       json_object_set_new(line, "lock_hold_s_per_s", json_real(pj_per_s(r, l.hold_ns / 1e9))) ||
-	       json_object_set_new(line, "model_switches", json_integer(r->switches)) ? -1 : 0;
+	       json_object_set_new(line, "model_switches", json_integer(r->switches)) ||
+	       json_object_set_new(line, "starved", json_integer(r->starved)) ||
+	       json_object_set_new(line, "starved_why", json_string(r->starved_why)) ? -1 : 0;
 }
 
 static void pj_print_json(const struct pj_opts *o, const char *algo, const struct topo *topo,

@@ -398,7 +398,9 @@ extern const int bench_c2c_nr_fields;
 	X("locks", BT_ARR, "every lock taken, most wait first: {role, acquisitions, contended, acquisitions_per_s, contended_per_s, wait_s_per_s, hold_s_per_s}") \
 	X("model_seconds", BT_NUM, "real seconds the projection took here") \
 	X("model_accesses", BT_NUM, "accesses to the tree's lines the model costed") \
-	X("model_switches", BT_INT, "virtual-thread switches the model made (its own cost, not the machine's)")
+	X("model_switches", BT_INT, "virtual-thread switches the model made (its own cost, not the machine's)") \
+	X("starved", BT_INT, "threads the run stopped short of their measured operations (a lock whose holder always wins the race); 0 none") \
+	X("starved_why", BT_STR, "which thread starved and how long its operation waited; \"\" if none")
 
 struct bench_proj_field {
 	const char *path;		/* JSON path, dotted for a member of an object */

@@ -351,7 +351,8 @@ int proj_clock_gettime(clockid_t id, struct timespec *ts)
 	if (!rt_in())
 		return clock_gettime(id, ts);
 	ns = proj_sim_now() + (uint64_t)RT_EPOCH_NS;
-	proj_sim_step();	/* a wait for a virtual time that never comes still ends (the budget) */
+	proj_sim_step();
+	sim.cur->pauses_since_clock = 0;	/* a wait for a virtual time that never comes still ends (the budget) */
 	ts->tv_sec = (time_t)(ns / 1000000000ull);
 	ts->tv_nsec = (long)(ns % 1000000000ull);
 	return 0;

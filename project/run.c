@@ -194,6 +194,12 @@ static void *sim_worker(void *arg)
 		w->op_serial = w->op_overlap = w->group_max = w->group_sum = w->op_wait = 0;
 		w->xfer = w->reader ? run.rd_xfer : run.upd_xfer;
 		sim_op(i, w);
+		/* the loop itself costs a hit at least: a thread of empty operations still moves on in time */
+		if (w->now == w->op_t0) {
+			w->now += sim.cal->hit_ns;
+			w->op_serial += sim.cal->hit_ns;
+			w->op_overlap += sim.cal->hit_ns;
+		}
 		sim_close_group(w);
 		sim_count(w);
 		sim.idle_steps = 0;

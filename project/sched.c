@@ -574,6 +574,8 @@ void sim_yield_cpu(void)
 
 /* ---- spinners parked on a line ---- */
 
+#define SIM_TIMED_SPIN 64
+
 void sim_pause(void)
 {
 	struct sim_thread *t = sim.cur;
@@ -582,7 +584,13 @@ void sim_pause(void)
 	t->now += sim.cal->pause_ns;
 	t->op_serial += sim.cal->pause_ns;
 	t->op_overlap += sim.cal->pause_ns;
-	if (t == &sim.main_th || !t->last_load)
+	/*
+	 * A spin that reads the clock within 64 pauses waits for a time (a
+	 * deadline checked every few spins): it spins on, as written, since
+	 * parking would skip the checks between.  Past 64 pauses without one
+	 * it waits for the line alone.
+	 */
+	if (t == &sim.main_th || !t->last_load || ++t->pauses_since_clock <= SIM_TIMED_SPIN)
 		return;
 	l = sim_line_of(t->last_load * 64);
 	/* still a hit: the value it polls cannot change until another PU writes the line */

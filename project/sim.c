@@ -255,7 +255,8 @@ void sim_budget_step(void)
 	struct sim_thread *t = sim.cur;
 
 	t->steps++;
-	if (t->now - t->op_t0 > SIM_STARVE_NS && t->now - t->op_t0 > SIM_STARVE_X * sim.max_op && t->worker &&
+	if (sim.max_op > 0 && t->now - t->op_t0 > SIM_STARVE_NS && t->now - t->op_t0 > SIM_STARVE_X * sim.max_op &&
+	    t->worker &&
 	    !sim.starved) {
 		char why[200];
 

@@ -97,6 +97,7 @@ struct sim_thread {
 	double *xfer;		/* where this operation's transfers are counted */
 	long steps;		/* of this operation: its budget (a wait nobody can end) */
 	uintptr_t last_load;	/* line of its last access if a load that hit, else 0: a pause parks on it */
+	long pauses_since_clock;	/* pauses since it last read the clock: a timed spin is not parked */
 	double op_t0;		/* when its running operation started */
 	double stall_hold;	/* the owner's hold it last stalled behind (a burst, sim.c) */
 	double park_until;	/* a pause parks it at most until then (a bounded spin), else +inf */

@@ -148,7 +148,7 @@ check "the model's own cost: switches in the footer as in the JSON line" python3
 import json, re, sys
 t = open(sys.argv[1]).read()
 j = json.loads(open(sys.argv[2]).read())
-m = re.search(r"^# model: rstat_force: (\d+) virtual-thread switches, [0-9.]+ s here", t, re.M)
+m = re.search(r"^# model: rstat_force: (\d+) virtual-thread switches \(its own cost", t, re.M)
 assert m and int(m.group(1)) == j["model_switches"], (m and m.group(0), j["model_switches"])
 PY
 # an algorithm that takes no lock says so, and its JSON line has an empty table

@@ -35,15 +35,14 @@ enum bench_workload scn_proj_workload(enum bench_workload w)
 	return proj_models_workload(w) ? w : w == BENCH_STORE ? BENCH_CHARGE : w;
 }
 
-/* The measured run's read node in the model's terms (a node, or -1: a leaf in turn); -1 and why if none. */
+/* The measured run's read node in the model's terms (a node, a leaf in turn, its own); -ENOTSUP and why if none. */
 static int scn_proj_read_node(int node, int *out, char *err, size_t errlen)
 {
-	if (node >= 0 || node == BENCH_READ_LEAF) {
-		*out = node >= 0 ? node : -1;
+	if (node >= 0 || node == BENCH_READ_LEAF || node == BENCH_READ_OWN) {
+		*out = node >= 0 ? node : node == BENCH_READ_OWN ? PROJ_READ_OWN : PROJ_READ_LEAVES;
 		return 0;
 	}
-	snprintf(err, errlen, "the model reads a given node or the leaves in turn, not %s (its reader's node)",
-		 node == BENCH_READ_OWN ? "read_node own" : "read_node random");
+	snprintf(err, errlen, "the model reads a given node, the leaves in turn or its own, not read_node random");
 	return -ENOTSUP;
 }
 
@@ -99,8 +98,10 @@ int scn_project_run(const struct scn_proj *p, const struct scn_proj_cfg *c, stru
 	pc.warmup_ops = c->warmup;
 	pc.limit_headroom = bench_workload_charges(pc.workload) ? c->limit_headroom : 0;
 	pc.calib = p->cal;
-	/* the modelled machine's possible CPUs, as run's --slots default; proj.h wants one per thread at least */
-	pc.slots = topo_nr_pus(p->topo) > n ? topo_nr_pus(p->topo) : n;
+	/* the modelled machine's possible CPUs, as run's --slots default (readers own none: proj.h) */
+	pc.slots = topo_nr_pus(p->topo) > c->threads ? topo_nr_pus(p->topo) : c->threads;
+	pc.seed = BENCH_PROJ_SEED;
+	pc.jitter = 1;
 	pc.nr_stats = SCN_MEMCG_NR_STATS;
 	ret = proj_run(&pc, res, err, errlen);
 out:
