@@ -87,6 +87,7 @@ struct sim_line *sim_line_of(uintptr_t addr)
 		l->nsharers = 0;
 		l->busy = l->hold = -1;
 		l->burst_n = 0;
+		l->waiter = -1;
 		l->parked = -1;
 		l->sharers = &sim.bits[h * sim.words];
 		memset(l->sharers, 0, sizeof(uint64_t) * sim.words);
@@ -296,13 +297,28 @@ static double sim_transfer(struct sim_thread *t, struct sim_line *l, int cls)
 static int sim_burst_stall(struct sim_thread *t, struct sim_line *l)
 {
 	const double win = sim.cal->hit_rmw_ns;
+	const int me = t == &sim.main_th ? -1 : (int)(t - sim.th);
+	double until;
 
-	if (l->owner < 0 || l->owner == t->pu || l->burst_n >= sim.cal->burst || l->hold < t->now - win ||
-	    l->hold == t->stall_hold)
+	if (l->owner == t->pu || me < 0)
 		return 0;
-	t->stall_hold = l->hold;
-	sim_charge_wait(t, l->hold + win - t->now);
-	t->now = l->hold + win;
+	if (l->waiter >= 0 && l->waiter != me && sim.th[l->waiter].state != VT_DONE) {
+		/* requests are served in order: the first one waiting for the burst goes first */
+		until = (l->hold > t->now ? l->hold : t->now) + win;
+	} else if (l->owner < 0 || l->burst_n >= sim.cal->burst || l->hold < t->now - win ||
+		   l->hold == t->stall_hold) {
+		if (l->waiter == me)
+			l->waiter = -1;
+		return 0;
+	} else {
+		l->waiter = me;
+		t->stall_hold = l->hold;
+		until = l->hold + win;
+	}
+	if (until > t->now) {
+		sim_charge_wait(t, until - t->now);
+		t->now = until;
+	}
 	return 1;
 }
 

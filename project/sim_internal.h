@@ -34,6 +34,7 @@ struct sim_line {
 	double busy;		/* the last booked transfer holds the line until here */
 	double hold;		/* its owner's last store or RMW ended here */
 	int burst_n;		/* stores and RMWs its owner made since it took the line */
+	int waiter;		/* the first request waiting for the owner's burst (thread), -1 none: it goes next */
 	int parked;		/* first thread parked on it (sched.c), -1 none */
 	uint64_t *sharers;	/* bitmap over PUs */
 };
