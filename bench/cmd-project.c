@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 
 #include "../project/proj.h"
 #include "../topology/topo.h"
+#include "calprobe.h"
 #include "cli.h"
 #include "project.h"
 #include "results.h"
@@ -32,24 +34,38 @@ struct pj_opts {
 	int threads, readers, json, flush_period_ms, read_node;
 	long ops, reads, warmup;
 	int64_t work_ns, read_interval_ns;
+	int slots, nr_stats, no_jitter;	/* --slots (0: bench_proj_default_slots), --nr-stats, --no-jitter */
+	long seed;			/* --seed */
+	double slice_ms;		/* --slice-ms */
 	const char *names[BENCH_MAX_ALGOS];	/* --algo, parsed (pj_parse_algo_list) */
 	int nr_names;
+	int nr_pus_used;		/* distinct PUs the placement puts the threads on (pj_check_args) */
+	const char *setup_opt;		/* the first of --slots .. --slice-ms given (the modes refuse them) */
 };
 
-/*
- * Threads and readers together, at most: run's limit (BENCH_MAX_THREADS
- * there), so a projection is of a configuration `ctrbench run` would take.
- */
+/* Updaters, at most: run's --threads limit (BENCH_MAX_THREADS there). */
 #define PJ_MAX_THREADS 4096
 /*
- * Readers, at most: a read walks every slot and the model runs each access
- * of it, so a readers projection's work grows as readers x (threads +
- * readers) x reads, the square of the readers: with the default 20 reads
- * and one updater, 512 readers took 6 s on a 2-vCPU host shared with other
- * jobs, 1024 took 54 s, 4096 would take a quarter of an hour and 100,000
- * days, each with no output until it is done.
+ * Readers, at most: seed 004's storm is 10,000 readers on 384 CPUs, more
+ * threads than PUs, which the model's scheduler time-shares (issue 27.3).
+ * Not a bound on the model's cost: a read walks every slot, so a readers
+ * projection's work grows as readers x slots x reads.
  */
-#define PJ_MAX_READERS 512
+#define PJ_MAX_READERS 16384
+/*
+ * Slots, at most: run's limit is the kernel's NR_CPUS (8192), but here
+ * every thread owns a slot and threads and readers together reach
+ * PJ_MAX_THREADS + PJ_MAX_READERS.
+ */
+#define PJ_MAX_SLOTS (PJ_MAX_THREADS + PJ_MAX_READERS)
+/*
+ * --nr-stats, at most: ten times the kernel's memcg stat items (about 100),
+ * so a tree of kernel-sized nodes fits with room; each is a 64-bit word in
+ * every slot of every node, so the model's memory grows with it.
+ */
+#define PJ_MAX_STATS 1024
+/* --slice-ms, at most: a second (CFS's slices are milliseconds; more says nothing a time slice would). */
+#define PJ_MAX_SLICE_MS 1000.0
 
 /* --workload W by the harness's names (bench/workload.h; proj_can_run says which the model runs); dies on others. */
 static enum bench_workload pj_workload(const char *w)
@@ -61,6 +77,41 @@ static enum bench_workload pj_workload(const char *w)
 	return (enum bench_workload)k;
 }
 
+/* Updaters' readers: the readers workload's, none for the others. */
+static int pj_readers(const struct pj_opts *o)
+{
+	return strcmp(o->workload, "readers") ? 0 : o->readers;
+}
+
+/* --slots, --nr-stats, the jitter and the scheduler as the projection assumes them (issue 27.3, 27.7). */
+static void pj_print_setup(const struct pj_opts *o, const struct topo *topo)
+{
+	const int n = o->threads + pj_readers(o);
+	const int slots = o->slots ? o->slots : bench_proj_default_slots(topo, o->threads, pj_readers(o));
+
+	printf("# slots %d (%s); %d stat%s per node\n", slots,
+	       o->slots ? "--slots" : slots == topo_nr_pus(topo) && slots >= n
+			? "possible CPUs: the topology's PUs, as run takes this machine's"
+			: "one per thread: more threads than the topology's PUs",
+	       o->nr_stats, o->nr_stats == 1 ? "" : "s");
+	if (pj_readers(o) && o->no_jitter)
+		printf("# readers' pauses: each exactly --read-interval-us (--no-jitter)\n");
+	else if (pj_readers(o))
+		printf("# readers' pauses: each uniform in [0.5, 1.5] x --read-interval-us, seed %ld (--seed)\n",
+		       o->seed);
+	if (o->nr_pus_used < n)
+		printf("# %d virtual threads on %d PUs: the scheduler time-shares them (slice %g ms)\n", n,
+		       o->nr_pus_used, o->slice_ms);
+}
+
+/* The calibration's contention figures, each with its source (a probe here, a published figure, an assumption). */
+static void pj_print_contention(const struct proj_calib *cal)
+{
+	printf("#   contention: burst %.1f RMWs (%s), wake-up %.0f ns (%s), pause %.1f ns (%s), mlp %d (%s), "
+	       "mutex spin %.0f ns (%s)\n", cal->burst, cal->burst_src, cal->wake_ns, cal->wake_src, cal->pause_ns,
+	       cal->pause_src, cal->mlp, cal->mlp_src, cal->mutex_spin_ns, cal->mutex_spin_src);
+}
+
 static void pj_print_header(const struct pj_opts *o, const struct topo *topo, const struct proj_calib *cal)
 {
 	printf("# PROJECTED (model, not measured): coherence projection of libctr's own code, docs/projection.md\n");
@@ -69,25 +120,55 @@ static void pj_print_header(const struct pj_opts *o, const struct topo *topo, co
 	       "socket %.0f, dram %.0f; hit %.1f, RMW hit %.1f\n", cal->ns[PROJ_C_SMT], cal->ns[PROJ_C_CCX],
 	       cal->ns[PROJ_C_XCCX], cal->ns[PROJ_C_XCCX_RH], cal->ns[PROJ_C_SOCKET], cal->ns[PROJ_C_DRAM], cal->hit_ns,
 	       cal->hit_rmw_ns);
+	pj_print_contention(cal);
 	printf("# topology: %s (%d PUs); placement %s; %d updaters", topo_spec(topo), topo_nr_pus(topo), o->placement,
 	       o->threads);
 	if (!strcmp(o->workload, "readers"))
 		printf(" + %d readers (%ld reads each)", o->readers, o->reads);
 	printf("; workload %s; shape %s; %ld ops per updater after %ld of warmup\n", o->workload, o->shape, o->ops,
 	       o->warmup);
-	printf("%-22s %8s %8s %8s %8s %8s %8s %8s %22s %12s\n", "algo (projected)", "xfer/op", "smt", "ccx", "xccx",
-	       "xccx_rh", "socket", "dram", "ns/op overlap..serial", "lock cont/s");
+	pj_print_setup(o, topo);
+	printf("%-22s %8s %8s %8s %8s %8s %8s %8s %22s %12s  %s\n", "algo (projected)", "xfer/op", "smt", "ccx",
+	       "xccx", "xccx_rh", "socket", "dram", "ns/op overlap..serial", "lock cont/s", "lock (most wait)");
+}
+
+/*
+ * The lock a projection names: the one with the most wait, locks[0] of the
+ * model's table (sorted so); a model that fills no table (before issue 27's)
+ * gives its one lock's figures with no role ("").
+ */
+struct pj_lock {
+	const char *role;
+	long acq, contended;
+	double wait_ns, hold_ns;
+};
+
+static struct pj_lock pj_top_lock(const struct proj_result *r)
+{
+	if (r->nr_locks > 0) {
+		const struct proj_lock_stat *l = &r->locks[0];
+
+		return (struct pj_lock){ l->role, l->acq, l->contended, l->wait_ns, l->hold_ns };
+	}
+	return (struct pj_lock){ "", r->lock_acq, r->lock_contended, r->lock_wait_ns, 0 };
+}
+
+/* x per virtual second of r's measured window (0 for an empty one). */
+static double pj_per_s(const struct proj_result *r, double x)
+{
+	return r->elapsed_ns > 0 ? x / (r->elapsed_ns / 1e9) : 0.0;
 }
 
 static void pj_print_row(const char *algo, const struct proj_result *r)
 {
 	const double ops = r->ops ? (double)r->ops : 1;
+	const struct pj_lock l = pj_top_lock(r);
 
 	printf("%-22s %8.3f", algo, pj_total(r->xfer) / ops);
 	for (int k = 0; k < PROJ_NR_CLASSES; k++)
 		printf(" %8.3f", r->xfer[k] / ops);
-	printf(" %10.1f..%-11.1f %12.1f\n", r->ns_overlap / ops, r->ns_serial / ops,
-	       r->elapsed_ns > 0 ? (double)r->lock_contended / (r->elapsed_ns / 1e9) : 0.0);
+	printf(" %10.1f..%-11.1f %12.1f  %s\n", r->ns_overlap / ops, r->ns_serial / ops,
+	       pj_per_s(r, (double)l.contended), *l.role ? l.role : "-");
 	if (r->reads) {
 		const double n = (double)r->reads;
 
@@ -96,6 +177,35 @@ static void pj_print_row(const char *algo, const struct proj_result *r)
 			printf(" %8.3f", r->rxfer[k] / n);
 		printf(" %10.1f..%-11.1f %12s\n", r->rns_overlap / n, r->rns_serial / n, "(per read)");
 	}
+}
+
+/*
+ * After the main table: algo's locks by role, each per virtual second (wait
+ * and hold summed over the threads, so above 1 when several wait at once),
+ * the one with the most wait named, and what the model itself cost.
+ */
+static void pj_print_locks(const char *algo, const struct proj_result *r, double secs)
+{
+	printf("# locks (projected), %s: per virtual second of %.3g s\n", algo, r->elapsed_ns / 1e9);
+	if (!r->nr_locks) {
+		printf("#   %s\n", r->lock_acq ? "the model gave no table by role" : "none taken");
+	} else {
+		const struct pj_lock l = pj_top_lock(r);
+
+		printf("  %-40s %14s %14s %12s %12s\n", "role", "acquisitions/s", "contended/s", "wait s/s",
+		       "hold s/s");
+		for (int i = 0; i < r->nr_locks && i < PROJ_MAX_LOCK_STATS; i++) {
+			const struct proj_lock_stat *k = &r->locks[i];
+
+			printf("  %-40s %14.1f %14.1f %12.6f %12.6f\n", k->role, pj_per_s(r, (double)k->acq),
+			       pj_per_s(r, (double)k->contended), pj_per_s(r, k->wait_ns / 1e9),
+			       pj_per_s(r, k->hold_ns / 1e9));
+		}
+		printf("# %s: most wait: %s, %.6f s/s waited, %.1f contended acquisitions/s\n", algo, l.role,
+		       pj_per_s(r, l.wait_ns / 1e9), pj_per_s(r, (double)l.contended));
+	}
+	printf("# model: %s: %ld virtual-thread switches, %.2f s here (its own cost, not the machine's)\n", algo,
+	       r->switches, secs);
 }
 
 /*
@@ -129,11 +239,53 @@ static json_t *pj_line_from_table(json_t *v)
 	return line;
 }
 
+/* The settings of issue 27.3 and 27.7 into line: 0, or -1 out of memory. */
+static int pj_json_setup(json_t *line, const struct pj_opts *o, const struct topo *topo)
+{
+	const int slots = o->slots ? o->slots : bench_proj_default_slots(topo, o->threads, pj_readers(o));
+
+	return json_object_set_new(line, "slots", json_integer(slots)) ||
+	       json_object_set_new(line, "nr_stats", json_integer(o->nr_stats)) ||
+	       json_object_set_new(line, "seed", json_integer(o->seed)) ||
+	       json_object_set_new(line, "jitter", json_integer(!o->no_jitter)) ||
+	       json_object_set_new(line, "slice_ms", json_real(o->slice_ms)) ||
+	       json_object_set_new(line, "virtual_threads_per_pu",
+				   json_real((double)(o->threads + pj_readers(o)) / o->nr_pus_used)) ? -1 : 0;
+}
+
+/* The lock figures of issue 27.6 into line (lock_role, lock_hold_s_per_s, locks): 0, or -1 out of memory. */
+static int pj_json_locks(json_t *line, const struct proj_result *r)
+{
+	const struct pj_lock l = pj_top_lock(r);
+	json_t *a = json_array();
+
+	if (!a)
+		return -1;
+	for (int i = 0; i < r->nr_locks && i < PROJ_MAX_LOCK_STATS; i++) {
+		const struct proj_lock_stat *k = &r->locks[i];
+
+		if (json_array_append_new(a, json_pack("{s:s,s:I,s:I,s:f,s:f,s:f,s:f}", "role", k->role,
+						       "acquisitions", (json_int_t)k->acq, "contended",
+						       (json_int_t)k->contended, "acquisitions_per_s",
+						       pj_per_s(r, (double)k->acq), "contended_per_s",
+						       pj_per_s(r, (double)k->contended), "wait_s_per_s",
+						       pj_per_s(r, k->wait_ns / 1e9), "hold_s_per_s",
+						       pj_per_s(r, k->hold_ns / 1e9)))) {
+			json_decref(a);
+			return -1;
+		}
+	}
+	return json_object_set_new(line, "locks", a) || json_object_set_new(line, "lock_role", json_string(l.role)) ||
+	       json_object_set_new(line, "lock_hold_s_per_s", json_real(pj_per_s(r, l.hold_ns / 1e9))) ||
+	       json_object_set_new(line, "model_switches", json_integer(r->switches)) ? -1 : 0;
+}
+
 static void pj_print_json(const struct pj_opts *o, const char *algo, const struct topo *topo,
 			  const struct proj_calib *cal, const struct proj_result *r, double secs)
 {
 	json_t *x = json_object(), *rx = json_object();
 	const double ops = r->ops ? (double)r->ops : 1, n = r->reads ? (double)r->reads : 1;
+	const struct pj_lock l = pj_top_lock(r);
 	json_t *line;
 
 	for (int k = 0; k < PROJ_NR_CLASSES; k++) {
@@ -150,11 +302,9 @@ static void pj_print_json(const struct pj_opts *o, const char *algo, const struc
 			 "transfers_per_op", x, "ns_per_op", "overlap", r->ns_overlap / ops, "serial",
 			 r->ns_serial / ops, "read_transfers", rx, "ns_per_read", "overlap", r->rns_overlap / n,
 			 "serial", r->rns_serial / n, "virtual_s", r->elapsed_ns / 1e9, "lock_contended_per_s",
-			 r->elapsed_ns > 0 ? (double)r->lock_contended / (r->elapsed_ns / 1e9) : 0.0,
-			 "lock_acquisitions", (json_int_t)r->lock_acq, "lock_wait_s_per_s",
-			 r->elapsed_ns > 0 ? r->lock_wait_ns / r->elapsed_ns : 0.0, "model_seconds", secs,
-			 "model_accesses", r->accesses);
-	if (!line)
+			 pj_per_s(r, (double)l.contended), "lock_acquisitions", (json_int_t)l.acq, "lock_wait_s_per_s",
+			 pj_per_s(r, l.wait_ns / 1e9), "model_seconds", secs, "model_accesses", r->accesses);
+	if (!line || pj_json_setup(line, o, topo) || pj_json_locks(line, r))
 		die("project: out of memory");
 	line = pj_line_from_table(line);
 	json_dumpf(line, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -167,58 +317,6 @@ static void pj_print_json(const struct pj_opts *o, const char *algo, const struc
 static int pj_flag(double ratio)
 {
 	return !(ratio >= 0.5 && ratio <= 2.0);
-}
-
-/*
- * One-way transfer between PUs a and b of this machine: a CAS ping-pong on
- * one line, round trip / 2 (the figure ctrbench c2c gives, done briefly).
- */
-struct pj_ping {
-	_Atomic long *word;
-	const struct topo *t;
-	int pu, me;
-	long rounds;
-};
-
-static void *pj_ping_main(void *arg)
-{
-	struct pj_ping *p = arg;
-
-	topo_bind_self(p->t, p->pu);
-	for (long i = 0; i < p->rounds; i++) {
-		long want = 2 * i + p->me;
-
-		while (atomic_load_explicit(p->word, memory_order_acquire) != want)
-			;
-		atomic_store_explicit(p->word, want + 1, memory_order_release);
-	}
-	return NULL;
-}
-
-/* The least of 5 batches: preemption of a vCPU only ever adds to a batch. */
-static double pj_one_way_ns(const struct topo *t, int a, int b)
-{
-	static _Atomic long word __attribute__((aligned(64)));
-	double best = -1;
-
-	for (int k = 0; k < 5; k++) {
-		struct pj_ping p[2] = { { &word, t, a, 0, 4000 }, { &word, t, b, 1, 4000 } };
-		pthread_t th;
-		struct timespec t0, t1;
-		double ns;
-
-		atomic_store(&word, 0);
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (pthread_create(&th, NULL, pj_ping_main, &p[1]))
-			return best;
-		pj_ping_main(&p[0]);
-		pthread_join(th, NULL);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (2.0 * 4000) / 2;
-		if (best < 0 || ns < best)
-			best = ns;
-	}
-	return best;
 }
 
 /*
@@ -261,57 +359,6 @@ static void pj_hit_ns(double *hit, double *rmw)
 	}
 }
 
-/*
- * How often the line of one shared atomic really changes hands here when two
- * threads add to it as fast as they can (the model's pattern "one shared
- * atomic, 2 threads alternating": 1 per op).  Each thread notes whether the
- * value its add returned follows its own previous add's: if not, the other
- * thread had the line in between, a handover.
- */
-struct pj_hand {
-	_Atomic long *word;
-	const struct topo *t;
-	int pu;
-	long ops, handovers;
-};
-
-static void *pj_hand_main(void *arg)
-{
-	struct pj_hand *h = arg;
-	long last = -2;
-
-	topo_bind_self(h->t, h->pu);
-	for (long i = 0; i < h->ops; i++) {
-		long v = atomic_fetch_add_explicit(h->word, 1, memory_order_relaxed);
-
-		h->handovers += v != last + 1;
-		last = v;
-	}
-	return NULL;
-}
-
-static double pj_handovers_per_op(const struct topo *t, int a, int b)
-{
-	static _Atomic long word __attribute__((aligned(64)));
-	struct pj_hand h[2] = { { &word, t, a, 2000000, 0 }, { &word, t, b, 2000000, 0 } };
-	pthread_t th;
-
-	atomic_store(&word, 0);
-	if (pthread_create(&th, NULL, pj_hand_main, &h[1]))
-		return -1;
-	pj_hand_main(&h[0]);
-	pthread_join(th, NULL);
-	return (double)(h[0].handovers + h[1].handovers) / (double)(h[0].ops + h[1].ops);
-}
-
-/*
- * Below this many handovers per add, two threads adding to one line did not
- * contend op by op: one ran on alone for 10 adds or more at a time, which
- * says the other was not issuing (time slices of a shared or preempted CPU),
- * not how a coherence protocol arbitrates between two running cores.
- */
-#define PJ_APART 0.1
-
 /* Known answers: transfers per op the model must give exactly (within 2%). */
 static int pj_validate_known(const struct topo *topo, const struct proj_calib *cal)
 {
@@ -332,8 +379,9 @@ static int pj_validate_known(const struct topo *topo, const struct proj_calib *c
 		struct proj_result r;
 		double got, want = k[i].want;
 
-		bench_project_one(k[i].algo, BENCH_UPDATE, k[i].shape, k[i].threads, 0, topo, "compact", cal,
-				  NULL, 0, 0, 0, 0, 2000, 0, 200, &r, NULL);
+		bench_project_one(&(const struct bench_proj_req){ .algo = k[i].algo, .workload = BENCH_UPDATE,
+				  .shape = k[i].shape, .threads = k[i].threads, .topo = topo, .placement = "compact",
+				  .calib = cal, .ops = 2000, .warmup = 200, .seed = BENCH_PROJ_SEED }, &r, NULL);
 		got = pj_total(r.xfer) / (double)r.ops;
 		printf("%-66s %10.3f %10.3f %s\n", k[i].what, got, want,
 		       fabs(got - want) <= 0.02 * (want > 1 ? want : 1) ? "ok" : "FAIL");
@@ -355,21 +403,19 @@ static const struct pj_here_case { const char *algo, *shape; int threads; } pj_h
 struct pj_here {
 	struct bench_config cfg;	/* the runs' configuration, this machine's topology */
 	struct proj_calib cal;		/* the given calibration, with what was measured here in place */
+	int pus[2], have_pus;		/* the compact pair the probes ran on */
 	double hand;			/* handovers per add of one shared atomic here (-1: not measured) */
-	double one[PJ_NR_HERE];		/* the 1-thread projection (serial) of each case's algo and shape */
-	int flagged, apart;		/* rows outside 0.5-2x; rows not comparable (PJ_APART) */
+	int flagged;			/* rows outside 0.5-2x */
 };
 
 /*
  * With the default calibration, this machine's own figures in its place:
- * its hit costs, and the one-way transfer between two compact PUs (its
- * class's figure), with the handover rate of a shared atomic between them.
+ * its hit costs, and the one-way transfer between the two compact PUs (its
+ * class's figure), timed over the ping-pong's hops alone (calprobe.c).
  */
-static void pj_here_calibrate(struct pj_here *h, int two)
+static void pj_here_calibrate(struct pj_here *h)
 {
 	struct proj_calib *cal = &h->cal;
-	int pus[2];
-	char err[128];
 	double hit, rmw;
 
 	pj_hit_ns(&hit, &rmw);
@@ -381,23 +427,67 @@ static void pj_here_calibrate(struct pj_here *h, int two)
 			 hit, rmw);
 		snprintf(cal->name, sizeof(cal->name), "this machine's loops");
 	}
-	if (two && !topo_place(h->cfg.topo, "compact", 2, pus, NULL, err, sizeof(err))) {
-		double ow = pj_one_way_ns(h->cfg.topo, pus[0], pus[1]);
-		int c = topo_class_of(h->cfg.topo, pus[0], pus[1]);
+	if (h->have_pus) {
+		struct calprobe_how how;
+		double ow = calprobe_one_way_ns(h->cfg.topo, h->pus[0], h->pus[1], &how);
+		int c = topo_class_of(h->cfg.topo, h->pus[0], h->pus[1]);
 		int pc = c == TOPO_CLASS_SMT ? PROJ_C_SMT : c == TOPO_CLASS_CCX ? PROJ_C_CCX :
 			 c == TOPO_CLASS_REMOTE ? PROJ_C_SOCKET : PROJ_C_XCCX;
 
+		printf("# probe transfer: PU %d <-> PU %d (class %s): %.1f ns one way, a load/store ping-pong timed over "
+		       "its hops alone (%s)\n", h->pus[0], h->pus[1], topo_class_name(c), ow, how.why);
 		if (ow > 0) {
 			cal->ns[pc] = ow;
 			if (pc == PROJ_C_XCCX)
 				cal->ns[PROJ_C_XCCX_RH] = ow;
 			snprintf(cal->source, sizeof(cal->source),
-				 "this machine: store ping-pong PU %d <-> PU %d (class %s) %.1f ns one way (least of 5); "
-				 "hits %.2f ns, RMW hit %.2f ns by private loops (least of 5); all measured now",
-				 pus[0], pus[1], topo_class_name(c), ow, cal->hit_ns, cal->hit_rmw_ns);
+				 "this machine: load/store ping-pong PU %d <-> PU %d (class %s) %.1f ns one way (median, "
+				 "%.60s); hits %.2f ns, RMW hit %.2f ns by private loops (least of 5); all measured now", h->pus[0], h->pus[1], topo_class_name(c), ow, how.why,
+				 cal->hit_ns, cal->hit_rmw_ns);
 			snprintf(cal->name, sizeof(cal->name), "this machine's ping-pong and loops");
 		}
-		h->hand = pj_handovers_per_op(h->cfg.topo, pus[0], pus[1]);
+	}
+}
+
+/*
+ * The contention figures this machine's probes measure (calprobe.c), in
+ * place of the defaults whatever the given calibration (a c2c file has
+ * none): the burst of one shared atomic between the compact pair, a futex
+ * wake-up between them, a PAUSE.  mlp and the mutex's spin keep theirs.
+ */
+static void pj_here_contention(struct pj_here *h)
+{
+	struct proj_calib *cal = &h->cal;
+	struct calprobe_how how;
+	struct calprobe_burst b;
+	double ns;
+	int n;
+
+	ns = calprobe_pause_ns(h->cfg.topo, h->have_pus ? h->pus[0] : 0, &how);
+	printf("# probe pause: %.1f ns per PAUSE on PU %d, the median of 31 batches of 1000 (%s)\n", ns,
+	       h->have_pus ? h->pus[0] : 0, how.why);
+	if (ns > 0) {
+		cal->pause_ns = ns;
+		snprintf(cal->pause_src, sizeof(cal->pause_src), "this machine: PAUSE probe, %.60s", how.why);
+	}
+	if (!h->have_pus)
+		return;
+	if (!calprobe_burst(h->cfg.topo, h->pus[0], h->pus[1], &b, &how)) {
+		printf("# probe burst: PU %d and PU %d each lock xadd one word up to %ld times: %.3f handovers per add "
+		       "(median of %d runs, %.3f-%.3f), a burst of %.1f adds per handover, %.1f ns per add (%s)\n",
+		       h->pus[0], h->pus[1], b.adds, b.hand_per_add, b.runs, b.lo, b.hi, b.burst, b.ns_per_add, how.why);
+		h->hand = b.hand_per_add;
+		cal->burst = b.burst < 1 ? 1 : b.burst;
+		snprintf(cal->burst_src, sizeof(cal->burst_src), "this machine: handover probe, %.60s", how.why);
+	} else {
+		printf("# probe burst: not measured (its threads could not be started or bound)\n");
+	}
+	ns = calprobe_wake_ns(h->cfg.topo, h->pus[0], h->pus[1], &n, &how);
+	printf("# probe wake-up: PU %d <-> PU %d futex ping-pong: %.0f ns from post to the woken waiter running, "
+	       "the median of %d wake-ups (%s)\n", h->pus[0], h->pus[1], ns, n, how.why);
+	if (ns > 0) {
+		cal->wake_ns = ns;
+		snprintf(cal->wake_src, sizeof(cal->wake_src), "this machine: futex wake-up probe, %.60s", how.why);
 	}
 }
 
@@ -411,7 +501,6 @@ static void pj_here_row(struct pj_here *h, size_t i)
 	struct proj_result r;
 	const char *why;
 	double lo, hi, ratio, meas;
-	int shared, apart;
 	char buf[64];
 
 	cfg->threads = k->threads;
@@ -421,8 +510,9 @@ static void pj_here_row(struct pj_here *h, size_t i)
 	memset(&br, 0, sizeof(br));
 	if (bench_run_one(cfg, ba, &br))
 		die("project --validate: %s would not run here", k->algo);
-	bench_project_one(k->algo, BENCH_UPDATE, k->shape, k->threads, 0, cfg->topo, cfg->placement,
-			  &h->cal, NULL, 0, 0, 0, 0, 20000, 0, 2000, &r, NULL);
+	bench_project_one(&(const struct bench_proj_req){ .algo = k->algo, .workload = BENCH_UPDATE,
+			  .shape = k->shape, .threads = k->threads, .topo = cfg->topo, .placement = cfg->placement,
+			  .calib = &h->cal, .ops = 20000, .warmup = 2000, .seed = BENCH_PROJ_SEED }, &r, NULL);
 	lo = r.ns_overlap / (double)r.ops;
 	hi = r.ns_serial / (double)r.ops;
 	/*
@@ -433,38 +523,15 @@ static void pj_here_row(struct pj_here *h, size_t i)
 	meas = br.cpu_ns_per_op > 0 ? br.cpu_ns_per_op : br.ns_per_op;
 	/* measured against the band: inside it is ratio 1, outside the distance to its nearer end */
 	ratio = meas < lo ? meas / lo : meas > hi ? meas / hi : 1.0;
-	/*
-	 * A contended line (the model moves it between the threads on every
-	 * op) is comparable only if the two threads here contended op by
-	 * op: the measured handover rate says whether they did.
-	 */
-	shared = k->threads == 2 && pj_total(r.xfer) / (double)r.ops > 0.5;
-	apart = shared && h->hand >= 0 && h->hand < PJ_APART;
 	snprintf(buf, sizeof(buf), "%.1f..%.1f", lo, hi);
-	printf("%-12s %-8s %3d %9.1f %9.1f %24s %10.2f %s", k->algo, k->shape, k->threads,
-	       br.ns_per_op, meas, buf, ratio,
-	       !pj_flag(ratio) ? "" : apart ?
-	       "not comparable: its line moved on few adds here (handovers above), the model moves it on every one" :
-	       "OUTSIDE 0.5-2x");
-	if (shared && h->hand >= 0 && h->one[i] > 0) {
-		/*
-		 * An explanation, not the validation: the line moves on a
-		 * share `hand` of the ops as measured, so the op costs the
-		 * 2-thread projection that often and the 1-thread one else.
-		 */
-		double at = h->hand * hi + (1 - h->hand) * h->one[i];
-
-		printf("; at the measured handovers %.1f ns, meas/that %.2f", at, meas / at);
-	}
-	putchar('\n');
-	if (k->threads == 1)
-		for (size_t q = 0; q < PJ_NR_HERE; q++)
-			if (!strcmp(pj_here_cases[q].algo, k->algo) && !strcmp(pj_here_cases[q].shape, k->shape))
-				h->one[q] = hi;
-	if (pj_flag(ratio) && apart)
-		h->apart++;
-	else
-		h->flagged += pj_flag(ratio);
+	/*
+	 * A contended line is compared as any other: the model keeps it for
+	 * the burst this machine's probe measured (the calibration), as the
+	 * cores here do, so a 2-thread shared atomic is no exception.
+	 */
+	printf("%-12s %-8s %3d %9.1f %9.1f %24s %10.2f %s\n", k->algo, k->shape, k->threads,
+	       br.ns_per_op, meas, buf, ratio, pj_flag(ratio) ? "OUTSIDE 0.5-2x" : "");
+	h->flagged += pj_flag(ratio);
 	bench_result_free(&br);
 	free(cfg->pus);
 	free(cfg->slot_node);
@@ -479,6 +546,7 @@ static int pj_validate_here(const struct proj_calib *given, int ms)
 	struct pj_here h = { .cal = *given, .hand = -1 };
 	/* counted before any run: the runs bind this thread, which narrows its affinity */
 	const int cpus = topo_nr_cpus();
+	char err[128];
 
 	h.cfg.workload = BENCH_UPDATE;
 	h.cfg.duration_ms = ms;
@@ -486,21 +554,24 @@ static int pj_validate_here(const struct proj_calib *given, int ms)
 	h.cfg.reps = 1;
 	h.cfg.read_node = BENCH_READ_RANDOM;
 	bench_setup_machine(&h.cfg, NULL, NULL);
-	if (!strncmp(given->source, "default", 7))
-		pj_here_calibrate(&h, cpus >= 2);
+	h.have_pus = cpus >= 2 && !topo_place(h.cfg.topo, "compact", 2, h.pus, NULL, err, sizeof(err));
 	printf("# validation 2: this machine, measured (%d ms, 1 rep) vs projected on its own topology\n", ms);
+	if (!strncmp(given->source, "default", 7))
+		pj_here_calibrate(&h);
+	pj_here_contention(&h);
 	printf("# calibration: %s\n", h.cal.source);
+	pj_print_contention(&h.cal);
 	if (h.hand >= 0)
-		printf("# handovers: 2 threads adding to one shared atomic here hand its line over %.3f times per add "
-		       "(measured now; the model, as two cores running at once: 1)\n", h.hand);
+		printf("# handovers: 2 threads adding to one shared atomic here hand its line over %.3f times per add, "
+		       "a burst of %.1f adds (measured now; the model keeps a contended line for that burst)\n",
+		       h.hand, h.cal.burst);
 	printf("%-12s %-8s %3s %9s %9s %24s %10s\n", "algo", "shape", "thr", "wall ns", "CPU ns",
 	       "projected ns overlap..serial", "meas/proj");
 	for (size_t i = 0; i < PJ_NR_HERE; i++)
 		if (pj_here_cases[i].threads <= cpus)
 			pj_here_row(&h, i);
 	printf("# meas/proj: measured CPU ns/op over the nearer end of the projected band (1.00: inside it); "
-	       "%d outside 0.5-2x, %d not comparable here (a contended line that moved on under %.2f of the adds)\n",
-	       h.flagged, h.apart, PJ_APART);
+	       "%d outside 0.5-2x\n", h.flagged);
 	bench_setup_release(&h.cfg);
 	return h.flagged;
 }
@@ -533,6 +604,7 @@ static int pj_against(const char *path, const struct pj_opts *o, const struct to
 		      const struct proj_calib *cal, long ops)
 {
 	int flagged = 0, n = 0, not_regular;
+	char err[256];
 	FILE *f = bench_fopen_regular(path, &not_regular);
 	struct bench_results res;
 	struct pj_against_row *rows;
@@ -562,12 +634,14 @@ static int pj_against(const char *path, const struct pj_opts *o, const struct to
 		w->meas = json_number_value(json_object_get(l, "ns_per_op"));
 		if (!w->pl)
 			w->pl = "compact";
-		if (!w->algo || !w->wl || !w->shape || w->threads < 1 || w->meas <= 0 || !proj_ctr_algo_find(w->algo) ||
-		    (strcmp(w->wl, "update") && strcmp(w->wl, "charge")) || !pj_algo_wanted(o, w->algo))
-			continue;
-		bench_project_one(w->algo, pj_workload(w->wl), w->shape, w->threads, 0, topo, w->pl, cal, NULL, 0,
-				  (int64_t)json_integer_value(json_object_get(l, "work_ns")), 0, 0, ops, 0, ops / 10, &r,
-				  NULL);
+		if (!w->algo || !w->wl || !w->shape || w->threads < 1 || w->meas <= 0 ||
+		    (strcmp(w->wl, "update") && strcmp(w->wl, "charge")) || !pj_algo_wanted(o, w->algo) ||
+		    proj_can_run(w->algo, pj_workload(w->wl), 0, err, sizeof(err)))
+			continue;	/* not measured, not asked for, or not one the model runs (a baseline without a pattern) */
+		bench_project_one(&(const struct bench_proj_req){ .algo = w->algo, .workload = pj_workload(w->wl),
+				  .shape = w->shape, .threads = w->threads, .topo = topo, .placement = w->pl,
+				  .calib = cal, .work_ns = (int64_t)json_integer_value(json_object_get(l, "work_ns")),
+				  .ops = ops, .warmup = ops / 10, .seed = BENCH_PROJ_SEED }, &r, NULL);
 		w->lo = r.ns_overlap / (double)r.ops;
 		w->hi = r.ns_serial / (double)r.ops;
 		n++;
@@ -601,12 +675,22 @@ static const char pj_help[] =
 	"       ctrbench project --against RESULTS.jsonl --topology SPEC [--calibration FILE]\n"
 	"Projects libctr's real code (its loads, stores and RMWs, recorded by an instrumented copy) onto a\n"
 	"MESI model of the topology.  Every figure is PROJECTED, not measured (docs/projection.md).\n"
-	"  --algo LIST             algorithms (ctrbench list); no default\n"
+	"  --algo LIST             algorithms (ctrbench list, shared_atomic and empty among them); no\n"
+	"                          default; all: libctr's algorithms\n"
 	"  --workload W            update (default), charge or readers\n"
 	"  --shape S               chain:D or tree:AxB...; no default\n"
 	"  --threads N             updaters; no default\n"
-	"  --readers R             readers workload: reader threads (default 1, at most 512: the\n"
-	"                          model walks every slot for each read, so its work grows as R squared)\n"
+	"  --readers R             readers workload: reader threads (default 1, at most 16384); more\n"
+	"                          threads than PUs are time-shared (--slice-ms); a read walks every\n"
+	"                          slot, so the model's work grows as R x --slots\n"
+	"  --slots N               the tree's slots, possible CPUs idle past the threads (default the\n"
+	"                          topology's PUs, or threads + readers if more, as run); >= threads +\n"
+	"                          readers: each owns one\n"
+	"  --nr-stats N            stats per node (default 1)\n"
+	"  --seed N                seed of the readers' interval jitter, and nothing else (default 1)\n"
+	"  --no-jitter             readers pause exactly --read-interval-us (default: each pause\n"
+	"                          uniform in [0.5, 1.5] x it, seeded)\n"
+	"  --slice-ms X            the scheduler's time slice when threads outnumber PUs (default 3)\n"
 	"  --placement P           compact (default), scatter, ccx, numa, smt, list:...\n"
 	"  --topology SPEC         hwloc synthetic spec or XML (default: this machine)\n"
 	"  --calibration FILE      ctrbench c2c --format json output (default: published Genoa figures)\n"
@@ -646,6 +730,11 @@ static void pj_parse_args(int argc, char **argv, struct pj_opts *o, int *validat
 		{ "format", required_argument, NULL, 'f' },
 		{ "validate", no_argument, NULL, 'V' },
 		{ "against", required_argument, NULL, 'A' },
+		{ "slots", required_argument, NULL, 'C' },
+		{ "nr-stats", required_argument, NULL, 'S' },
+		{ "seed", required_argument, NULL, 'e' },
+		{ "no-jitter", no_argument, NULL, 'J' },
+		{ "slice-ms", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -656,7 +745,7 @@ static void pj_parse_args(int argc, char **argv, struct pj_opts *o, int *validat
 		case 'a': o->algos = optarg; break;
 		case 'w': o->workload = optarg; break;
 		case 's': o->shape = optarg; break;
-		case 't': o->threads = bench_parse_int("threads", optarg, 1, 4096); break;
+		case 't': o->threads = bench_parse_int("threads", optarg, 1, PJ_MAX_THREADS); break;
 		case 'r': o->readers = bench_parse_int("readers", optarg, 0, PJ_MAX_READERS); break;
 		case 'p': o->placement = optarg; break;
 		case 'T': o->topology = optarg; break;
@@ -671,25 +760,28 @@ static void pj_parse_args(int argc, char **argv, struct pj_opts *o, int *validat
 		case 'f': o->json = bench_parse_table_json("project", optarg); break;
 		case 'V': *validate = 1; break;
 		case 'A': *against = optarg; break;
+		case 'C': o->slots = bench_parse_int("slots", optarg, 1, PJ_MAX_SLOTS); break;
+		case 'S': o->nr_stats = bench_parse_int("nr-stats", optarg, 1, PJ_MAX_STATS); break;
+		case 'e': o->seed = bench_parse_int("seed", optarg, 0, INT_MAX); break;
+		case 'J': o->no_jitter = 1; break;
+		case 'L': o->slice_ms = bench_parse_num("slice-ms", optarg, 0.001, PJ_MAX_SLICE_MS); break;
 		default: bench_die_getopt(c, argv);
 		}
+		if (!o->setup_opt && strchr("CSeJL", c))
+			o->setup_opt = c == 'C' ? "--slots" : c == 'S' ? "--nr-stats" : c == 'e' ? "--seed" :
+				       c == 'J' ? "--no-jitter" : "--slice-ms";
 	}
 	if (optind < argc)
 		die("project: unexpected argument '%s'", argv[optind]);
 	o->warmup = o->ops / 10;
 }
 
-/* Updaters' readers: the readers workload's, none for the others. */
-static int pj_readers(const struct pj_opts *o)
-{
-	return strcmp(o->workload, "readers") ? 0 : o->readers;
-}
-
 /*
  * --algo into o->names as run and sweep take it (bench_parse_algos: "all",
- * no empty or repeated name, the same messages), libctr's algorithms only:
- * "all" leaves the harness baselines out, naming one is refused (they are
- * timed loops of the harness, with no code of libctr to project).
+ * no empty or repeated name, the same messages).  "all" is libctr's
+ * algorithms; a harness baseline named (shared_atomic, empty: timed loops
+ * of the harness, no libctr code) goes to the model, which runs the ones it
+ * has a pattern of its own for, as "=false-shared" (proj_can_run decides).
  */
 static void pj_parse_algo_list(struct pj_opts *o)
 {
@@ -704,19 +796,33 @@ static void pj_parse_algo_list(struct pj_opts *o)
 	free(copy);
 	o->nr_names = 0;
 	for (int i = 0; i < n; i++) {
-		if (algos[i]->baseline) {
-			if (all)
-				continue;
-			die("project: --algo '%s' is a harness baseline, no libctr code to project (ctrbench list)",
-			    algos[i]->name);
-		}
-		if (!proj_ctr_algo_find(algos[i]->name))
+		if (algos[i]->baseline && all)
+			continue;
+		if (!algos[i]->baseline && !proj_ctr_algo_find(algos[i]->name))
 			die("project: unknown --algo '%s' (ctrbench list)", algos[i]->name);
 		code[o->nr_names] = algos[i];
 		o->names[o->nr_names++] = algos[i]->name;
 	}
 	/* the tree would refuse them (ctr_tree_new), after the header: said here, as run says it */
 	bench_check_algo_options(o->options, o->flush_period_ms, code, o->nr_names);
+}
+
+static int pj_int_cmp(const void *a, const void *b)
+{
+	const int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Distinct values of v[0..n), sorting v. */
+static int pj_distinct(int *v, int n)
+{
+	int d = n > 0;
+
+	qsort(v, (size_t)n, sizeof(*v), pj_int_cmp);
+	for (int i = 1; i < n; i++)
+		d += v[i] != v[i - 1];
+	return d;
 }
 
 /* A projection's arguments, all refused before anything is printed. */
@@ -736,45 +842,67 @@ static void pj_check_args(struct pj_opts *o, const struct topo *topo)
 	if (o->read_node >= s.nr_nodes)
 		die("project: --read-node %d: the shape has %d nodes", o->read_node, s.nr_nodes);
 	bench_shape_free(&s);
-	if (o->threads + pj_readers(o) > PJ_MAX_THREADS)
-		die("project: too many threads: --threads %d plus --readers %d (at most %d together, as run)",
-		    o->threads, pj_readers(o), PJ_MAX_THREADS);
+	if (o->slots && o->slots < o->threads + pj_readers(o))
+		die("project: bad value '%d' for --slots (fewer than --threads %d plus --readers %d: each owns a slot)",
+		    o->slots, o->threads, pj_readers(o));
 	pj_parse_algo_list(o);
 	/* proj_run refuses them too; said here before anything is printed */
 	for (int i = 0; i < o->nr_names; i++)
 		if (proj_can_run(o->names[i], pj_workload(o->workload), pj_readers(o), err, sizeof(err)))
 			die("project: %s", err);
-	/* where each thread runs, as bench_project_one will place them */
+	/*
+	 * Where each thread runs, as bench_project_one will place them: past
+	 * the placement's PUs they wrap round, and the header says how many
+	 * PUs the threads time-share.
+	 */
 	pus = bench_xcalloc((size_t)(o->threads + pj_readers(o)), sizeof(int));
 	if (topo_place(topo, o->placement, o->threads + pj_readers(o), pus, NULL, err, sizeof(err)))
 		die("project: %s", err);
+	o->nr_pus_used = pj_distinct(pus, o->threads + pj_readers(o));
 	free(pus);
 }
 
-/* Project every --algo, a row (or a JSON line) each as it is done. */
+/*
+ * Project every --algo, a row (or a JSON line) each as it is done; then,
+ * in a table, each one's locks and what the model cost.
+ */
 static void pj_project_all(const struct pj_opts *o, const struct topo *topo, const struct proj_calib *cal)
 {
-	if (!o->json)
+	struct proj_result *res = bench_xcalloc((size_t)o->nr_names, sizeof(*res));
+	double *secs = bench_xcalloc((size_t)o->nr_names, sizeof(*secs));
+
+	if (!o->json) {
 		pj_print_header(o, topo, cal);
+		fflush(stdout);	/* a projection can run for minutes: what it is of shows at once */
+	}
 	for (int i = 0; i < o->nr_names; i++) {
 		const char *a = o->names[i];
-		struct proj_result r;
-		double secs;
+		const struct bench_proj_req q = {
+			.algo = a, .workload = pj_workload(o->workload), .shape = o->shape, .threads = o->threads,
+			.readers = pj_readers(o), .topo = topo, .placement = o->placement, .calib = cal,
+			.options = o->options, .flush_period_ms = o->flush_period_ms, .work_ns = o->work_ns,
+			.read_interval_ns = o->read_interval_ns, .read_node = o->read_node, .ops = o->ops,
+			.reads = o->reads, .warmup = o->warmup, .slots = o->slots, .nr_stats = o->nr_stats,
+			.seed = (uint64_t)o->seed, .no_jitter = o->no_jitter, .slice_ms = o->slice_ms,
+		};
 
-		bench_project_one(a, pj_workload(o->workload), o->shape, o->threads, pj_readers(o), topo, o->placement,
-				  cal, o->options, o->flush_period_ms, o->work_ns, o->read_interval_ns, o->read_node,
-				  o->ops, o->reads, o->warmup, &r, &secs);
+		bench_project_one(&q, &res[i], &secs[i]);
 		if (o->json)
-			pj_print_json(o, a, topo, cal, &r, secs);
+			pj_print_json(o, a, topo, cal, &res[i], secs[i]);
 		else
-			pj_print_row(a, &r);
+			pj_print_row(a, &res[i]);
 		fflush(stdout);
 	}
+	for (int i = 0; i < o->nr_names && !o->json; i++)
+		pj_print_locks(o->names[i], &res[i], secs[i]);
+	free(secs);
+	free(res);
 }
 
 int bench_cmd_project(int argc, char **argv)
 {
-	struct pj_opts o = { .workload = "update", .placement = "compact", .readers = 1, .ops = 2000, .reads = 20 };
+	struct pj_opts o = { .workload = "update", .placement = "compact", .readers = 1, .ops = 2000, .reads = 20,
+			     .nr_stats = 1, .seed = BENCH_PROJ_SEED, .slice_ms = BENCH_PROJ_SLICE_MS };
 	const char *against = NULL;
 	int validate = 0, bad = 0;
 	struct proj_calib cal;
@@ -787,6 +915,9 @@ int bench_cmd_project(int argc, char **argv)
 		die("project: --validate and --against '%s' are two modes: give one", against);
 	if (validate && o.algos)
 		die("project: --validate projects its own patterns and algorithms: --algo '%s' does not apply", o.algos);
+	if ((validate || against) && o.setup_opt)
+		die("project: --%s: %s projects its own configurations: %s does not apply", validate ? "validate" : "against",
+		    validate ? "it" : "each line", o.setup_opt);
 	if (o.calib_path) {
 		if (proj_calib_load(&cal, o.calib_path, err, sizeof(err)))
 			die("project: %s", err);

@@ -10,10 +10,52 @@
 /* Transfers summed over classes. */
 double pj_total(const double *x);
 
-/* Project one algorithm on topo (dies on bad input); secs: the model's own run time. */
-void bench_project_one(const char *algo, enum bench_workload w, const char *shape, int threads, int readers,
-		       const struct topo *topo, const char *placement, const struct proj_calib *cal,
-		       const char *options, int flush_period_ms, int64_t work_ns, int64_t read_interval_ns,
-		       int read_node, long ops, long reads, long warmup, struct proj_result *res, double *secs);
+/*
+ * The readers' jitter seed when none is given: a constant, so the same
+ * command projects the same figures (issue 27.4); --seed changes it.
+ */
+#define BENCH_PROJ_SEED 1
+/* The scheduler's time slice when none is given (ms): CFS's base slice, as struct proj_config assumes. */
+#define BENCH_PROJ_SLICE_MS 3.0
+
+/*
+ * One projection as a command asks for it: struct proj_config's settings
+ * with the shape and the placement by name.  Every field left 0 (or NULL)
+ * takes its default, so a caller names only what it sets: in particular
+ * no_jitter 0 is the default jitter, and seed 0 is a seed like any other
+ * (commands pass BENCH_PROJ_SEED unless told).
+ */
+struct bench_proj_req {
+	const char *algo;		/* a libctr name, a harness baseline proj_can_run takes, or "=false-shared"... */
+	enum bench_workload workload;
+	const char *shape;		/* as typed: chain:D, tree:AxB... */
+	int threads;			/* updaters */
+	int readers;			/* readers workload only (ignored for the others) */
+	const struct topo *topo;
+	const char *placement;		/* compact, scatter, ...: topo_place's; past the PUs it wraps round */
+	const struct proj_calib *calib;
+	const char *options;		/* ctr_params.options (NULL: none) */
+	int flush_period_ms;		/* 0: the algorithm's */
+	int64_t work_ns;		/* private work after each update */
+	int64_t read_interval_ns;	/* readers: pause between reads */
+	int read_node;			/* readers: node read (-1: each reader picks a leaf in turn) */
+	long ops, reads, warmup;	/* per updater, per reader, warmup ops per thread */
+	double limit_headroom;		/* charge: 0 is run's BENCH_LIMIT_HEADROOM */
+	int slots;			/* the tree's slots (possible CPUs); 0: bench_proj_default_slots */
+	int nr_stats;			/* stats per node; 0: 1 */
+	uint64_t seed;			/* the readers' interval jitter */
+	int no_jitter;			/* 1: every reader pauses exactly read_interval_ns */
+	double slice_ms;		/* the scheduler's slice for more threads than PUs; 0: BENCH_PROJ_SLICE_MS */
+};
+
+/*
+ * The slots a projection's tree gets by default, as run's
+ * (bench_default_slots): the modelled machine's possible CPUs, its PUs,
+ * or the threads if there are more of them (each owns a slot).
+ */
+int bench_proj_default_slots(const struct topo *topo, int threads, int readers);
+
+/* Project one algorithm as q says (dies on bad input); secs: the model's own run time. */
+void bench_project_one(const struct bench_proj_req *q, struct proj_result *res, double *secs);
 
 #endif /* BENCH_PROJECT_H */

@@ -369,6 +369,12 @@ extern const int bench_c2c_nr_fields;
 	X("readers", BT_INT, "reader threads (0 outside the readers workload)") \
 	X("placement", BT_STR, "--placement on the modelled topology") \
 	X("topology", BT_STR, "the modelled topology (--topology, or \"this machine\")") \
+	X("slots", BT_INT, "the tree's slots, possible CPUs (--slots; default the topology's PUs, or the threads if more)") \
+	X("nr_stats", BT_INT, "stats per node (--nr-stats)") \
+	X("seed", BT_INT, "the readers' interval jitter's seed (--seed)") \
+	X("jitter", BT_INT, "1: readers' pauses uniform in [0.5, 1.5] x the interval; 0: exactly it (--no-jitter)") \
+	X("slice_ms", BT_NUM, "the scheduler's time slice for more threads than PUs (--slice-ms)") \
+	X("virtual_threads_per_pu", BT_NUM, "updaters and readers per PU they are placed on (above 1: time-shared)") \
 	X("calibration", BT_STR, "where the per-class ns come from, in full") \
 	X("calibration_name", BT_STR, "the same, short: the label's \"calibration NAME\"") \
 	X("ops", BT_INT, "updater operations projected (all updaters)") \
@@ -384,11 +390,15 @@ extern const int bench_c2c_nr_fields;
 	X("ns_per_read.overlap", BT_NUM, "the band's low end") \
 	X("ns_per_read.serial", BT_NUM, "the band's high end") \
 	X("virtual_s", BT_NUM, "modelled time from the first measured update to the last") \
-	X("lock_contended_per_s", BT_NUM, "contended acquisitions per virtual second of the most-taken lock") \
+	X("lock_contended_per_s", BT_NUM, "contended acquisitions per virtual second of the lock with the most wait (locks[0])") \
 	X("lock_acquisitions", BT_INT, "acquisitions of that lock") \
-	X("lock_wait_s_per_s", BT_NUM, "virtual seconds waited for it per virtual second") \
+	X("lock_wait_s_per_s", BT_NUM, "virtual seconds waited for it per virtual second, summed over the threads") \
+	X("lock_role", BT_STR, "that lock's role (CTR_LOCK_ROLE's name, or \"lock in allocation N\"); \"\" if none") \
+	X("lock_hold_s_per_s", BT_NUM, "virtual seconds it was held per virtual second") \
+	X("locks", BT_ARR, "every lock taken, most wait first: {role, acquisitions, contended, acquisitions_per_s, contended_per_s, wait_s_per_s, hold_s_per_s}") \
 	X("model_seconds", BT_NUM, "real seconds the projection took here") \
-	X("model_accesses", BT_NUM, "accesses to the tree's lines the model costed")
+	X("model_accesses", BT_NUM, "accesses to the tree's lines the model costed") \
+	X("model_switches", BT_INT, "virtual-thread switches the model made (its own cost, not the machine's)")
 
 struct bench_proj_field {
 	const char *path;		/* JSON path, dotted for a member of an object */

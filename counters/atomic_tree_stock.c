@@ -137,6 +137,7 @@ static int atomic_tree_stock_init(struct ctr_tree *t)
 		for (int i = 0; i < CTR_STOCK_NR; i++)
 			atomic_init(&a->stock[cpu]->node[i], -1);
 		a->stock[cpu]->evict = 2463534242u + (uint32_t)cpu;	/* any nonzero seed */
+		CTR_LOCK_ROLE(&a->stock[cpu]->lock, "stock lock");	/* free: zero from the allocation */
 	}
 	return 0;
 fail:

@@ -17,6 +17,7 @@ static int locked_tree_init(struct ctr_tree *t)
 		free(l->val);
 		return -err;
 	}
+	CTR_LOCK_ROLE(&l->lock, "tree lock");
 	return 0;
 }
 

@@ -82,8 +82,10 @@ static int percpu_counter_init(struct ctr_tree *t)
 	}
 	pthread_mutexattr_init(&ma);
 	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ADAPTIVE_NP);
-	for (size_t i = 0; i < nr; i++)
+	for (size_t i = 0; i < nr; i++) {
 		pthread_mutex_init(&p->cnt[i].lock, &ma);
+		CTR_LOCK_ROLE(&p->cnt[i].lock, "percpu_counter lock");	/* fbc->lock */
+	}
 	pthread_mutexattr_destroy(&ma);
 	for (int cpu = 0; cpu < t->nr_cpus; cpu++) {
 		p->local[cpu] = ctr_alloc_slot_area(t, cpu, percpu_counter_area_size(t));

@@ -619,6 +619,7 @@ static int ctr_rstat_start_flusher(struct ctr_rstat *r)
 	if (err)
 		return -err;
 	pthread_mutex_init(&r->stop_mutex, NULL);
+	CTR_LOCK_ROLE(&r->stop_mutex, "flusher stop mutex");
 	err = pthread_create(&r->flusher, NULL, ctr_rstat_flusher_main, r);
 	if (err) {
 		pthread_cond_destroy(&r->stop_cond);
@@ -729,6 +730,7 @@ static struct ctr_rstat_cpu *ctr_rstat_cpu_new(const struct ctr_tree *t, int cpu
 		c->link[n].updated_children = n;
 	}
 	pthread_mutex_init(&c->lock, NULL);
+	CTR_LOCK_ROLE(&c->lock, "per-CPU link lock");
 	return c;
 }
 
@@ -824,12 +826,22 @@ static int ctr_rstat_init(struct ctr_tree *t, enum ctr_rstat_policy policy)
 	pthread_mutexattr_init(&ma);
 	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ADAPTIVE_NP);
 	pthread_mutex_init(&r->lock.mutex, &ma);
+	/*
+	 * cgroup_rstat_lock, whichever kind lockkind= picked: the spin word
+	 * (zero from the allocation) and the mutex share the kernel's name, so
+	 * the projected lock table reads the same for both.
+	 */
+	CTR_LOCK_ROLE(&r->lock.locked, "flush lock");
+	CTR_LOCK_ROLE(&r->lock.mutex, "flush lock");
 	/* the reader mutex models a kernel mutex too (optimistic spinning, then sleep) */
 	pthread_mutex_init(&r->gate.user_mutex, &ma);
+	CTR_LOCK_ROLE(&r->gate.user_mutex, "user flush mutex");
 	pthread_mutexattr_destroy(&ma);
 	/* process-private, count 1 (see ctr_rstat_sem_get); cannot fail for these arguments */
 	sem_init(&r->gate.sem, 0, 1);
+	CTR_LOCK_ROLE(&r->gate.sem, "user flush sem");
 	pthread_mutex_init(&r->gate.mutex, NULL);
+	CTR_LOCK_ROLE(&r->gate.mutex, "waiter lock");
 	pthread_cond_init(&r->gate.done_cond, NULL);
 
 	/* read on every update: on lines of its own, shared with no written heap neighbour */

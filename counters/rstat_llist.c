@@ -371,8 +371,11 @@ static int rsl_init(struct ctr_tree *t)
 	}
 	pthread_mutexattr_init(&ma);
 	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ADAPTIVE_NP);
-	for (int k = 0; k < nlocks; k++)
+	for (int k = 0; k < nlocks; k++) {
 		pthread_mutex_init(&r->locks[k].mutex, &ma);
+		/* lock=global is cgroup_rstat_lock; per subsystem, the kernel's ss->rstat_ss_lock */
+		CTR_LOCK_ROLE(&r->locks[k].mutex, r->lock_global ? "flush lock" : "per-subsystem flush lock");
+	}
 	pthread_mutexattr_destroy(&ma);
 	for (int k = 0; k < r->nr_subsys; k++) {
 		r->sub[k].stack = malloc(sizeof(int) * t->nr_nodes);

@@ -93,13 +93,13 @@ struct proj_config {
 	int flush_period_ms;		/* ctr_params.flush_period_ms (0: the algorithm's) */
 	int64_t work_ns;		/* private work after each update, as --work-ns */
 	int64_t read_interval_ns;	/* readers: pause between reads */
-	int read_node;			/* readers: node read (-1: each reader picks a leaf in turn) */
+	int read_node;			/* readers: node read (PROJ_READ_LEAVES, PROJ_READ_OWN) */
 	long ops;			/* measured operations per updater */
 	long reads;			/* measured reads per reader */
 	long warmup_ops;		/* operations per thread before the counts start */
 	double limit_headroom;		/* charge: limits this times the holdings (0: BENCH_LIMIT_HEADROOM, as run) */
 	const struct proj_calib *calib;
-	int slots;			/* the tree's slots (possible CPUs): at least threads + readers; 0: that many */
+	int slots;			/* the tree's slots (possible CPUs), at least threads: readers own none; 0: one per thread, readers too */
 	int nr_stats;			/* stats per node (ctr_params.nr_stats; 0: 1) */
 	uint64_t seed;			/* the readers' interval jitter (and nothing else) */
 	int jitter;			/* 1: each reader's pause is uniform in [0.5, 1.5] x read_interval_ns */
@@ -113,6 +113,10 @@ struct proj_lock_stat {
 	double wait_ns, hold_ns;	/* summed over the threads */
 };
 #define PROJ_MAX_LOCK_STATS 16
+
+/* proj_config.read_node: each reader picks a leaf in turn; reader r reads node r mod nr_nodes (its own). */
+#define PROJ_READ_LEAVES (-1)
+#define PROJ_READ_OWN (-2)
 
 /* What the model counted over the measured operations. */
 struct proj_result {
@@ -130,6 +134,8 @@ struct proj_result {
 	struct proj_lock_stat locks[PROJ_MAX_LOCK_STATS];	/* by wait, most first; roles alike merged */
 	int nr_locks;
 	long switches;			/* virtual-thread switches the model made (its own cost, not the machine's) */
+	int starved;			/* threads stopped short of their measured operations (0: none) */
+	char starved_why[256];		/* which, and why: printed with the result */
 	long charges_refused;
 	double accesses;		/* reported accesses on the tree's lines, all operations */
 };
@@ -146,7 +152,7 @@ int proj_can_run(const char *algo, int workload, int readers, char *err, size_t 
 
 /*
  * Run the projection (proj_can_run first); 0 or -errno (with a message in err).  -EDEADLK: an
- * operation went on past the step budget (sim.c), a wait the model cannot end.
+ * operation went on past the step budget, or every virtual thread blocked: a wait nobody can end.
  */
 int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, size_t errlen);
 
@@ -161,9 +167,6 @@ struct proj_access {
 
 /* Called by rt.c for each access to a tracked allocation (sim.c). */
 void proj_sim_access(uintptr_t addr, unsigned size, int kind);
-/* Called by rt.c for a lock taken or released: returns 0, or 1 when a trylock must fail. */
-int proj_sim_lock(void *m, int op);
-enum { PROJ_LOCK, PROJ_TRYLOCK, PROJ_UNLOCK };
 /*
  * Called by rt.c: an acquiring exchange set the word at addr from 0 (held 1,
  * a test-and-set lock taken) or a store wrote 0 to it (held 0, released).
@@ -185,10 +188,6 @@ void proj_rt_trace(struct proj_access *buf, int cap);	/* keep a trace in buf (NU
 int proj_rt_trace_len(void);
 int proj_rt_region_of(uintptr_t addr);	/* allocation index, -1 if not the tree's */
 int proj_rt_home_of(uintptr_t addr);	/* bound NUMA node (OS index) of addr, -1 if first touch */
-/* The flusher thread the code asked for, if any: run it until its next wait (sim.c calls this). */
-int proj_rt_have_flusher(void);
-uint64_t proj_rt_flusher_due(void);	/* when it wakes, virtual ns */
-void proj_rt_flusher_step(void);
 
 /* The instrumented libctr, renamed (build/proj/libctr_proj.o). */
 struct ctr_tree;

@@ -14,12 +14,12 @@
  * allocation the instrumented code made (the tree's own memory), and is
  * ignored otherwise (the stack, the algorithm tables).
  *
- * Everything here runs on one real thread at a time: the model runs the
- * virtual threads' operations one after another, and the one real thread
- * the code may start (rstat's periodic flusher) runs only while the model
- * waits for it (a handoff through two semaphores), so no access needs a
- * lock.  Locks are virtual (proj_sim_lock): never blocking for real, they
- * cost virtual time.
+ * Everything here runs on one real thread: every virtual thread, the ones
+ * the code starts (rstat's periodic flusher) included, is a coroutine of
+ * the model's (sched.c), so no access needs a lock.  Locks, semaphores and
+ * condition variables are the model's (sync.c): never blocking for real,
+ * they block the virtual thread.  Outside a projection (the footprint
+ * tests) the calls do what the real ones would on one thread.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proj.h"
+#include "sim_internal.h"
 
 /* ---- the tree's allocations ---- */
 
@@ -214,14 +214,16 @@ static inline int rt_acquires(int mo)
 	int proj___tsan_atomic##n##_compare_exchange_weak(volatile T *a, T *c, T v, int mo, int fmo); \
 	T proj___tsan_atomic##n##_compare_exchange_val(volatile T *a, T c, T v, int mo, int fmo); \
 	T proj___tsan_atomic##n##_load(const volatile T *a, int mo)		\
-	{ (void)mo; rt_access(a, n / 8, PROJ_LOAD); return __atomic_load_n(a, __ATOMIC_RELAXED); } \
+	{ T v; (void)mo; rt_access(a, n / 8, PROJ_LOAD); v = __atomic_load_n(a, __ATOMIC_RELAXED); \
+	  if (v && rt_recording) { proj_sim_flag_busy(a); } return v; }	\
 	void proj___tsan_atomic##n##_store(volatile T *a, T v, int mo)		\
 	{ rt_access(a, n / 8, PROJ_STORE); __atomic_store_n(a, v, __ATOMIC_RELAXED); \
 	  if (!v && rt_recording) { proj_sim_flag(a, 0); }			\
 	  if (mo == __ATOMIC_SEQ_CST) rt_access(a, 0, PROJ_FENCE); }		\
 	T proj___tsan_atomic##n##_exchange(volatile T *a, T v, int mo)	\
 	{ T old; rt_access(a, n / 8, PROJ_RMW); old = __atomic_exchange_n(a, v, __ATOMIC_RELAXED); \
-	  if (!old && v && rt_recording && rt_acquires(mo)) { proj_sim_flag(a, 1); } return old; } \
+	  if (v && rt_recording && rt_acquires(mo)) { if (old) proj_sim_flag_busy(a); else proj_sim_flag(a, 1); } \
+	  return old; }								\
 	T proj___tsan_atomic##n##_fetch_add(volatile T *a, T v, int mo)	\
 	{ (void)mo; rt_access(a, n / 8, PROJ_RMW); return __atomic_fetch_add(a, v, __ATOMIC_RELAXED); } \
 	T proj___tsan_atomic##n##_fetch_sub(volatile T *a, T v, int mo)	\
@@ -328,27 +330,80 @@ long proj_syscall(long nr, ...)
 
 /* ---- time: the virtual clock of the thread running ---- */
 
+/* 1 s in, so that no clock reads 0 (some code takes 0 as "never"); a deadline converts back. */
+#define RT_EPOCH_NS 1000000000.0
+
+static inline int rt_in(void)
+{
+	return sim.cal != NULL;
+}
+
+static double rt_virtual(const struct timespec *ts)
+{
+	return (double)ts->tv_sec * 1e9 + (double)ts->tv_nsec - RT_EPOCH_NS;
+}
+
 int proj_clock_gettime(clockid_t id, struct timespec *ts);
 int proj_clock_gettime(clockid_t id, struct timespec *ts)
 {
-	/* 1 s in, so that no clock reads 0 (some code takes 0 as "never") */
-	uint64_t ns = proj_sim_now() + 1000000000ull;
+	uint64_t ns;
 
-	(void)id;
-	proj_sim_step();	/* a wait for a virtual time that never comes still ends (sim.c's budget) */
+	if (!rt_in())
+		return clock_gettime(id, ts);
+	ns = proj_sim_now() + (uint64_t)RT_EPOCH_NS;
+	proj_sim_step();	/* a wait for a virtual time that never comes still ends (the budget) */
 	ts->tv_sec = (time_t)(ns / 1000000000ull);
 	ts->tv_nsec = (long)(ns % 1000000000ull);
 	return 0;
 }
 int proj_sched_yield(void);
-/* A yield or sleep returns at once (no other real thread to run): each is a step of the operation's budget. */
-int proj_sched_yield(void) { proj_sim_step(); return 0; }
+int proj_sched_yield(void)
+{
+	if (rt_in()) {
+		proj_sim_step();
+		sim_yield_cpu();
+	}
+	return 0;
+}
+/* A sleep is off the CPU for its length, in virtual time. */
+static void rt_sleep_ns(double ns)
+{
+	if (!rt_in())
+		return;
+	proj_sim_step();
+	sim_sleep((double)proj_sim_now() + ns);
+}
 int proj_nanosleep(const struct timespec *a, struct timespec *b);
-int proj_nanosleep(const struct timespec *a, struct timespec *b) { (void)a; (void)b; proj_sim_step(); return 0; }
+int proj_nanosleep(const struct timespec *a, struct timespec *b)
+{
+	(void)b;
+	rt_sleep_ns((double)a->tv_sec * 1e9 + (double)a->tv_nsec);
+	return 0;
+}
 int proj_usleep(useconds_t us);
-int proj_usleep(useconds_t us) { (void)us; proj_sim_step(); return 0; }
+int proj_usleep(useconds_t us)
+{
+	rt_sleep_ns((double)us * 1e3);
+	return 0;
+}
 
-/* ---- locks: virtual ---- */
+/* ---- spin-wait hints and lock roles (ctr_internal.h, CTR_PROJ) ---- */
+
+void proj_rt_pause(void)
+{
+	if (rt_in() && rt_recording) {
+		sim_budget_step();
+		sim_pause();
+	}
+}
+
+void proj_rt_lock_role(const volatile void *lock, const char *role)
+{
+	if (rt_in())
+		proj_sim_lock_role((const void *)lock, role);
+}
+
+/* ---- locks, semaphores, condition variables: the model's (sync.c) ---- */
 
 int proj_pthread_mutex_lock(pthread_mutex_t *m);
 int proj_pthread_mutex_trylock(pthread_mutex_t *m);
@@ -367,21 +422,44 @@ int proj_pthread_spin_destroy(pthread_spinlock_t *m);
 /* pthread_once (rstat's one TSC calibration per process): no shared line, runs for real. */
 int proj_pthread_once(pthread_once_t *o, void (*fn)(void));
 int proj_pthread_once(pthread_once_t *o, void (*fn)(void)) { return pthread_once(o, fn); }
-int proj_pthread_mutex_lock(pthread_mutex_t *m) { proj_sim_lock(m, PROJ_LOCK); return 0; }
-int proj_pthread_mutex_trylock(pthread_mutex_t *m) { return proj_sim_lock(m, PROJ_TRYLOCK) ? EBUSY : 0; }
-int proj_pthread_mutex_unlock(pthread_mutex_t *m) { proj_sim_lock(m, PROJ_UNLOCK); return 0; }
+int proj_pthread_mutex_lock(pthread_mutex_t *m)
+{
+	return rt_in() ? proj_sim_mutex_lock(m, 0, 0) : pthread_mutex_lock(m);
+}
+int proj_pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	return rt_in() ? proj_sim_mutex_lock(m, 1, 0) : pthread_mutex_trylock(m);
+}
+int proj_pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	if (!rt_in())
+		return pthread_mutex_unlock(m);
+	proj_sim_mutex_unlock(m);
+	return 0;
+}
 int proj_pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a) { return pthread_mutex_init(m, a); }
 int proj_pthread_mutex_destroy(pthread_mutex_t *m) { return pthread_mutex_destroy(m); }
 int proj_pthread_mutexattr_init(pthread_mutexattr_t *a) { return pthread_mutexattr_init(a); }
 int proj_pthread_mutexattr_settype(pthread_mutexattr_t *a, int t) { return pthread_mutexattr_settype(a, t); }
 int proj_pthread_mutexattr_destroy(pthread_mutexattr_t *a) { return pthread_mutexattr_destroy(a); }
-int proj_pthread_spin_lock(pthread_spinlock_t *m) { proj_sim_lock((void *)m, PROJ_LOCK); return 0; }
-int proj_pthread_spin_trylock(pthread_spinlock_t *m) { return proj_sim_lock((void *)m, PROJ_TRYLOCK) ? EBUSY : 0; }
-int proj_pthread_spin_unlock(pthread_spinlock_t *m) { proj_sim_lock((void *)m, PROJ_UNLOCK); return 0; }
+int proj_pthread_spin_lock(pthread_spinlock_t *m)
+{
+	return rt_in() ? proj_sim_mutex_lock((void *)m, 0, 1) : pthread_spin_lock(m);
+}
+int proj_pthread_spin_trylock(pthread_spinlock_t *m)
+{
+	return rt_in() ? proj_sim_mutex_lock((void *)m, 1, 1) : pthread_spin_trylock(m);
+}
+int proj_pthread_spin_unlock(pthread_spinlock_t *m)
+{
+	if (!rt_in())
+		return pthread_spin_unlock(m);
+	proj_sim_mutex_unlock((void *)m);
+	return 0;
+}
 int proj_pthread_spin_init(pthread_spinlock_t *m, int s) { return pthread_spin_init(m, s); }
 int proj_pthread_spin_destroy(pthread_spinlock_t *m) { return pthread_spin_destroy(m); }
 
-/* Semaphores: single-threaded, so the real ones never block; a wait that would is a timeout. */
 int proj_sem_init(sem_t *s, int sh, unsigned v);
 int proj_sem_destroy(sem_t *s);
 int proj_sem_post(sem_t *s);
@@ -391,40 +469,34 @@ int proj_sem_clockwait(sem_t *s, clockid_t c, const struct timespec *t);
 int proj_sem_timedwait(sem_t *s, const struct timespec *t);
 int proj_sem_init(sem_t *s, int sh, unsigned v) { return sem_init(s, sh, v); }
 int proj_sem_destroy(sem_t *s) { return sem_destroy(s); }
-int proj_sem_post(sem_t *s) { return sem_post(s); }
-int proj_sem_trywait(sem_t *s) { return sem_trywait(s); }
-int proj_sem_wait(sem_t *s) { return sem_trywait(s); }
+int proj_sem_post(sem_t *s)
+{
+	if (!rt_in())
+		return sem_post(s);
+	proj_sim_sem_post(s);
+	return 0;
+}
+/* The model's answer as sem_*wait's: 0, or -1 with errno. */
+static int rt_sem_ret(int err)
+{
+	if (!err)
+		return 0;
+	errno = err;
+	return -1;
+}
+int proj_sem_trywait(sem_t *s) { return rt_in() ? rt_sem_ret(proj_sim_sem_wait(s, 1, -1)) : sem_trywait(s); }
+/* Outside a projection one thread runs: a wait that would block cannot end, and fails instead. */
+int proj_sem_wait(sem_t *s) { return rt_in() ? rt_sem_ret(proj_sim_sem_wait(s, 0, -1)) : sem_trywait(s); }
 int proj_sem_clockwait(sem_t *s, clockid_t c, const struct timespec *t)
 {
-	(void)c; (void)t;
-	if (!sem_trywait(s))
-		return 0;
-	errno = ETIMEDOUT;
-	return -1;
+	(void)c;
+	if (rt_in())
+		return rt_sem_ret(proj_sim_sem_wait(s, 0, rt_virtual(t)));
+	return sem_trywait(s) ? rt_sem_ret(ETIMEDOUT) : 0;
 }
 int proj_sem_timedwait(sem_t *s, const struct timespec *t) { return proj_sem_clockwait(s, CLOCK_MONOTONIC, t); }
 
-/* ---- the one thread the code may start: a periodic flusher, run in lockstep ---- */
-
-static struct {
-	pthread_t thread;		/* the real thread */
-	int started, waiting, stop;	/* created; parked in its timed wait; asked to stop */
-	const void *cond;		/* the condition it waits on */
-	uint64_t due;			/* virtual ns it wakes at */
-	void *(*fn)(void *);
-	void *arg;
-	sem_t go, back;			/* model -> flusher, flusher -> model */
-} rt_fl;
-
-static void *rt_flusher_main(void *unused)
-{
-	(void)unused;
-	sem_wait(&rt_fl.go);
-	rt_fl.fn(rt_fl.arg);
-	rt_fl.waiting = 0;
-	sem_post(&rt_fl.back);
-	return NULL;
-}
+/* ---- the threads the code starts (a periodic flusher): the model's virtual threads ---- */
 
 int proj_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
 int proj_pthread_join(pthread_t t, void **ret);
@@ -438,100 +510,60 @@ int proj_pthread_condattr_init(pthread_condattr_t *a);
 int proj_pthread_condattr_setclock(pthread_condattr_t *a, clockid_t c);
 int proj_pthread_condattr_destroy(pthread_condattr_t *a);
 
+/*
+ * A thread the code starts is a virtual thread (sched.c), known by its
+ * index + 1.  Outside a projection it is never run (one thread, the
+ * footprint tests': what it would do is not theirs to record), and a join
+ * of it returns at once.
+ */
 int proj_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
 {
-	int err;
+	int i;
 
 	(void)a;
-	if (rt_fl.started)
-		return EAGAIN;	/* one flusher per tree, one tree at a time in the model */
-	sem_init(&rt_fl.go, 0, 0);
-	sem_init(&rt_fl.back, 0, 0);
-	rt_fl.fn = fn;
-	rt_fl.arg = arg;
-	rt_fl.stop = 0;
-	rt_fl.waiting = 0;
-	rt_fl.due = UINT64_MAX;
-	err = pthread_create(&rt_fl.thread, NULL, rt_flusher_main, NULL);
-	if (err)
-		return err;
-	rt_fl.started = 1;
-	/* run it to its first wait */
-	sem_post(&rt_fl.go);
-	sem_wait(&rt_fl.back);
-	*t = rt_fl.thread;
+	if (!rt_in()) {
+		*t = 0;
+		return 0;
+	}
+	i = sim_thread_start(-1, fn, arg);
+	if (i < 0)
+		return i == -ENOMEM ? ENOMEM : EAGAIN;
+	*t = (pthread_t)(i + 1);
 	return 0;
 }
 
 int proj_pthread_join(pthread_t t, void **ret)
 {
-	if (!rt_fl.started || !pthread_equal(t, rt_fl.thread))
-		return pthread_join(t, ret);
-	if (rt_fl.waiting) {
-		rt_fl.stop = 1;
-		sem_post(&rt_fl.go);
-		sem_wait(&rt_fl.back);
-	}
-	pthread_join(rt_fl.thread, ret);
-	sem_destroy(&rt_fl.go);
-	sem_destroy(&rt_fl.back);
-	rt_fl.started = 0;
+	if (ret)
+		*ret = NULL;
+	if (rt_in() && t)
+		sim_join((int)t - 1);
 	return 0;
 }
 
+int proj_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	/* outside a projection nobody else could signal: a spurious wakeup */
+	return rt_in() ? proj_sim_cond_wait(c, m, -1) : 0;
+}
 int proj_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *ts)
 {
-	(void)m;
-	if (!rt_fl.started && !rt_fl.fn)
-		return ETIMEDOUT;
-	if (!pthread_equal(pthread_self(), rt_fl.thread))
-		return ETIMEDOUT;
-	rt_fl.cond = c;
-	rt_fl.due = (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec - 1000000000ull;
-	rt_fl.waiting = 1;
-	sem_post(&rt_fl.back);
-	sem_wait(&rt_fl.go);
-	rt_fl.waiting = 0;
-	return rt_fl.stop ? 0 : ETIMEDOUT;
+	return rt_in() ? proj_sim_cond_wait(c, m, rt_virtual(ts)) : ETIMEDOUT;
 }
-
-int proj_rt_have_flusher(void)
+int proj_pthread_cond_signal(pthread_cond_t *c)
 {
-	return rt_fl.started && rt_fl.waiting;
+	if (rt_in())
+		proj_sim_cond_signal(c, 0);
+	return 0;
 }
-
-uint64_t proj_rt_flusher_due(void)
+int proj_pthread_cond_broadcast(pthread_cond_t *c)
 {
-	return rt_fl.due;
+	if (rt_in())
+		proj_sim_cond_signal(c, 1);
+	return 0;
 }
-
-void proj_rt_flusher_step(void)
-{
-	if (!proj_rt_have_flusher())
-		return;
-	sem_post(&rt_fl.go);
-	sem_wait(&rt_fl.back);
-}
-
-int proj_pthread_cond_signal(pthread_cond_t *c) { (void)c; return 0; }
-int proj_pthread_cond_broadcast(pthread_cond_t *c) { (void)c; return 0; }
-/* Only another virtual thread could wake it, and none runs during an operation: a spurious wakeup. */
-int proj_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m) { (void)c; (void)m; return 0; }
 int proj_pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a) { return pthread_cond_init(c, a); }
 int proj_pthread_cond_destroy(pthread_cond_t *c) { return pthread_cond_destroy(c); }
 int proj_pthread_condattr_init(pthread_condattr_t *a) { return pthread_condattr_init(a); }
 int proj_pthread_condattr_setclock(pthread_condattr_t *a, clockid_t c) { return pthread_condattr_setclock(a, c); }
 int proj_pthread_condattr_destroy(pthread_condattr_t *a) { return pthread_condattr_destroy(a); }
-
-/* ---- spin-wait hints and lock roles (ctr_internal.h, CTR_PROJ) ---- */
-
-void proj_rt_pause(void)
-{
-	proj_sim_step();
-}
-
-void proj_rt_lock_role(const volatile void *lock, const char *role)
-{
-	(void)lock;
-	(void)role;
-}

@@ -8,6 +8,7 @@
  * nothing is scaled to meet the posted ones: the same model and calibration
  * for every row and scenario.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,86 @@ static const char *scn_projected_names(char *buf, size_t len)
 		if (scn_list[i]->project)
 			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", *buf ? ", " : "", scn_list[i]->name);
 	return buf;
+}
+
+enum bench_workload scn_proj_workload(enum bench_workload w)
+{
+	/* a store is a charge with its limit check and a second stat: the charge is what the model has */
+	return proj_models_workload(w) ? w : w == BENCH_STORE ? BENCH_CHARGE : w;
+}
+
+/* The measured run's read node in the model's terms (a node, or -1: a leaf in turn); -1 and why if none. */
+static int scn_proj_read_node(int node, int *out, char *err, size_t errlen)
+{
+	if (node >= 0 || node == BENCH_READ_LEAF) {
+		*out = node >= 0 ? node : -1;
+		return 0;
+	}
+	snprintf(err, errlen, "the model reads a given node or the leaves in turn, not %s (its reader's node)",
+		 node == BENCH_READ_OWN ? "read_node own" : "read_node random");
+	return -ENOTSUP;
+}
+
+int scn_project_run(const struct scn_proj *p, const struct scn_proj_cfg *c, struct proj_result *res, char *err,
+		    size_t errlen)
+{
+	const int n = c->threads + (c->workload == BENCH_READERS ? c->readers : 0);
+	const struct ctr_algo *a = ctr_algo_find(c->algo);
+	struct proj_config pc = { 0 };
+	struct bench_shape s;
+	char opt[256], why[256];
+	const char *bad;
+	int *pus, wrapped, ret;
+
+	if (!a) {
+		snprintf(err, errlen, "unknown algorithm '%s'", c->algo);
+		return -EINVAL;
+	}
+	if ((ret = scn_proj_read_node(c->workload == BENCH_READERS ? c->read_node : 0, &pc.read_node, err, errlen)))
+		return ret;
+	if (bench_shape_parse(c->shape, &s, &bad)) {
+		snprintf(err, errlen, "bad shape '%s' (%s)", c->shape, bad);
+		return -EINVAL;
+	}
+	pus = calloc((size_t)n, sizeof(int));
+	if (!pus)
+		die("out of memory");
+	/* more threads than PUs wrap round the placement: the model's scheduler time-shares them */
+	if ((ret = topo_place(p->topo, c->placement ? c->placement : "compact", n, pus, &wrapped, why,
+			      sizeof(why)))) {
+		snprintf(err, errlen, "%s", why);
+		goto out;
+	}
+	/* update=memcg where the algorithm takes it, as scn_measure_cols gives it to the measured columns */
+	snprintf(opt, sizeof(opt), "%s%s%s", c->options ? c->options : "", c->options ? "," : "", SCN_RSTAT_UPDATE);
+	pc.options = !ctr_options_check(a, opt, why, sizeof(why)) ? opt : c->options;
+	pc.algo = c->algo;
+	pc.workload = scn_proj_workload(c->workload);
+	pc.nr_nodes = s.nr_nodes;
+	pc.parent = s.parent;
+	pc.nr_leaves = s.nr_leaves;
+	pc.leaves = s.leaves;
+	pc.depth = s.depth;
+	pc.threads = c->threads;
+	pc.readers = c->workload == BENCH_READERS ? c->readers : 0;
+	pc.topo = p->topo;
+	pc.pus = pus;
+	pc.flush_period_ms = c->flush_period_ms;
+	pc.work_ns = c->work_ns;
+	pc.read_interval_ns = c->read_interval_ns;
+	pc.ops = c->ops;
+	pc.reads = c->reads;
+	pc.warmup_ops = c->warmup;
+	pc.limit_headroom = bench_workload_charges(pc.workload) ? c->limit_headroom : 0;
+	pc.calib = p->cal;
+	/* the modelled machine's possible CPUs, as run's --slots default; proj.h wants one per thread at least */
+	pc.slots = topo_nr_pus(p->topo) > n ? topo_nr_pus(p->topo) : n;
+	pc.nr_stats = SCN_MEMCG_NR_STATS;
+	ret = proj_run(&pc, res, err, errlen);
+out:
+	free(pus);
+	bench_shape_free(&s);
+	return ret;
 }
 
 int scn_project_main(const struct scn *s, int argc, char **argv)
@@ -68,6 +149,8 @@ int scn_project_main(const struct scn *s, int argc, char **argv)
 	bench_seeds_load(&seeds);
 	printf("# scenario %s, PROJECTED on %s (%d PUs): model, not measured (docs/projection.md)\n# calibration: %s\n",
 	       s->name, topo_spec(topo), topo_nr_pus(topo), cal.source);
+	printf("# nr_stats %d (%s); slots %d (the modelled machine's possible CPUs; one per thread where there are more threads)\n",
+	       SCN_MEMCG_NR_STATS, SCN_MEMCG_NR_STATS_SRC, topo_nr_pus(topo));
 	if (seeds.why)	/* the posted columns then say nan or - */
 		printf("# seed figures: %s %s (set CTRBENCH_SEEDS to tables.csv): none shown\n", seeds.path, seeds.why);
 	s->project(&p);

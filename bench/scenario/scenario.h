@@ -69,6 +69,7 @@ struct scn_ctx;
 struct scn_proj;
 struct topo;
 struct proj_calib;
+struct proj_result;
 
 /* One scenario: what it reproduces, what it takes, how it is measured and projected. */
 struct scn {
@@ -230,6 +231,53 @@ double scn_read_p99(const struct bench_summary *s, int *noisy);
 
 /* `ctrbench scenario NAME --project TOPOLOGY [--calibration FILE] [--ops N]`. */
 int scn_project_main(const struct scn *s, int argc, char **argv);
+
+/*
+ * The stats per memcg a projected flush folds (issue 27, point 7): what
+ * mem_cgroup_css_rstat_flush() walks for one memcg on one CPU in Linux
+ * v6.18 (mm/memcontrol.c, a distro config: CONFIG_SWAP, NUMA_BALANCING,
+ * HUGETLB_PAGE and ZSWAP on, MEMCG_V1 off): the MEMCG_VMSTAT_SIZE state
+ * items (NR_MEMCG_NODE_STAT_ITEMS 33 + memcg_stat_items 7 = 40), the
+ * NR_MEMCG_EVENTS events (29) and one NUMA node's lruvec items (33).  Every
+ * projected scenario is a memcg one, so each projects with this many; the
+ * measured scenarios keep their own nr_stats (their timings are the
+ * counter's, on this machine).  The header prints the figure and its source.
+ */
+#define SCN_MEMCG_NR_STATS 102
+#define SCN_MEMCG_NR_STATS_SRC "kernel v6.18 mm/memcontrol.c: MEMCG_VMSTAT_SIZE 40 (NR_MEMCG_NODE_STAT_ITEMS 33 +" \
+	" memcg_stat_items 7) + NR_MEMCG_EVENTS 29 + one node's lruvec items 33, folded per memcg and CPU by" \
+	" mem_cgroup_css_rstat_flush"
+
+/*
+ * One projected run of a scenario, in the terms of its measured run
+ * (struct bench_config), so that each scenario file defines its shape,
+ * headroom, reader node and workload once and hands the same values to
+ * scn_config (measured) and to scn_project_run (projected).  What the model
+ * cannot run as measured is said by scn_project_run, never changed silently.
+ */
+struct scn_proj_cfg {
+	const char *algo;		/* a libctr algorithm */
+	enum bench_workload workload;	/* the measured run's */
+	const char *shape;		/* the measured run's */
+	int threads, readers;		/* updaters; readers (BENCH_READERS) */
+	int read_node;			/* the measured run's: a node, BENCH_READ_LEAF (_OWN, _RANDOM: refused) */
+	const char *placement;		/* NULL: compact, as run */
+	const char *options;		/* the row's; update=memcg is added where the algorithm takes it */
+	int flush_period_ms;		/* 0: the algorithm's */
+	int64_t work_ns, read_interval_ns;
+	long ops, reads, warmup;	/* per updater, per reader, per thread before the counts */
+	double limit_headroom;		/* charging workloads: the measured run's headroom (0: the workload's) */
+};
+
+/*
+ * Project c on p's machine with slots = its PUs (possible CPUs; at least
+ * one per thread) and SCN_MEMCG_NR_STATS stats per node; 0, or -errno and a
+ * line in err (the model's refusal, or a configuration it cannot express).
+ */
+int scn_project_run(const struct scn_proj *p, const struct scn_proj_cfg *c, struct proj_result *res, char *err,
+		    size_t errlen);
+/* The workload the model runs for the measured w: w, or BENCH_CHARGE for a store (the model has none). */
+enum bench_workload scn_proj_workload(enum bench_workload w);
 
 /* zswap_store_limit.c: the store body both store scenarios share (w: BENCH_STORE or BENCH_UPDATE). */
 void scn_store(struct scn_ctx *c, enum bench_workload w);

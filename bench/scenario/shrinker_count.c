@@ -3,7 +3,7 @@
  * shrinker_count.c - seed 001's shrinker count: shrinker threads reading a
  * leaf (zswap_shrinker_count) while updaters run, with and without them:
  * flushes, flush-lock contention and wait.  Measured and projected side by
- * side (the projection's shape differs: see scn_shrinker_count.project_note).
+ * side, from one definition (the shape, the shrinkers and what they read).
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -16,14 +16,16 @@
 #include "scenario.h"
 
 /*
- * The measured configuration: 20 updaters on the leaves of tree:4x4, 4
- * shrinkers reading a leaf every 100 us.  The projected one differs in its
- * shape: chain:8, the root read (scn_shrinker_count.project_note says why).
+ * The scenario, measured and projected alike: 20 updaters on the leaves of
+ * tree:4x4, and with shrinker=Y 4 shrinkers each reading a leaf every
+ * 100 us (zswap_shrinker_count reads the memcg it shrinks).
  */
 #define SCN_SHRINKER_SHAPE "tree:4x4"
-#define SCN_SHRINKER_PROJ_SHAPE "chain:8"
+#define SCN_SHRINKER_READ_NODE BENCH_READ_LEAF
 #define SCN_SHRINKERS 4
 #define SCN_SHRINKER_INTERVAL_US 100
+/* shrinker=Y: the updaters and the shrinkers; shrinker=N: the updaters alone */
+#define SCN_SHRINKER_WORKLOAD(y) ((y) ? BENCH_READERS : BENCH_UPDATE)
 
 static double scn_flush_rate(const struct bench_summary *s, uint64_t v)
 {
@@ -98,12 +100,12 @@ static void scn_shrinker_run(struct scn_ctx *c)
 		 " cycles in flushing");
 	scn_header(c, "shrinker", 22);
 	for (int y = 1; y >= 0; y--) {
-		struct bench_config cfg = scn_config(c, y ? BENCH_READERS : BENCH_UPDATE, SCN_SHRINKER_SHAPE, workers);
+		struct bench_config cfg = scn_config(c, SCN_SHRINKER_WORKLOAD(y), SCN_SHRINKER_SHAPE, workers);
 		int stop;
 
 		if (y) {
 			cfg.readers = shrinkers;
-			cfg.read_node = BENCH_READ_LEAF;
+			cfg.read_node = SCN_SHRINKER_READ_NODE;
 			cfg.read_interval_us = SCN_SHRINKER_INTERVAL_US;
 		}
 		stop = scn_measure_cols(c, &cfg, y ? "shrinker=Y" : "shrinker=N");
@@ -124,33 +126,62 @@ static void scn_shrinker_run(struct scn_ctx *c)
 	}
 }
 
-/* Projected: the flush lock of design (a), forced flushing, against (b), ratelimited; posted contention beside. */
+/* The lock a projected row reports: the flush lock by its role where the model names it, else its busiest. */
+static const char *scn_shrinker_lock(const struct proj_result *r, long *acq, long *cont, double *wait)
+{
+	for (int i = 0; i < r->nr_locks; i++)
+		if (!strcmp(r->locks[i].role, "flush lock")) {
+			*acq = r->locks[i].acq;
+			*cont = r->locks[i].contended;
+			*wait = r->locks[i].wait_ns;
+			return "flush lock";
+		}
+	*acq = r->lock_acq;
+	*cont = r->lock_contended;
+	*wait = r->lock_wait_ns;
+	return "most wait";
+}
+
+/*
+ * Projected: the measured table's rows (shrinker=Y, then N) for design (a),
+ * forced flushing, and (b), ratelimited, each on the measured definition;
+ * 001's posted figures beside design (a)'s rows, as the measured table has
+ * them (the seed's kernel forced a flush on every count).
+ */
 static void scn_shrinker_project(const struct scn_proj *p)
 {
-	static const char *const rows[2] = { "shrinker=Y", "shrinker=N" };
+	printf("# seed 001 lock contention: %d updaters (35 us of work per update) on the leaves of %s; shrinker=Y: %d\n"
+	       "# shrinkers each reading a leaf every %d us (the measured scenario's), placement scatter; projected\n",
+	       SCN_SEED_WORKERS, SCN_SHRINKER_SHAPE, SCN_SHRINKERS, SCN_SHRINKER_INTERVAL_US);
+	printf("# lock: the flush lock by its role (CTR_LOCK_ROLE), or the lock with the most wait where the model names none\n");
+	printf("%-16s %-10s %-10s %14s %14s %14s %16s %16s\n", "algo", "shrinker", "lock", "contended/s", "acquired/s",
+	       "wait s/s", "read ns (serial)", "posted cont./s");
+	for (int y = 1; y >= 0; y--)
+		for (int k = 0; k < 2; k++) {
+			const char *row = y ? "shrinker=Y" : "shrinker=N";
+			const struct bench_seed_fig *g = k ? NULL : bench_seed_find(p->seeds, "lock_contention", row,
+										     "contended_acquisitions");
+			const struct scn_proj_cfg pc = {
+				.algo = scn_designs[k].algo, .workload = SCN_SHRINKER_WORKLOAD(y),
+				.shape = SCN_SHRINKER_SHAPE, .threads = SCN_SEED_WORKERS, .readers = SCN_SHRINKERS,
+				.read_node = SCN_SHRINKER_READ_NODE, .placement = "scatter", .work_ns = 35000,
+				.read_interval_ns = SCN_SHRINKER_INTERVAL_US * 1000, .ops = p->ops, .reads = p->ops,
+				.warmup = p->ops / 10,
+			};
+			struct proj_result r;
+			const char *lock;
+			char err[512];
+			long acq, cont;
+			double wait, s;
 
-	printf("# seed 001 lock contention: 20 updaters (35 us of work per update), %d shrinker readers of the root every\n"
-	       "# %d us (the scenario's), %s, placement scatter; the global flush lock, projected\n", SCN_SHRINKERS,
-	       SCN_SHRINKER_INTERVAL_US, SCN_SHRINKER_PROJ_SHAPE);
-	printf("# %s\n", p->s->project_note);
-	printf("%-16s %14s %14s %14s %16s %16s\n", "algo", "contended/s", "acquired/s", "wait s/s", "read ns (serial)",
-	       "posted cont./s");
-	for (int k = 0; k < 2; k++) {
-		const struct bench_seed_fig *g = bench_seed_find(p->seeds, "lock_contention", rows[k],
-								 "contended_acquisitions");
-		struct proj_result r;
-		char posted[64];
-		double s;
-
-		bench_project_one(scn_designs[k].algo, BENCH_READERS, SCN_SHRINKER_PROJ_SHAPE, SCN_SEED_WORKERS,
-				  SCN_SHRINKERS, p->topo, "scatter", p->cal, NULL, 0, 35000,
-				  SCN_SHRINKER_INTERVAL_US * 1000, 0, p->ops, p->ops, p->ops / 10, &r, NULL);
-		s = r.elapsed_ns / 1e9;
-		snprintf(posted, sizeof(posted), "%s (%s)", g ? g->value : "-", rows[k]);
-		printf("%-16s %14.1f %14.1f %14.4f %16.0f %16s\n", scn_designs[k].algo,
-		       s > 0 ? (double)r.lock_contended / s : 0, s > 0 ? (double)r.lock_acq / s : 0,
-		       s > 0 ? r.lock_wait_ns / 1e9 / s : 0, r.reads ? r.rns_serial / (double)r.reads : 0, posted);
-	}
+			if (scn_project_run(p, &pc, &r, err, sizeof(err)))
+				die("scenario %s --project: %s %s: %s", p->s->name, pc.algo, row, err);
+			lock = scn_shrinker_lock(&r, &acq, &cont, &wait);
+			s = r.elapsed_ns / 1e9;
+			printf("%-16s %-10s %-10s %14.1f %14.1f %14.4f %16.0f %16s\n", pc.algo, row + 9, lock,
+			       s > 0 ? (double)cont / s : 0, s > 0 ? (double)acq / s : 0, s > 0 ? wait / 1e9 / s : 0,
+			       r.reads ? r.rns_serial / (double)r.reads : 0, g ? g->value : "-");
+		}
 	printf("# posted: eBPF rstat lock wait across 8 machines (EPYC 9684X 96c/192t, 12 NUMA nodes), production load\n");
 }
 
@@ -164,8 +195,4 @@ const struct scn scn_shrinker_count = {
 	.opts = SCN_OPT_ENGINE | SCN_OPT_NO_CAP,
 	.run = scn_shrinker_run,
 	.project = scn_shrinker_project,
-	/* said in the projected table's header: the two shapes differ, on purpose */
-	.project_note = "projected on " SCN_SHRINKER_PROJ_SHAPE " reading the root; the measured scenario runs "
-			SCN_SHRINKER_SHAPE " reading a leaf: the shape docs/projection.md's figures were projected"
-			" on, kept so they stay what they were (the model's chain is the store scenarios' depth 8)",
 };
