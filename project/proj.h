@@ -128,7 +128,7 @@ struct proj_result {
 	double rns_serial, rns_overlap;	/* readers, the same */
 	double rns_max;			/* slowest read (serial) */
 	double wait_ns;			/* of ns_serial: waiting for a busy line or a lock */
-	double elapsed_ns;		/* virtual time from the first measured op to the last */
+	double elapsed_ns;		/* virtual time from the first measured op to the last, any thread */
 	long lock_acq, lock_contended;	/* the lock with the most wait (locks[0]) */
 	double lock_wait_ns;
 	struct proj_lock_stat locks[PROJ_MAX_LOCK_STATS];	/* by wait, most first; roles alike merged */
@@ -179,6 +179,7 @@ uint64_t proj_sim_now(void);
 
 /* The runtime's allocator (tracked memory): the model's own patterns use it. */
 void *proj_malloc(size_t n);
+void *proj_aligned_alloc(size_t al, size_t n);
 void proj_free(void *p);
 
 /* Runtime controls. */

@@ -25,8 +25,9 @@ static struct {
 	int raw;			/* the model's own patterns: enum sim_raw, 0 for libctr code */
 	char *raw_mem;
 	double upd_xfer[PROJ_NR_CLASSES], rd_xfer[PROJ_NR_CLASSES];
-	double span;			/* updaters' measured spans, summed */
-	int spans, unfinished;
+	double win0, win1;		/* the measured window over every thread */
+	int windows;
+	int unfinished;
 	int stop;			/* every thread has done its measured operations */
 	int *slot_node, *slot_l3;	/* the tree's ctr_params arrays: each slot's node and L3 */
 	int64_t *limit;			/* the tree's limits (charge workload) */
@@ -212,10 +213,11 @@ static void *sim_worker(void *arg)
 			w->now += (double)cfg->work_ns;			/* private work: on the CPU */
 		w->done++;
 		if (w->done == total) {
-			if (!w->reader) {
-				run.span += w->now - w->t0;
-				run.spans++;
-			}
+			/* the measured window: the first measured operation's start to the last one's end, any thread */
+			if (!run.windows++ || w->t0 < run.win0)
+				run.win0 = w->t0;
+			if (w->now > run.win1)
+				run.win1 = w->now;
 			if (!--run.unfinished)
 				run.stop = 1;
 		}
@@ -311,7 +313,8 @@ static int sim_tree_new(const struct proj_config *cfg, const struct ctr_algo *a,
 	proj_rt_reset();
 	proj_rt_record(1);
 	if (run.raw) {
-		run.raw_mem = proj_malloc((size_t)64 * (slots + cfg->threads + cfg->readers + 1));
+		/* line-aligned: the false-shared words are one line, the padded ones a line each */
+		run.raw_mem = proj_aligned_alloc(64, (size_t)64 * (slots + cfg->threads + cfg->readers + 1));
 		return run.raw_mem ? 0 : -ENOMEM;
 	}
 	run.t = proj_ctr_tree_new(a, &p);
@@ -383,7 +386,8 @@ static void sim_collect(struct proj_result *res)
 {
 	memcpy(res->xfer, run.upd_xfer, sizeof(run.upd_xfer));
 	memcpy(res->rxfer, run.rd_xfer, sizeof(run.rd_xfer));
-	res->elapsed_ns = run.spans ? run.span / run.spans : 0;
+	/* per virtual second figures (locks) divide by the window every thread measured in */
+	res->elapsed_ns = run.windows ? run.win1 - run.win0 : 0;
 	res->accesses = sim.accesses;
 	res->switches = sim.switches;
 	sim_lock_table(res);

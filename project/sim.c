@@ -11,9 +11,9 @@
  * so a contended line serialises.  A miss costs the calibration's figure for
  * the class of the nearest holder (a load) or of the farthest one (a store
  * or RMW, which must invalidate every copy).  SMT siblings are one core: a
- * line the sibling holds costs the SMT figure.  An owner that is storing or
- * RMW-ing a line back to back keeps it for the calibration's burst of its
- * own accesses before a request from another PU takes it (a core finishes
+ * line the sibling holds costs the SMT figure.  An owner RMW-ing a line back
+ * to back keeps it for the calibration's burst of its own RMWs before a
+ * request from another PU takes it (a core finishes
  * its queued locked operations before it answers a snoop, as measured: 14-20
  * adds per handover on two cores here).  No capacity: a line once cached
  * stays until another PU takes it (counters' lines are few and hot).
@@ -25,6 +25,7 @@
  * out-of-order cores achieve.  The serial sum drives the clocks.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,7 +289,7 @@ static double sim_transfer(struct sim_thread *t, struct sim_line *l, int cls)
 }
 
 /*
- * An owner storing or RMW-ing its line back to back keeps it for a burst:
+ * An owner RMW-ing its line back to back keeps it for a burst:
  * a request from another PU waits while the owner's accesses keep coming
  * (each within an RMW hit of the one before) and the burst is not spent.
  * The requester waits until just after the owner's last one; if the owner
@@ -352,13 +353,15 @@ void proj_sim_access(uintptr_t addr, unsigned size, int kind)
 		c = sim_transfer(t, l, cls);
 	t->now += c;
 	t->op_serial += c;
-	if (kind != PROJ_LOAD) {
-		/* a burst: the owner's stores and RMWs since it took the line */
+	if (kind == PROJ_RMW) {
+		/* a burst: the owner's RMWs back to back since it took the line */
 		l->burst_n = had && l->hold >= t->now - c - sim.cal->hit_rmw_ns ? l->burst_n + 1 : 1;
 		l->hold = t->now;
-		if (cls >= 0 && l->parked >= 0)
-			sim_line_written(l, t->pu, t->now);
+	} else if (kind == PROJ_STORE) {
+		l->burst_n = INT_MAX;	/* a plain store is no locked operation: no burst, the next request takes it */
 	}
+	if (kind != PROJ_LOAD && cls >= 0 && l->parked >= 0)
+		sim_line_written(l, t->pu, t->now);
 	t->last_load = kind == PROJ_LOAD && cls < 0 ? l->tag : 0;
 	if (kind == PROJ_RMW) {
 		sim_close_group(t);

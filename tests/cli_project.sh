@@ -151,18 +151,20 @@ assert [json.loads(x)["readers"] for x in open(sys.argv[1])] == [0, 0]' "$tmp/ou
 # Reads interleave with updates: a delegated read's mailbox requests are answered by an updater of
 # each L3. 48 updaters scattered over 6 L3s of 8 cores (pack:2 l3:3): a percpu_hier read loads the
 # 40 slots of the 5 other L3s across CCXs; a delegated one moves 3 lines per other L3's mailbox
-# (its post, the answer, the close), 15, when every group answers.
+# (its post, the answer, the close), 15, when every group answers; a little more where an answer
+# meets the next request or an updater's own line traffic (every access interleaves now, issue 27),
+# never the 40 of reading the slots across.
 "$B" project --algo percpu_hier,percpu_hier_delegated --workload readers --readers 1 --shape chain:2 \
 	--threads 48 --placement scatter --topology "pack:2 [numa] l3:3 core:8 pu:1" --ops 300 --reads 10 \
 	--format json >"$tmp/out4" 2>"$tmp/err"
-check "delegated reads answered by the L3s' updaters: 15 cross-CCX lines per read, percpu_hier 40" python3 -c '
+check "delegated reads answered by the L3s' updaters: 15-20 cross-CCX lines per read, percpu_hier 40" python3 -c '
 import json, sys
 x = {}
 for l in open(sys.argv[1]):
     r = json.loads(l)
     t = r["read_transfers"]
     x[r["algo"]] = t["xccx"] + t["xccx_rh"] + t["socket"]
-assert abs(x["percpu_hier"] - 40) < 0.01 and abs(x["percpu_hier_delegated"] - 15) < 0.01, x' "$tmp/out4"
+assert abs(x["percpu_hier"] - 40) < 0.01 and 15 - 0.01 < x["percpu_hier_delegated"] < 20, x' "$tmp/out4"
 
 printf '{"calibration":{"one_way_ns":{"ccx":50.0,"remote":300.0}}}\n' >"$tmp/c2c.json"
 "$B" project --algo atomic_tree --shape chain:1 --threads 2 --placement list:0,8 --topology "$GENOA" \
