@@ -116,6 +116,7 @@ int scn_project_main(const struct scn *s, int argc, char **argv)
 		{ "project", required_argument, NULL, 'p' },
 		{ "calibration", required_argument, NULL, 'c' },
 		{ "ops", required_argument, NULL, 'n' },
+		{ "readers", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *spec = NULL, *calib = NULL;
@@ -133,14 +134,18 @@ int scn_project_main(const struct scn *s, int argc, char **argv)
 		case 'p': spec = optarg; break;
 		case 'c': calib = optarg; break;
 		case 'n': p.ops = bench_parse_int("ops", optarg, 10, 1000000); break;
+		case 'r': p.readers = bench_parse_int("readers", optarg, 1, 100000); break;
 		default: bench_die_getopt(opt, argv);
 		}
 	}
 	if (optind < argc)
-		die("scenario %s --project: unexpected argument '%s' (takes --calibration and --ops)", s->name,
+		die("scenario %s --project: unexpected argument '%s' (takes --calibration, --ops and --readers)", s->name,
 		    argv[optind]);
 	if (!s->project)
 		die("scenario %s: no projection (%s)", s->name, scn_projected_names(err, sizeof(err)));
+	if (p.readers && !s->project_readers)
+		die("scenario %s --project: bad option '--readers %d': its projection has no readers to count", s->name,
+		    p.readers);
 	if (calib ? proj_calib_load(&cal, calib, err, sizeof(err)) : (proj_calib_default(&cal), 0))
 		die("scenario: %s", err);
 	topo = topo_load(spec, err, sizeof(err));

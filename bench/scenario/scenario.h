@@ -98,6 +98,7 @@ struct scn {
 	int own_plan;			/* it runs its own threads: no planning pass, no progress plan */
 	void (*run)(struct scn_ctx *c);		/* the measured table */
 	void (*project)(const struct scn_proj *p);	/* the projected table (--project), or NULL */
+	int project_readers;		/* its projection takes --readers (the storm's reader count) */
 	const char *project_note;	/* where measured and projected configurations differ: why */
 };
 
@@ -142,6 +143,7 @@ struct scn_proj {
 	const struct proj_calib *cal;		/* the model's calibration */
 	const struct bench_seeds *seeds;	/* the posted figures, beside the projected ones */
 	long ops;				/* --ops: operations per projected worker */
+	int readers;				/* --readers: readers of a projection that has them (0: its own) */
 };
 
 /* The seed's four designs: its column in tables.csv and the algorithm measured for it (data). */

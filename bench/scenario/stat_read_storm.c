@@ -298,10 +298,11 @@ static void scn_read_storm_project(const struct scn_proj *p)
 	static const char *const tail[] = { ", none > 1 s", ", 5% > 1 s" };
 	const struct bench_seed_fig *lone_g = bench_seed_find(p->seeds, "read_storm", "no contention", "read_latency");
 	const int pus = topo_nr_pus(p->topo);
+	const int readers = p->readers ? p->readers : SCN_STORM_SEED_READERS;	/* --readers, else the seed's */
 
-	printf("# seed 004 read storm: %d updaters (one per PU, as measured; 35 us of work), %d readers (the seed's; %s\n"
+	printf("# seed 004 read storm: %d updaters (one per PU, as measured; 35 us of work), %d readers (the seed's 10000 unless --readers; %s\n"
 	       "# the model's PUs: time-shared) each reading its own node of %s every %d ms, %s; projected\n", pus,
-	       SCN_STORM_SEED_READERS, SCN_STORM_SEED_READERS > pus ? "more than" : "within", SCN_STORM_SHAPE,
+	       readers, readers > pus ? "more than" : "within", SCN_STORM_SHAPE,
 	       SCN_STORM_INTERVAL_US / 1000, scn_designs[0].algo);
 	printf("# lone read: one reader of the root every %d ms (the measured test 3); read ns: mean, max (the model's\n"
 	       "# result has no p99); storm/lone: the storm's mean over the lone read\n", SCN_STORM_LONE_INTERVAL_US / 1000);
@@ -319,7 +320,7 @@ static void scn_read_storm_project(const struct scn_proj *p)
 		if (scn_storm_proj_one(p, strat[k], 1, 0, SCN_STORM_LONE_INTERVAL_US, &lone, err, sizeof(err)))
 			die("scenario %s --project: read=%s, lone reader: %s", p->s->name, strat[k], err);
 		lmean = lone.reads ? lone.rns_serial / (double)lone.reads : NAN;
-		refused = scn_storm_proj_one(p, strat[k], SCN_STORM_SEED_READERS, SCN_STORM_READ_NODE,
+		refused = scn_storm_proj_one(p, strat[k], readers, SCN_STORM_READ_NODE,
 					     SCN_STORM_INTERVAL_US, &r, rerr, sizeof(rerr));
 		if (refused) {
 			/* the lone read stands; the storm needs what the model lacks, said in its row */
@@ -354,4 +355,5 @@ const struct scn scn_stat_read_storm = {
 	.quick_algos = scn_storm_quick,
 	.run = scn_read_storm_run,
 	.project = scn_read_storm_project,
+	.project_readers = 1,
 };
