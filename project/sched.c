@@ -521,9 +521,22 @@ void sim_maybe_yield(void)
 		sim_away(t);
 		return;
 	}
-	if (sim.hn && sim_key(&sim.th[sim.heap[0]]) < t->now) {
-		sim_heap_push(sim_index(t));
-		sim_away(t);
+	if (sim.hn && sim_key(&sim.th[sim.heap[0]]) < t->now - sim.lookahead) {
+		const int j = sim.heap[0];
+
+		if (sim.th[j].state != VT_RUNNING) {
+			sim_heap_push(sim_index(t));
+			sim_away(t);
+			return;
+		}
+		/* the earliest is a running thread: it takes the heap's top, and the real thread, directly */
+		t->seq = ++sim.seq;
+		sim.th[j].hpos = -1;
+		sim_heap_set(0, sim_index(t));
+		sim_heap_down(0);
+		sim.cur = &sim.th[j];
+		sim.switches++;
+		sim_switch_to(&t->sp, sim.th[j].sp, sim.th[j].stack, sim.th[j].stack_size);
 	}
 }
 

@@ -136,6 +136,7 @@ struct sim_state_all {
 	int live_workers;		/* worker threads not yet done */
 	long switches;
 	double slice_ns;
+	double lookahead;		/* a thread runs on while the earliest other event is at most this much earlier */
 	int bailed;			/* an operation went past its budget, or every thread blocked */
 	int starved;			/* a thread starved past SIM_STARVE_NS: the run stops, what it counted stands */
 	char bail_why[256];
