@@ -352,16 +352,17 @@ static void sim_abandon(struct ctr_tree *t)
 
 /*
  * The run, under the watchdog (sim.c): a legitimate operation touches each
- * (slot, node, stat) a few times, so 256 times each, and 2^24 steps for a
- * small tree, is far above what all threads make before one of them
- * finishes an operation.  0, or -EDEADLK (and why).
+ * (slot, node, stat) a few times, so 256 times each for every thread, and
+ * 2^24 steps for a small tree, is far above what all threads make before
+ * one of them finishes an operation.  0, or -EDEADLK (and why).
  */
 static int sim_run_budgeted(const struct proj_config *cfg, int nthr, int slots, char *err, size_t errlen)
 {
 	int ret;
 
 	run.unfinished = nthr;
-	sim.max_steps = (1L << 24) + 256L * slots * cfg->nr_nodes * (cfg->nr_stats > 0 ? cfg->nr_stats : 1);
+	/* every thread may be in such an operation at once (a convoy of flushers): the bound is theirs summed */
+	sim.max_steps = (1L << 24) + 256L * slots * cfg->nr_nodes * (cfg->nr_stats > 0 ? cfg->nr_stats : 1) * nthr;
 	for (int i = 0; i < nthr; i++) {
 		ret = sim_thread_start(i, sim_worker, (void *)(intptr_t)i);
 		if (ret < 0) {
