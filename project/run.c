@@ -212,6 +212,7 @@ static void *sim_worker(void *arg)
 		else
 			w->now += (double)cfg->work_ns;			/* private work: on the CPU */
 		w->done++;
+		sim_maybe_yield();	/* a scheduling point per operation: one that made no access still gives way */
 		if (w->done == total) {
 			/* the measured window: the first measured operation's start to the last one's end, any thread */
 			if (!run.windows++ || w->t0 < run.win0)

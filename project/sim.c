@@ -301,8 +301,13 @@ static int sim_burst_stall(struct sim_thread *t, struct sim_line *l)
 	const int me = t == &sim.main_th ? -1 : (int)(t - sim.th);
 	double until;
 
-	if (l->owner == t->pu || me < 0)
+	if (me < 0)
 		return 0;
+	if (l->owner == t->pu) {
+		if (l->waiter == me)
+			l->waiter = -1;	/* it has the line: no longer the one the others wait behind */
+		return 0;
+	}
 	if (l->waiter >= 0 && l->waiter != me && sim.th[l->waiter].state != VT_DONE) {
 		/* requests are served in order: the first one waiting for the burst goes first */
 		until = (l->hold > t->now ? l->hold : t->now) + win;
@@ -339,9 +344,14 @@ void proj_sim_access(uintptr_t addr, unsigned size, int kind)
 		return;
 	}
 	sim_budget_step();
-	do
+	for (;;) {
 		sim_maybe_yield();	/* everything earlier happens first */
-	while (sim_burst_stall(t, sim_line_of(addr)));
+		if (!sim_burst_stall(t, sim_line_of(addr)))
+			break;
+		sim_budget_step();	/* a wait behind bursts is steps too: the watchdog and the starvation bound see it */
+		if (sim.starved || sim.bailed)
+			break;
+	}
 	t->stall_hold = -1;
 	l = sim_line_of(addr);
 	sim.accesses += 1;
@@ -355,10 +365,11 @@ void proj_sim_access(uintptr_t addr, unsigned size, int kind)
 	t->op_serial += c;
 	if (kind == PROJ_RMW) {
 		/* a burst: the owner's RMWs back to back since it took the line */
-		l->burst_n = had && l->hold >= t->now - c - sim.cal->hit_rmw_ns ? l->burst_n + 1 : 1;
+		l->burst_n = had && l->hold >= t->now - c - sim.cal->hit_rmw_ns && l->burst_n < INT_MAX / 2 ?
+			     l->burst_n + 1 : 1;
 		l->hold = t->now;
 	} else if (kind == PROJ_STORE) {
-		l->burst_n = INT_MAX;	/* a plain store is no locked operation: no burst, the next request takes it */
+		l->burst_n = INT_MAX / 2;	/* a plain store is no locked operation: no burst, the next request takes it */
 	}
 	if (kind != PROJ_LOAD && cls >= 0 && l->parked >= 0)
 		sim_line_written(l, t->pu, t->now);
