@@ -106,7 +106,8 @@ check "every algorithm, every workload, 2 and 3 threads: a result or one line wi
 	--topology "$GENOA" --ops 200 >"$tmp/out" 2>"$tmp/err"
 check "table: labelled projected, with its calibration" grep -q "^# PROJECTED" "$tmp/out"
 check "table: calibration source printed" grep -q "^# calibration: default: published Genoa" "$tmp/out"
-check "table: atomic_tree 4 transfers per update" awk '$1 == "atomic_tree" && $2 == "4.000" { f = 1 } END { exit !f }' "$tmp/out"
+# 4 lines a update, each moved: within 1% (a thread left alone at the end keeps its lines a burst)
+check "table: atomic_tree 4 transfers per update" awk '$1 == "atomic_tree" && $2 >= 3.96 && $2 <= 4.0 { f = 1 } END { exit !f }' "$tmp/out"
 check "table: percpu_hier none" awk '$1 == "percpu_hier" && $2 == "0.000" { f = 1 } END { exit !f }' "$tmp/out"
 
 "$B" project --algo percpu_hier --workload readers --readers 2 --shape chain:2 --threads 8 \

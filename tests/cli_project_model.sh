@@ -197,7 +197,9 @@ for f in files:
     note = "N=%d: %.3f transfers/op, ns/op %.1f..%.1f, N x busy %.1f; window %.0f ns, ops x busy %.0f" % (
         n, xs, lo, r["ns_per_op"]["serial"], want, r["virtual_s"] * 1e9, ops * busy)
     print("#   " + note)
-    if r["virtual_s"] * 1e9 < 0.98 * ops * busy:
+    # 5%: the window's edges, and the model's 4-hit lookahead (sched.c) lets a requester's stall end
+    # that much before the owner's last RMW of a burst is done
+    if r["virtual_s"] * 1e9 < 0.95 * ops * busy:
         bad.append("the window shorter than its ops x the line's busy time: " + note)
     if lo < (1 - tol) * want:
         bad.append("ns/op below N x the line's busy time (less %.0f%%): %s" % (tol * 100, note))
