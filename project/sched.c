@@ -40,6 +40,7 @@
 #include "sim_internal.h"
 
 #if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #define SIM_ASAN 1
 #endif
@@ -386,8 +387,13 @@ int sim_sched_setup(int nthr, double slice_ns)
 void sim_sched_teardown(void)
 {
 	for (int i = 0; i < sim.nr_th; i++)
-		if (sim.th[i].stack)
+		if (sim.th[i].stack) {
+#ifdef SIM_ASAN
+			/* ASan's shadow still marks the frames' redzones: a later mapping at this address would inherit them */
+			__asan_unpoison_memory_region(sim.th[i].stack, sim.th[i].stack_size);
+#endif
 			munmap(sim.th[i].stack, sim.th[i].stack_size);
+		}
 	free(sim.th);
 	free(sim.heap);
 	free(sim.wake_buf);
