@@ -49,10 +49,33 @@ static int rt_recording;
 static struct proj_access *rt_trace;
 static int rt_trace_cap, rt_trace_len;
 
+/*
+ * The region of a recent lookup, by the address's 64-byte line: threads
+ * take turns on their own allocations (a slot each), so one hint for all
+ * would miss at nearly every switch.  An entry is only a guess, checked
+ * against the region it names (regions never overlap, so the one that holds
+ * an address is the answer, whatever moved since); the regions beside it
+ * are tried next (small allocations share a line).
+ */
+#define RT_HINTS 4096
+static int rt_hint[RT_HINTS];
+
+static inline int *rt_hint_of(uintptr_t a)
+{
+	return &rt_hint[(a >> 6) & (RT_HINTS - 1)];
+}
+
 static int rt_find(uintptr_t a)
 {
-	int lo = 0, hi = rt_nr - 1;
+	int lo = 0, hi = rt_nr - 1, *h = rt_hint_of(a);
 
+	for (int k = *h - 1; k <= *h + 1; k++)
+		if (k >= 0 && k < rt_nr && a >= rt_regions[k].lo && a < rt_regions[k].hi)
+			return *h = k;
+	if (sim.cur && a - (uintptr_t)sim.cur->stack < sim.cur->stack_size)
+		return -1;	/* the running fiber's locals (its stack is mapped among the allocations) */
+	if (!rt_nr || a < rt_regions[0].lo || a >= rt_regions[rt_nr - 1].hi)
+		return -1;	/* the stacks, the tables: below or above every allocation */
 	while (lo <= hi) {
 		int mid = (lo + hi) / 2;
 
@@ -61,7 +84,7 @@ static int rt_find(uintptr_t a)
 		else if (a >= rt_regions[mid].hi)
 			lo = mid + 1;
 		else
-			return mid;
+			return *h = mid;
 	}
 	return -1;
 }

@@ -212,7 +212,17 @@ static void *sim_worker(void *arg)
 		else
 			w->now += (double)cfg->work_ns;			/* private work: on the CPU */
 		w->done++;
-		sim_maybe_yield();	/* a scheduling point per operation: one that made no access still gives way */
+		/*
+		 * A scheduling point per operation: one that made no access still
+		 * gives way.  One of quiet hits alone may run on ahead as they did
+		 * (sim.c); one that took a turn gives way as its accesses do (an
+		 * owner's RMWs in a burst and the request waiting behind them alternate).
+		 */
+		if (w->op_strict)
+			sim_maybe_yield();
+		else
+			sim_yield_within(SIM_RUNAHEAD_NS);
+		w->op_strict = 0;
 		if (w->done == total) {
 			/* the measured window: the first measured operation's start to the last one's end, any thread */
 			if (!run.windows++ || w->t0 < run.win0)

@@ -181,58 +181,64 @@ static inline double sim_key(const struct sim_thread *t)
 }
 
 /*
+ * Each entry carries its thread's key and sequence, so a sift touches the
+ * heap's own array and no thread struct (a thread's key changes only while
+ * it is out of the heap: every change is a remove, an edit, a push).
  * Ties go to the thread that entered the heap first: by thread index, the
  * same waiters would win every race that starts at one instant (a lock's
  * release waking its spinners), and the last ones would starve for ever.
  */
-static inline int sim_before(int a, int b)
+static inline int sim_before(const struct sim_hent *a, const struct sim_hent *b)
 {
-	const double ka = sim_key(&sim.th[a]), kb = sim_key(&sim.th[b]);
-
-	return ka < kb || (ka == kb && sim.th[a].seq < sim.th[b].seq);
+	return a->key < b->key || (a->key == b->key && a->seq < b->seq);
 }
 
-static void sim_heap_set(int pos, int i)
+static inline void sim_heap_set(int pos, struct sim_hent e)
 {
-	sim.heap[pos] = i;
-	sim.th[i].hpos = pos;
+	sim.heap[pos] = e;
+	sim.th[e.i].hpos = pos;
 }
 
 static void sim_heap_up(int pos)
 {
-	const int i = sim.heap[pos];
+	const struct sim_hent e = sim.heap[pos];
 
-	while (pos > 0 && sim_before(i, sim.heap[(pos - 1) / 2])) {
+	while (pos > 0 && sim_before(&e, &sim.heap[(pos - 1) / 2])) {
 		sim_heap_set(pos, sim.heap[(pos - 1) / 2]);
 		pos = (pos - 1) / 2;
 	}
-	sim_heap_set(pos, i);
+	sim_heap_set(pos, e);
 }
 
 static void sim_heap_down(int pos)
 {
-	const int i = sim.heap[pos];
+	const struct sim_hent e = sim.heap[pos];
 
 	for (;;) {
 		int c = 2 * pos + 1;
 
 		if (c >= sim.hn)
 			break;
-		if (c + 1 < sim.hn && sim_before(sim.heap[c + 1], sim.heap[c]))
+		if (c + 1 < sim.hn && sim_before(&sim.heap[c + 1], &sim.heap[c]))
 			c++;
-		if (!sim_before(sim.heap[c], i))
+		if (!sim_before(&sim.heap[c], &e))
 			break;
 		sim_heap_set(pos, sim.heap[c]);
 		pos = c;
 	}
-	sim_heap_set(pos, i);
+	sim_heap_set(pos, e);
+}
+
+static inline struct sim_hent sim_hent_of(int i)
+{
+	sim.th[i].seq = ++sim.seq;
+	return (struct sim_hent){ .key = sim_key(&sim.th[i]), .seq = sim.th[i].seq, .i = i };
 }
 
 static void sim_heap_push(int i)
 {
-	sim.th[i].seq = ++sim.seq;
 	sim.hn++;
-	sim_heap_set(sim.hn - 1, i);
+	sim_heap_set(sim.hn - 1, sim_hent_of(i));
 	sim_heap_up(sim.hn - 1);
 }
 
@@ -247,12 +253,12 @@ static void sim_heap_remove(int i)
 		return;
 	sim_heap_set(pos, sim.heap[sim.hn]);
 	sim_heap_up(pos);
-	sim_heap_down(sim.th[sim.heap[pos]].hpos);
+	sim_heap_down(sim.th[sim.heap[pos].i].hpos);
 }
 
 static int sim_heap_pop(void)
 {
-	const int i = sim.heap[0];
+	const int i = sim.heap[0].i;
 
 	sim_heap_remove(i);
 	return i;
@@ -513,6 +519,11 @@ static void sim_away(struct sim_thread *t)
  */
 void sim_maybe_yield(void)
 {
+	sim_yield_within(sim.lookahead);
+}
+
+void sim_yield_within(double ahead)
+{
 	struct sim_thread *t = sim.cur;
 	struct sim_pu *u;
 
@@ -527,8 +538,8 @@ void sim_maybe_yield(void)
 		sim_away(t);
 		return;
 	}
-	if (sim.hn && sim_key(&sim.th[sim.heap[0]]) < t->now - sim.lookahead) {
-		const int j = sim.heap[0];
+	if (sim.hn && sim.heap[0].key < t->now - ahead) {
+		const int j = sim.heap[0].i;
 
 		if (sim.th[j].state != VT_RUNNING) {
 			sim_heap_push(sim_index(t));
@@ -536,9 +547,8 @@ void sim_maybe_yield(void)
 			return;
 		}
 		/* the earliest is a running thread: it takes the heap's top, and the real thread, directly */
-		t->seq = ++sim.seq;
 		sim.th[j].hpos = -1;
-		sim_heap_set(0, sim_index(t));
+		sim_heap_set(0, sim_hent_of(sim_index(t)));
 		sim_heap_down(0);
 		sim.cur = &sim.th[j];
 		sim.switches++;
@@ -734,6 +744,8 @@ struct sim_obj *sim_obj_of(const void *addr, int kind)
 		sim.objs = n;
 		sim.objs_cap = cap;
 	}
+	if (sim.cal)
+		sim_line_of((uintptr_t)addr)->sync = 1;	/* its line keeps strict order (sim.c's quiet hits) */
 	sim.objs[sim.nr_objs] = (struct sim_obj){ .addr = addr, .kind = kind, .holder = -1, .handoff = -1, .w_head = -1,
 						  .w_tail = -1, .region = proj_rt_region_of((uintptr_t)addr) };
 	sim.nr_objs++;

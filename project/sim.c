@@ -90,6 +90,7 @@ struct sim_line *sim_line_of(uintptr_t addr)
 		l->burst_n = 0;
 		l->waiter = -1;
 		l->parked = -1;
+		l->sync = 0;
 		l->sharers = &sim.bits[h * sim.words];
 		memset(l->sharers, 0, sizeof(uint64_t) * sim.words);
 		l->home = home_os >= 0 && home_os <= sim.max_numa_os && sim.numa_of_os[home_os] >= 0 ?
@@ -254,9 +255,12 @@ void proj_sim_step(void)
 
 void sim_budget_step(void)
 {
-	struct sim_thread *t = sim.cur;
+	sim_step(sim.cur);
+}
 
-	t->steps++;
+/* The watchdog and the starvation bound, past their cheap tests (sim_step). */
+void sim_step_slow(struct sim_thread *t)
+{
 	if (sim.max_op > 0 && t->now - t->op_t0 > SIM_STARVE_NS && t->now - t->op_t0 > SIM_STARVE_X * sim.max_op &&
 	    t->worker &&
 	    !sim.starved) {
@@ -266,7 +270,7 @@ void sim_budget_step(void)
 			 "while the others went on", (int)(t - sim.th), t->pu, (t->now - t->op_t0) / 1e9);
 		sim_starve_stop(why);
 	}
-	if (++sim.idle_steps > sim.max_steps && sim.max_steps && t != &sim.main_th) {
+	if (sim.idle_steps > sim.max_steps && sim.max_steps && t != &sim.main_th) {
 		char why[200];
 
 		snprintf(why, sizeof(why), "no operation finished in %ld steps (accesses, yields, pauses, clock "
@@ -328,6 +332,35 @@ static int sim_burst_stall(struct sim_thread *t, struct sim_line *l)
 	return 1;
 }
 
+/*
+ * A hit needs no turn.  A thread yields before each access so that the
+ * accesses of all threads happen in virtual-time order, but a hit on a line
+ * that is quiet (no transfer booked within SIM_QUIET_NS, nobody waiting for
+ * it or parked on it, no lock or flag on it) can only come out otherwise if
+ * another thread, at an earlier clock not yet run, touches that very line:
+ * so such a hit runs at once, as long as the thread is at most
+ * SIM_RUNAHEAD_NS ahead of the earliest other event.  The bound on what
+ * that changes: a line that turns contended after 1 us of quiet may see its
+ * first transfer up to 100 ns out of order, the hits of the running thread
+ * in between costed as hits.  Per-CPU slots, a thread's own counters, the
+ * private work of a loop are then one turn per 100 ns instead of one per
+ * 2 ns (the lookahead); every contended line keeps its strict order.
+ */
+#define SIM_QUIET_NS 1000.0
+
+static inline int sim_quiet_hit(const struct sim_thread *t, const struct sim_line *l, int kind)
+{
+	const struct sim_pu *u = &sim.pus[t->pu];
+
+	if (l->owner != t->pu && (kind != PROJ_LOAD || !sim_bit(l->sharers, t->pu)))
+		return 0;	/* a miss: it waits its turn */
+	if (l->sync || l->waiter >= 0 || l->parked >= 0 || l->busy >= t->now - SIM_QUIET_NS)
+		return 0;
+	if (u->qlen && t->now - t->slice0 >= sim.slice_ns)
+		return 0;	/* its slice is over: the PU goes to the next */
+	return !sim.hn || sim.heap[0].key >= t->now - SIM_RUNAHEAD_NS;
+}
+
 /* Cost one access by the running thread; the line's state moves as MESI says. */
 void proj_sim_access(uintptr_t addr, unsigned size, int kind)
 {
@@ -343,17 +376,21 @@ void proj_sim_access(uintptr_t addr, unsigned size, int kind)
 		sim_close_group(t);
 		return;
 	}
-	sim_budget_step();
-	for (;;) {
-		sim_maybe_yield();	/* everything earlier happens first */
-		if (!sim_burst_stall(t, sim_line_of(addr)))
-			break;
-		sim_budget_step();	/* a wait behind bursts is steps too: the watchdog and the starvation bound see it */
-		if (sim.starved || sim.bailed)
-			break;
+	sim_step(t);
+	l = sim_line_of(addr);
+	if (t == &sim.main_th || !sim_quiet_hit(t, l, kind)) {
+		for (;;) {
+			sim_maybe_yield();	/* everything earlier happens first */
+			if (!sim_burst_stall(t, sim_line_of(addr)))
+				break;
+			sim_budget_step();	/* a wait behind bursts is steps too: the watchdog and the starvation bound see it */
+			if (sim.starved || sim.bailed)
+				break;
+		}
+		l = sim_line_of(addr);	/* others' accesses meanwhile may have grown the table */
+		t->op_strict = 1;
 	}
 	t->stall_hold = -1;
-	l = sim_line_of(addr);
 	sim.accesses += 1;
 	had = l->owner == t->pu;
 	cls = kind == PROJ_LOAD ? sim_load(l, t->pu) : sim_store(l, t->pu);

@@ -36,6 +36,7 @@ struct sim_line {
 	int burst_n;		/* stores and RMWs its owner made since it took the line */
 	int waiter;		/* the first request waiting for the owner's burst (thread), -1 none: it goes next */
 	int parked;		/* first thread parked on it (sched.c), -1 none */
+	int sync;		/* a lock, flag or semaphore lies in it: its accesses always take their turn */
 	uint64_t *sharers;	/* bitmap over PUs */
 };
 
@@ -101,9 +102,17 @@ struct sim_thread {
 	long pauses_since_clock;	/* pauses since it last read the clock: a timed spin is not parked */
 	double op_t0;		/* when its running operation started */
 	double stall_hold;	/* the owner's hold it last stalled behind (a burst, sim.c) */
+	int op_strict;		/* this operation made an access that took its turn (not a quiet hit) */
 	double park_until;	/* a pause parks it at most until then (a bounded spin), else +inf */
 	const void *flag_wait;	/* a flag it found taken, and since when: a contended acquisition */
 	double flag_since;
+};
+
+/* An entry of the event heap: a thread and the key it entered with. */
+struct sim_hent {
+	double key;		/* its clock (running) or wake time (a timer, a parked spinner's bound) */
+	long seq;		/* when it entered (ties: the first in goes first) */
+	int i;			/* the thread */
 };
 
 struct sim_state_all {
@@ -129,7 +138,8 @@ struct sim_state_all {
 	int nr_th, th_cap;
 	struct sim_thread main_th;	/* the main context: the tree's creation and teardown */
 	struct sim_thread *cur;		/* running: a thread of th[], or &main_th */
-	int *heap, hn;			/* event heap over th[] by key (sim_key) */
+	struct sim_hent *heap;		/* event heap over th[] by key (sched.c) */
+	int hn;
 	long seq;			/* heap entries so far */
 	int *wake_buf;			/* [th_cap]: sim_line_written's */
 	void *sched_sp;			/* the scheduler's saved stack pointer */
@@ -154,6 +164,11 @@ struct sim_line *sim_line_of(uintptr_t addr);
 void sim_close_group(struct sim_thread *t);
 void sim_charge_wait(struct sim_thread *t, double w);
 void sim_budget_step(void);		/* one step of the running operation's budget */
+/*
+ * How far a thread runs ahead of the earliest other event on hits of quiet
+ * lines, and at the end of an operation (sim.c's quiet hits).
+ */
+#define SIM_RUNAHEAD_NS 100.0
 
 /* sched.c */
 int sim_sched_setup(int nthr, double slice_ns);
@@ -162,6 +177,7 @@ int sim_thread_start(int i, void *(*fn)(void *), void *arg);	/* i: -1 a new one 
 int sim_sched_run(void);		/* until every worker is done: 0, or -EDEADLK (sim.bail_why) */
 int sim_sched_run_until_done(int i);	/* the main context: run until thread i has ended */
 void sim_maybe_yield(void);		/* before an access: let an earlier clock run, a slice end preempt */
+void sim_yield_within(double ahead);	/* the same, the running thread up to `ahead` ns ahead of the earliest */
 void sim_sleep(double until);		/* the running thread off the CPU until then */
 void sim_yield_cpu(void);		/* sched_yield */
 void sim_pause(void);			/* a spin-wait hint */
@@ -198,5 +214,14 @@ int proj_sim_cond_wait(void *c, void *m, double deadline_ns);	/* 0 or ETIMEDOUT 
 void proj_sim_cond_signal(void *c, int all);
 void proj_sim_flag_busy(const volatile void *addr);
 void sim_lock_table(struct proj_result *res);
+
+/* One step of thread t's operation (sim_budget_step): the common case inline, the checks past it in sim.c. */
+void sim_step_slow(struct sim_thread *t);
+static inline void sim_step(struct sim_thread *t)
+{
+	t->steps++;
+	if (++sim.idle_steps > sim.max_steps || t->now - t->op_t0 > SIM_STARVE_NS)
+		sim_step_slow(t);
+}
 
 #endif /* PROJ_SIM_INTERNAL_H */
