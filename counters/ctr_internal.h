@@ -31,15 +31,22 @@
  * pauses after a hit on a line waits for that line to change), and a lock's
  * role names it in the projected lock table.  The benchmark build never
  * defines CTR_PROJ: a pause is the instruction, a role costs nothing.
+ * ctr_preempt_disable()/enable() bracket what the kernel runs with
+ * preemption off (a spinlock's wait and hold): user space cannot ask that
+ * of the OS, so the benchmark build does nothing; the model's scheduler
+ * does not end such a thread's time slice.
  */
 #ifdef CTR_PROJ
 void proj_rt_pause(void);
 void proj_rt_lock_role(const volatile void *lock, const char *role);
+void proj_rt_preempt(int delta);
 static inline void ctr_cpu_relax(void)
 {
 	proj_rt_pause();
 }
 #define CTR_LOCK_ROLE(lock, role) proj_rt_lock_role((lock), (role))
+#define ctr_preempt_disable() proj_rt_preempt(1)
+#define ctr_preempt_enable() proj_rt_preempt(-1)
 #else
 static inline void ctr_cpu_relax(void)
 {
@@ -48,6 +55,8 @@ static inline void ctr_cpu_relax(void)
 #endif
 }
 #define CTR_LOCK_ROLE(lock, role) ((void)(lock), (void)(role))
+#define ctr_preempt_disable() ((void)0)
+#define ctr_preempt_enable() ((void)0)
 #endif
 #define __ctr_aligned __attribute__((aligned(CTR_CACHELINE)))
 

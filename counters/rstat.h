@@ -193,8 +193,24 @@ struct ctr_rstat_cpu {
  * options=lockkind=mutex: an adaptive pthread mutex (spins briefly, then
  * sleeps: the time asleep is not CPU time), what the model used before;
  * unfair, so its lock break yields until a waiter got in.
+ * options=lockkind=qspin: the kernel's queued spinlock in outline: the
+ * first waiter spins on the lock word, every later one on a node of its
+ * own (MCS: a line per waiter, so a release moves the lock word to one
+ * spinner, not to all of them), and the queue is FIFO.  It does not yield:
+ * a waiter preempted in the queue stalls everyone behind it, which a kernel
+ * spinlock (preemption off) never sees and a machine with more threads than
+ * CPUs does; that is what the projection models (its scheduler keeps a
+ * spinning kernel thread on its CPU) and what a run with a CPU per thread
+ * measures.  The node comes from malloc on the contended path only (no
+ * node: the waiter spins on the word as lockkind=spin does).
  */
-enum ctr_rstat_lockkind { CTR_RSTAT_LOCK_SPIN, CTR_RSTAT_LOCK_MUTEX };
+enum ctr_rstat_lockkind { CTR_RSTAT_LOCK_SPIN, CTR_RSTAT_LOCK_MUTEX, CTR_RSTAT_LOCK_QSPIN };
+
+/* lockkind=qspin: one waiter's place in the queue, on a line of its own. */
+struct ctr_rstat_qnode {
+	_Atomic(struct ctr_rstat_qnode *) next;	/* the waiter queued behind this one, NULL none yet */
+	_Atomic int wait;			/* 1 until the waiter ahead has made this one the queue's head */
+};
 #define CTR_RSTAT_SPIN_BUDGET 1024	/* pauses before a waiter starts yielding (tens of us here) */
 #define CTR_RSTAT_HANDOFF_NS 5000	/* how long a lock break waits for a spinning waiter to take it
 					 * (a pause is a few cycles on this Zen: a count of them is ~0.3 us) */
@@ -204,8 +220,14 @@ struct ctr_rstat_lock {
 	_Atomic int locked;		/* spin: 1 while held */
 	pthread_mutex_t mutex;		/* mutex: adaptive, spins briefly, then sleeps */
 	_Atomic int waiters;		/* threads waiting for it: a flusher drops it between CPUs if > 0 */
-	/* The rest is written by the holder only. */
-	uint64_t acquisitions;		/* times taken */
+	_Atomic(struct ctr_rstat_qnode *) tail;	/* qspin: the last waiter queued, NULL none (the lock word's line) */
+	/*
+	 * The rest is written by the holder only, on a line of its own: a
+	 * holder's figures on the lock word's line would move it to the
+	 * holder at every acquisition, under every spinner (the kernel's
+	 * lock word carries none).
+	 */
+	_Alignas(CTR_CACHELINE) uint64_t acquisitions;	/* times taken */
 	uint64_t contended;		/* times taken after waiting */
 	uint64_t wait_ns;		/* total time spent waiting for it, in TSC ticks (ns when read out) */
 	uint64_t hold_ns;		/* total time it was held, in TSC ticks */

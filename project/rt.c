@@ -421,6 +421,12 @@ void proj_rt_pause(void)
 	}
 }
 
+void proj_rt_preempt(int delta)
+{
+	if (rt_in() && sim.cal && sim.cur)
+		sim.cur->nopreempt += delta;
+}
+
 void proj_rt_lock_role(const volatile void *lock, const char *role)
 {
 	if (rt_in())

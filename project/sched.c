@@ -317,7 +317,7 @@ static void sim_enqueue(int p, int i, double at)
 	u->q_tail = i;
 	u->qlen++;
 	/* a thread parked on this PU now has someone waiting: its slice's end wakes it */
-	if (u->cur >= 0 && sim.th[u->cur].state == VT_PARKED) {
+	if (u->cur >= 0 && sim.th[u->cur].state == VT_PARKED && !sim.th[u->cur].nopreempt) {
 		struct sim_thread *c = &sim.th[u->cur];
 		const double end = c->slice0 + sim.slice_ns > at ? c->slice0 + sim.slice_ns : at;
 
@@ -530,7 +530,7 @@ void sim_yield_within(double ahead)
 	if (t == &sim.main_th)
 		return;
 	u = &sim.pus[t->pu];
-	if (u->qlen && t->now - t->slice0 >= sim.slice_ns) {
+	if (sim_slice_over(t, u, sim.slice_ns)) {
 		const int p = t->pu;
 
 		sim_enqueue(p, sim_index(t), t->now);
@@ -632,7 +632,7 @@ void sim_pause(void)
 	t->next = l->parked;
 	l->parked = sim_index(t);
 	t->wake = t->park_until;
-	if (sim.pus[t->pu].qlen && t->slice0 + sim.slice_ns < t->wake)
+	if (sim.pus[t->pu].qlen && !t->nopreempt && t->slice0 + sim.slice_ns < t->wake)
 		t->wake = t->slice0 + sim.slice_ns > t->now ? t->slice0 + sim.slice_ns : t->now;
 	if (t->wake < 1e300)
 		sim_heap_push(sim_index(t));

@@ -356,7 +356,7 @@ static inline int sim_quiet_hit(const struct sim_thread *t, const struct sim_lin
 		return 0;	/* a miss: it waits its turn */
 	if (l->sync || l->waiter >= 0 || l->parked >= 0 || l->busy >= t->now - SIM_QUIET_NS)
 		return 0;
-	if (u->qlen && t->now - t->slice0 >= sim.slice_ns)
+	if (sim_slice_over(t, u, sim.slice_ns))
 		return 0;	/* its slice is over: the PU goes to the next */
 	return !sim.hn || sim.heap[0].key >= t->now - SIM_RUNAHEAD_NS;
 }

@@ -103,6 +103,7 @@ struct sim_thread {
 	double op_t0;		/* when its running operation started */
 	double stall_hold;	/* the owner's hold it last stalled behind (a burst, sim.c) */
 	int op_strict;		/* this operation made an access that took its turn (not a quiet hit) */
+	int nopreempt;		/* > 0: in what the kernel runs with preemption off (ctr_preempt_disable) */
 	double park_until;	/* a pause parks it at most until then (a bounded spin), else +inf */
 	const void *flag_wait;	/* a flag it found taken, and since when: a contended acquisition */
 	double flag_since;
@@ -156,6 +157,12 @@ struct sim_state_all {
 };
 
 extern struct sim_state_all sim;
+
+/* Whether thread t has run its slice on PU u with others queued there (and may be preempted). */
+static inline int sim_slice_over(const struct sim_thread *t, const struct sim_pu *u, double slice_ns)
+{
+	return u->qlen && !t->nopreempt && t->now - t->slice0 >= slice_ns;
+}
 
 /* sim.c */
 int sim_machine_setup(const struct proj_config *cfg, char *err, size_t errlen);

@@ -118,10 +118,12 @@ static void test_flushing_readers(void **state)
 {
 	(void)state;
 	for (size_t k = 0; k < sizeof(rstat_algos) / sizeof(rstat_algos[0]); k++) {
-	for (size_t rdo = 0; rdo <= NR_READ; rdo++) {
-		size_t rd = rdo == NR_READ ? CTR_RSTAT_READ_SPIN : rdo;	/* the last: spin on lockkind=mutex */
+	for (size_t rdo = 0; rdo <= NR_READ + 1; rdo++) {
+		/* the last two: spin on lockkind=mutex, then on lockkind=qspin (the queued lock) */
+		size_t rd = rdo >= NR_READ ? CTR_RSTAT_READ_SPIN : rdo;
 		/* ... with the other counting: memcg's walk where the policy ignores it, else 2023's */
-		const char *lk = rdo < NR_READ ? "spin" : k == 2 ? "mutex,threshold=global" : "mutex,update=memcg";
+		const char *lk = rdo < NR_READ ? "spin" : rdo > NR_READ ? "qspin" :
+				 k == 2 ? "mutex,threshold=global" : "mutex,update=memcg";
 		const struct ctr_algo *a = ctr_algo_find(rstat_algos[k]);
 		uint64_t rng = tu_seed(rstat_algos[k]);
 		struct rs_shared sh = { .n = 60 };
@@ -388,10 +390,10 @@ static void *lb_read(void *arg)
 
 static void test_lock_break_hands_over(void **state)
 {
-	static const char *const kinds[] = { "lockkind=spin", "lockkind=mutex" };
+	static const char *const kinds[] = { "lockkind=spin", "lockkind=mutex", "lockkind=qspin" };
 
 	(void)state;
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 3; k++) {
 		struct ctr_tree *t = ctr_tree_new(ctr_algo_find("rstat_force"), &(struct ctr_params){
 			.nr_nodes = 3, .parent = (int[]){ -1, 0, 0 }, .nr_cpus = 8, .options = kinds[k] });
 		struct ctr_rstat *r;

@@ -143,6 +143,7 @@ static void test_rstat_read_option(void **state)
 	static const char *const good[] = { "read=spin", "read=mutex", "read=sem", "read=batch",
 					    "read=batch,fence=none", "fence=update,read=sem",
 					    "fence=membarrier,read=mutex", "lockkind=spin", "lockkind=mutex",
+					    "lockkind=qspin",
 					    "lockkind=mutex,read=batch,fence=update", "update=memcg",
 					    "threshold=global", "update=memcg,threshold=memcg",
 					    "threshold=global,update=memcg,lockkind=mutex" };
