@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "baselines.h"
+#include "../project/proj.h"
 
 static int bench_nothing_init(struct ctr_tree *t)
 {
@@ -52,3 +53,20 @@ const struct ctr_algo bench_algo_shared_atomic = {
 	.read_exact = bench_shared_atomic_read,
 	.try_charge = bench_shared_atomic_try_charge,
 };
+
+/* Each baseline's access as the model's pattern: what its add above does, in the model's terms. */
+static const struct {
+	const struct ctr_algo *ops;
+	enum proj_raw raw;
+} bench_baseline_raw[] = {
+	{ &bench_algo_empty, PROJ_RAW_EMPTY },			/* a compiler barrier: no access */
+	{ &bench_algo_shared_atomic, PROJ_RAW_SHARED_ATOMIC },	/* one relaxed fetch_add on one word */
+};
+
+int bench_baseline_proj_raw(const struct ctr_algo *a)
+{
+	for (size_t i = 0; i < sizeof(bench_baseline_raw) / sizeof(bench_baseline_raw[0]); i++)
+		if (bench_baseline_raw[i].ops == a)
+			return bench_baseline_raw[i].raw;
+	return PROJ_RAW_NONE;
+}

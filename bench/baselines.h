@@ -21,6 +21,15 @@ struct bench_shared_atomic {
 extern const struct ctr_algo bench_algo_empty;
 extern const struct ctr_algo bench_algo_shared_atomic;
 
+/*
+ * The pattern the projection runs for ops table a (enum proj_raw of
+ * project/proj.h): a baseline has no libctr code for the model to
+ * instrument, so the model runs its access itself.  0 (PROJ_RAW_NONE) for
+ * any other table.  An int here: the timed loops (loops.c) include this
+ * header and build without project/ (tests/cli_project.sh).
+ */
+int bench_baseline_proj_raw(const struct ctr_algo *a);
+
 static inline void bench_empty_add(struct ctr_tree *t, int cpu, int node, int stat, int64_t delta)
 {
 	/* Keep the arguments live and the loop from being folded away. */

@@ -644,7 +644,7 @@ static int pj_against(const char *path, const struct pj_opts *o, const struct to
 			w->pl = "compact";
 		if (!w->algo || !w->wl || !w->shape || w->threads < 1 || w->meas <= 0 ||
 		    (strcmp(w->wl, "update") && strcmp(w->wl, "charge")) || !pj_algo_wanted(o, w->algo) ||
-		    proj_can_run(w->algo, pj_workload(w->wl), 0, err, sizeof(err)))
+		    proj_can_run(w->algo, bench_proj_raw(w->algo), pj_workload(w->wl), 0, err, sizeof(err)))
 			continue;	/* not measured, not asked for, or not one the model runs (a baseline without a pattern) */
 		bench_project_one(&(const struct bench_proj_req){ .algo = w->algo, .workload = pj_workload(w->wl),
 				  .shape = w->shape, .threads = w->threads, .topo = topo, .placement = w->pl,
@@ -789,7 +789,8 @@ static void pj_parse_args(int argc, char **argv, struct pj_opts *o, int *validat
  * no empty or repeated name, the same messages).  "all" is libctr's
  * algorithms; a harness baseline named (shared_atomic, empty: timed loops
  * of the harness, no libctr code) goes to the model, which runs the ones it
- * has a pattern of its own for, as "=false-shared" (proj_can_run decides).
+ * has a pattern of its own for (bench_proj_raw: the baseline's table says
+ * which), as "=false-shared" (proj_can_run decides).
  */
 static void pj_parse_algo_list(struct pj_opts *o)
 {
@@ -856,7 +857,8 @@ static void pj_check_args(struct pj_opts *o, const struct topo *topo)
 	pj_parse_algo_list(o);
 	/* proj_run refuses them too; said here before anything is printed */
 	for (int i = 0; i < o->nr_names; i++)
-		if (proj_can_run(o->names[i], pj_workload(o->workload), pj_readers(o), err, sizeof(err)))
+		if (proj_can_run(o->names[i], bench_proj_raw(o->names[i]), pj_workload(o->workload), pj_readers(o), err,
+				 sizeof(err)))
 			die("project: %s", err);
 	/*
 	 * Where each thread runs, as bench_project_one will place them: past

@@ -9,6 +9,7 @@
 
 #include "../project/proj.h"
 #include "../topology/topo.h"
+#include "baselines.h"
 #include "cli.h"
 #include "project.h"
 #include "run.h"
@@ -29,10 +30,18 @@ int bench_proj_default_slots(const struct topo *topo, int threads, int readers)
 	return pus > need ? pus : need;
 }
 
+int bench_proj_raw(const char *algo)
+{
+	const struct bench_algo *b = bench_algo_find(algo);
+
+	return b ? bench_baseline_proj_raw(b->algo) : PROJ_RAW_NONE;
+}
+
 /* q as the model's configuration, the shape and the PUs filled in by the caller. */
 static void bench_proj_config(const struct bench_proj_req *q, int readers, struct proj_config *pc)
 {
 	pc->algo = q->algo;
+	pc->raw = bench_proj_raw(q->algo);
 	pc->workload = q->workload;
 	pc->threads = q->threads;
 	pc->readers = readers;

@@ -26,7 +26,7 @@ double pj_total(const double *x);
  * (commands pass BENCH_PROJ_SEED unless told).
  */
 struct bench_proj_req {
-	const char *algo;		/* a libctr name, a harness baseline proj_can_run takes, or "=false-shared"... */
+	const char *algo;		/* a libctr name, a harness baseline (bench_proj_raw), or "=false-shared"... */
 	enum bench_workload workload;
 	const char *shape;		/* as typed: chain:D, tree:AxB... */
 	int threads;			/* updaters */
@@ -54,6 +54,13 @@ struct bench_proj_req {
  * or the threads if there are more of them (each owns a slot).
  */
 int bench_proj_default_slots(const struct topo *topo, int threads, int readers);
+
+/*
+ * The pattern the model runs for algo in place of libctr code (enum
+ * proj_raw): its ops table's, bench_baseline_proj_raw; 0 for a libctr
+ * algorithm, a name ctrbench list lacks ("=false-shared": the model's own).
+ */
+int bench_proj_raw(const char *algo);
 
 /* Project one algorithm as q says (dies on bad input); secs: the model's own run time. */
 void bench_project_one(const struct bench_proj_req *q, struct proj_result *res, double *secs);

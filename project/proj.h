@@ -76,9 +76,22 @@ int proj_calib_load(struct proj_calib *c, const char *path, char *err, size_t er
  */
 int proj_models_workload(int w);
 
+/*
+ * The model's raw patterns: an access of its own in place of libctr code,
+ * for what has no code of libctr's to instrument (proj_config.raw).
+ */
+enum proj_raw {
+	PROJ_RAW_NONE,			/* the algorithm's own code, instrumented */
+	PROJ_RAW_FALSE_SHARED,		/* a store to the thread's word, 8 bytes apart: one line ("=false-shared") */
+	PROJ_RAW_PADDED,		/* ... 64 bytes apart: a line each ("=padded") */
+	PROJ_RAW_SHARED_ATOMIC,		/* one atomic add on one shared word (the shared_atomic baseline) */
+	PROJ_RAW_EMPTY,			/* no access (the empty loop, the harness floor) */
+};
+
 /* One projected configuration: as `ctrbench run` would run it. */
 struct proj_config {
-	const char *algo;		/* a libctr algorithm name */
+	const char *algo;		/* a libctr algorithm name, or the name raw is printed as */
+	int raw;			/* enum proj_raw: the pattern run in place of algo's code (a harness baseline's) */
 	enum bench_workload workload;	/* one proj_models_workload takes */
 	int nr_nodes;			/* the shape */
 	const int *parent;
@@ -145,10 +158,11 @@ int proj_topo_check(const struct topo *t, char *err, size_t errlen);
 
 /*
  * Whether the model can run algo (a libctr name, or its own patterns
- * "=false-shared" and "=padded") under workload with this many readers: 0,
- * or -EINVAL and why in err (no prefix: the caller says whose refusal).
+ * "=false-shared" and "=padded"), or raw (enum proj_raw) in its place where
+ * not PROJ_RAW_NONE, under workload with this many readers: 0, or -EINVAL
+ * and why in err (no prefix: the caller says whose refusal).
  */
-int proj_can_run(const char *algo, int workload, int readers, char *err, size_t errlen);
+int proj_can_run(const char *algo, int raw, int workload, int readers, char *err, size_t errlen);
 
 /*
  * Run the projection (proj_can_run first); 0 or -errno (with a message in err).  -EDEADLK: an

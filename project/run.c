@@ -22,7 +22,7 @@ static struct {
 	const struct proj_config *cfg;
 	struct proj_result *res;
 	struct ctr_tree *t;
-	int raw;			/* the model's own patterns: enum sim_raw, 0 for libctr code */
+	int raw;			/* the model's own patterns: enum proj_raw, 0 for libctr code */
 	char *raw_mem;
 	double upd_xfer[PROJ_NR_CLASSES], rd_xfer[PROJ_NR_CLASSES];
 	double win0, win1;		/* the measured window over every thread */
@@ -33,17 +33,24 @@ static struct {
 	int64_t *limit;			/* the tree's limits (charge workload) */
 } run;
 
-/* The model's own patterns: no libctr code, the access itself (the baselines of `ctrbench list` among them). */
-enum sim_raw { RAW_NONE, RAW_FALSE_SHARED, RAW_PADDED, RAW_SHARED_ATOMIC, RAW_EMPTY };
-
-static int sim_raw_kind(const char *algo)
+/*
+ * The model's own patterns (enum proj_raw): no libctr code, the access
+ * itself.  The caller's raw where it gives one (a harness baseline's, by
+ * its table); else the model's own syntax for the two it has no algorithm
+ * for; else none, algo's code.  -1: a raw the model has no pattern for.
+ */
+static int sim_raw_kind(int raw, const char *algo)
 {
-	static const char *const names[] = { NULL, "=false-shared", "=padded", "shared_atomic", "empty" };
+	static const char *const syntax[] = {
+		[PROJ_RAW_FALSE_SHARED] = "=false-shared", [PROJ_RAW_PADDED] = "=padded",
+	};
 
-	for (int k = 1; k < (int)(sizeof(names) / sizeof(names[0])); k++)
-		if (!strcmp(algo, names[k]))
+	if (raw)
+		return raw > PROJ_RAW_NONE && raw <= PROJ_RAW_EMPTY ? raw : -1;
+	for (int k = 1; k < (int)(sizeof(syntax) / sizeof(syntax[0])); k++)
+		if (!strcmp(algo, syntax[k]))
 			return k;
-	return RAW_NONE;
+	return PROJ_RAW_NONE;
 }
 
 int proj_models_workload(int w)
@@ -70,12 +77,17 @@ int proj_topo_check(const struct topo *t, char *err, size_t errlen)
 	return 0;
 }
 
-int proj_can_run(const char *algo, int workload, int readers, char *err, size_t errlen)
+int proj_can_run(const char *algo, int raw, int workload, int readers, char *err, size_t errlen)
 {
-	const struct ctr_algo *a = sim_raw_kind(algo) ? NULL : proj_ctr_algo_find(algo);
+	const int kind = sim_raw_kind(raw, algo);
+	const struct ctr_algo *a = kind ? NULL : proj_ctr_algo_find(algo);
 
 	(void)readers;
-	if (!a && !sim_raw_kind(algo)) {
+	if (kind < 0) {
+		snprintf(err, errlen, "%s: no pattern %d in the model (enum proj_raw)", algo, raw);
+		return -EINVAL;
+	}
+	if (!a && !kind) {
 		snprintf(err, errlen, "unknown algorithm '%s'", algo);
 		return -EINVAL;
 	}
@@ -127,15 +139,15 @@ static void sim_op(int i, struct sim_thread *w)
 	const struct proj_config *cfg = run.cfg;
 
 	switch (run.raw) {
-	case RAW_FALSE_SHARED:	/* a store to the thread's word: 8 bytes apart (one line) */
-	case RAW_PADDED:	/* ... or 64 (a line each) */
-		proj_sim_access((uintptr_t)(run.raw_mem + (size_t)i * (run.raw == RAW_FALSE_SHARED ? 8 : 64)), 8,
-				PROJ_STORE);
+	case PROJ_RAW_FALSE_SHARED:	/* a store to the thread's word: 8 bytes apart (one line) */
+	case PROJ_RAW_PADDED:		/* ... or 64 (a line each) */
+		proj_sim_access((uintptr_t)(run.raw_mem + (size_t)i * (run.raw == PROJ_RAW_FALSE_SHARED ? 8 : 64)),
+				8, PROJ_STORE);
 		return;
-	case RAW_SHARED_ATOMIC:	/* the baseline: one lock add on one shared word */
+	case PROJ_RAW_SHARED_ATOMIC:	/* the baseline: one lock add on one shared word */
 		proj_sim_access((uintptr_t)run.raw_mem, 8, PROJ_RMW);
 		return;
-	case RAW_EMPTY:		/* the harness floor: no access */
+	case PROJ_RAW_EMPTY:		/* the harness floor: no access */
 		return;
 	}
 	if (w->reader) {
@@ -439,7 +451,7 @@ int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, 
 	/* slots given: the updaters' and the idle ones (readers run on CPUs but own no slot); else one per thread */
 	const int slots = cfg->slots ? (cfg->slots > cfg->threads ? cfg->slots : cfg->threads) : nthr;
 	const int arrays = slots > nthr ? slots : nthr;
-	const int raw = sim_raw_kind(cfg->algo);
+	const int raw = sim_raw_kind(cfg->raw, cfg->algo);
 	const struct ctr_algo *a = raw ? NULL : proj_ctr_algo_find(cfg->algo);
 	char why[512];
 	int ret;
@@ -447,7 +459,7 @@ int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, 
 	memset(res, 0, sizeof(*res));
 	memset(&run, 0, sizeof(run));
 	memset(&sim, 0, sizeof(sim));
-	if (proj_can_run(cfg->algo, cfg->workload, cfg->readers, why, sizeof(why))) {
+	if (proj_can_run(cfg->algo, cfg->raw, cfg->workload, cfg->readers, why, sizeof(why))) {
 		snprintf(err, errlen, "projection: %s", why);
 		return -EINVAL;
 	}

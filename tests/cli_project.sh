@@ -176,6 +176,29 @@ check "calibration file: named and used" grep -q "ccx 50, .*socket 300" "$tmp/ou
 check "validate: known answers all ok" sh -c "[ \$(grep -c ' ok\$' $tmp/out) -eq 7 ] && ! grep -q FAIL $tmp/out"
 check "validate: measured/projected ratios printed" grep -q "^# meas/proj" "$tmp/out"
 
+# The harness baselines are projected as the patterns their tables name (bench_baseline_proj_raw,
+# handed to the model in proj_config.raw), each its own: shared_atomic one RMW on one word per op,
+# handed over once per burst (validate's known answer for one shared atomic, 2% as there), no libctr
+# code (an access or so per op); empty no access at all, a hit per op.  Projected as the other, as
+# stores (=false-shared: a transfer per op) or refused by name, these fail.
+"$B" project --algo shared_atomic,empty --shape chain:1 --threads 2 --topology "$GENOA" --ops 2000 \
+	>"$tmp/out" 2>"$tmp/err"
+"$B" project --algo shared_atomic,empty --shape chain:1 --threads 2 --topology "$GENOA" --ops 2000 \
+	--format json >"$tmp/json" 2>>"$tmp/err"
+check "baselines: shared_atomic 1/burst transfers per op and about one access, empty none (their patterns)" \
+	python3 - "$tmp/out" "$tmp/json" "$tmp/err" <<'PY'
+import json, re, sys
+assert not open(sys.argv[3]).read(), open(sys.argv[3]).read()
+burst = float(re.search(r"contention: burst ([0-9.]+) RMWs", open(sys.argv[1]).read()).group(1))
+r = {l["algo"]: l for l in map(json.loads, open(sys.argv[2]))}
+sa, e = r["shared_atomic"], r["empty"]
+x = sum(sa["transfers_per_op"].values())
+assert abs(x - 1 / burst) <= 0.02 * max(1 / burst, 1), (x, burst)
+assert sa["ops"] <= sa["model_accesses"] <= 1.2 * sa["ops"], (sa["model_accesses"], sa["ops"])
+assert sum(e["transfers_per_op"].values()) == 0 and e["model_accesses"] == 0, e
+assert e["ns_per_op"]["overlap"] == e["ns_per_op"]["serial"] > 0, e["ns_per_op"]
+PY
+
 # The benchmark build does not depend on the projection: once is enough (the plain build).
 case $B in
 *asan*|*tsan*) ok "benchmark objects unchanged by project/ # SKIP checked with the plain build" ;;
