@@ -132,43 +132,16 @@ static void pj_print_header(const struct pj_opts *o, const struct topo *topo, co
 	       "xccx", "xccx_rh", "socket", "dram", "ns/op overlap..serial", "lock cont/s", "lock (most wait)");
 }
 
-/*
- * The lock a projection names: the one with the most wait, locks[0] of the
- * model's table (sorted so); a model that fills no table (before issue 27's)
- * gives its one lock's figures with no role ("").
- */
-struct pj_lock {
-	const char *role;
-	long acq, contended;
-	double wait_ns, hold_ns;
-};
-
-static struct pj_lock pj_top_lock(const struct proj_result *r)
-{
-	if (r->nr_locks > 0) {
-		const struct proj_lock_stat *l = &r->locks[0];
-
-		return (struct pj_lock){ l->role, l->acq, l->contended, l->wait_ns, l->hold_ns };
-	}
-	return (struct pj_lock){ "", r->lock_acq, r->lock_contended, r->lock_wait_ns, 0 };
-}
-
-/* x per virtual second of r's measured window (0 for an empty one). */
-static double pj_per_s(const struct proj_result *r, double x)
-{
-	return r->elapsed_ns > 0 ? x / (r->elapsed_ns / 1e9) : 0.0;
-}
-
 static void pj_print_row(const char *algo, const struct proj_result *r)
 {
 	const double ops = r->ops ? (double)r->ops : 1;
-	const struct pj_lock l = pj_top_lock(r);
+	const struct bench_proj_lock l = bench_proj_top_lock(r);
 
 	printf("%-22s %8.3f", algo, pj_total(r->xfer) / ops);
 	for (int k = 0; k < PROJ_NR_CLASSES; k++)
 		printf(" %8.3f", r->xfer[k] / ops);
 	printf(" %10.1f..%-11.1f %12.1f  %s\n", r->ns_overlap / ops, r->ns_serial / ops,
-	       pj_per_s(r, (double)l.contended), *l.role ? l.role : "-");
+	       bench_proj_per_s(r, (double)l.contended), *l.role ? l.role : "-");
 	if (r->reads) {
 		const double n = (double)r->reads;
 
@@ -194,129 +167,38 @@ static void pj_print_locks(const char *algo, const struct proj_result *r, double
 	if (!r->nr_locks) {
 		printf("#   %s\n", r->lock_acq ? "the model gave no table by role" : "none taken");
 	} else {
-		const struct pj_lock l = pj_top_lock(r);
+		const struct bench_proj_lock l = bench_proj_top_lock(r);
 
 		printf("  %-40s %14s %14s %12s %12s\n", "role", "acquisitions/s", "contended/s", "wait s/s",
 		       "hold s/s");
 		for (int i = 0; i < r->nr_locks && i < PROJ_MAX_LOCK_STATS; i++) {
 			const struct proj_lock_stat *k = &r->locks[i];
 
-			printf("  %-40s %14.1f %14.1f %12.6f %12.6f\n", k->role, pj_per_s(r, (double)k->acq),
-			       pj_per_s(r, (double)k->contended), pj_per_s(r, k->wait_ns / 1e9),
-			       pj_per_s(r, k->hold_ns / 1e9));
+			printf("  %-40s %14.1f %14.1f %12.6f %12.6f\n", k->role, bench_proj_per_s(r, (double)k->acq),
+			       bench_proj_per_s(r, (double)k->contended), bench_proj_per_s(r, k->wait_ns / 1e9),
+			       bench_proj_per_s(r, k->hold_ns / 1e9));
 		}
 		printf("# %s: most wait: %s, %.6f s/s waited, %.1f contended acquisitions/s\n", algo, l.role,
-		       pj_per_s(r, l.wait_ns / 1e9), pj_per_s(r, (double)l.contended));
+		       bench_proj_per_s(r, l.wait_ns / 1e9), bench_proj_per_s(r, (double)l.contended));
 	}
 	/* the model's real seconds vary from run to run: JSON's model_seconds has them, the text stays byte-identical */
 	(void)secs;
 	printf("# model: %s: %ld virtual-thread switches (its own cost, not the machine's)\n", algo, r->switches);
 }
 
-/*
- * The line in the order of bench_proj_fields (schema.h), and only its rows:
- * v holds every figure (nested as the paths say); a row v lacks is a bug here.
- */
-static json_t *pj_line_from_table(json_t *v)
-{
-	json_t *line = json_object();
-
-	for (int f = 0; f < bench_proj_nr_fields; f++) {
-		const char *path = bench_proj_fields[f].path, *dot = strchr(path, '.');
-		json_t *x;
-
-		if (!dot) {
-			x = json_object_get(v, path);
-			if (!x)
-				die("project: no '%s' for the JSON line (bench/schema.h)", path);
-			json_object_set_new(line, path, json_is_object(x) ? json_object() : json_incref(x));
-		} else {
-			char parent[64];
-
-			snprintf(parent, sizeof(parent), "%.*s", (int)(dot - path), path);
-			x = json_object_get(json_object_get(v, parent), dot + 1);
-			if (!x || !json_object_get(line, parent))
-				die("project: no '%s' for the JSON line (bench/schema.h)", path);
-			json_object_set(json_object_get(line, parent), dot + 1, x);
-		}
-	}
-	json_decref(v);
-	return line;
-}
-
-/* The settings of issue 27.3 and 27.7 into line: 0, or -1 out of memory. */
-static int pj_json_setup(json_t *line, const struct pj_opts *o, const struct topo *topo)
-{
-	const int slots = o->slots ? o->slots : bench_proj_default_slots(topo, o->threads, pj_readers(o));
-
-	return json_object_set_new(line, "slots", json_integer(slots)) ||
-	       json_object_set_new(line, "nr_stats", json_integer(o->nr_stats)) ||
-	       json_object_set_new(line, "seed", json_integer(o->seed)) ||
-	       json_object_set_new(line, "jitter", json_integer(!o->no_jitter)) ||
-	       json_object_set_new(line, "slice_ms", json_real(o->slice_ms)) ||
-	       json_object_set_new(line, "virtual_threads_per_pu",
-				   json_real((double)(o->threads + pj_readers(o)) / o->nr_pus_used)) ? -1 : 0;
-}
-
-/* The lock figures of issue 27.6 into line (lock_role, lock_hold_s_per_s, locks): 0, or -1 out of memory. */
-static int pj_json_locks(json_t *line, const struct proj_result *r)
-{
-	const struct pj_lock l = pj_top_lock(r);
-	json_t *a = json_array();
-
-	if (!a)
-		return -1;
-	for (int i = 0; i < r->nr_locks && i < PROJ_MAX_LOCK_STATS; i++) {
-		const struct proj_lock_stat *k = &r->locks[i];
-
-		if (json_array_append_new(a, json_pack("{s:s,s:I,s:I,s:f,s:f,s:f,s:f}", "role", k->role,
-						       "acquisitions", (json_int_t)k->acq, "contended",
-						       (json_int_t)k->contended, "acquisitions_per_s",
-						       pj_per_s(r, (double)k->acq), "contended_per_s",
-						       pj_per_s(r, (double)k->contended), "wait_s_per_s",
-						       pj_per_s(r, k->wait_ns / 1e9), "hold_s_per_s",
-						       pj_per_s(r, k->hold_ns / 1e9)))) {
-			json_decref(a);
-			return -1;
-		}
-	}
-	return json_object_set_new(line, "locks", a) || json_object_set_new(line, "lock_role", json_string(l.role)) ||
-	       json_object_set_new(line, "lock_hold_s_per_s", json_real(pj_per_s(r, l.hold_ns / 1e9))) ||
-	       json_object_set_new(line, "model_switches", json_integer(r->switches)) ||
-	       json_object_set_new(line, "starved", json_integer(r->starved)) ||
-	       json_object_set_new(line, "starved_why", json_string(r->starved_why)) ? -1 : 0;
-}
-
+/* One JSON line of algo's projection as o asked for it (bench_proj_print_json). */
 static void pj_print_json(const struct pj_opts *o, const char *algo, const struct topo *topo,
 			  const struct proj_calib *cal, const struct proj_result *r, double secs)
 {
-	json_t *x = json_object(), *rx = json_object();
-	const double ops = r->ops ? (double)r->ops : 1, n = r->reads ? (double)r->reads : 1;
-	const struct pj_lock l = pj_top_lock(r);
-	json_t *line;
+	const struct bench_proj_line l = {
+		.algo = algo, .workload = o->workload, .shape = o->shape, .placement = o->placement,
+		.threads = o->threads, .readers = pj_readers(o), .topo = topo, .cal = cal,
+		.slots = o->slots ? o->slots : bench_proj_default_slots(topo, o->threads, pj_readers(o)),
+		.nr_stats = o->nr_stats, .seed = o->seed, .jitter = !o->no_jitter, .slice_ms = o->slice_ms,
+		.nr_pus_used = o->nr_pus_used,
+	};
 
-	for (int k = 0; k < PROJ_NR_CLASSES; k++) {
-		json_object_set_new(x, proj_class_names[k], json_real(r->xfer[k] / ops));
-		json_object_set_new(rx, proj_class_names[k], json_real(r->rxfer[k] / n));
-	}
-	line = json_pack("{s:s,s:i,s:s,s:s,s:s,s:i,s:i,s:s,s:s,s:s,s:s,s:I,s:I,s:o,s:{s:f,s:f},s:o,s:{s:f,s:f},"
-			 "s:f,s:f,s:I,s:f,s:f,s:f}",
-			 "kind", "projected", "schema", BENCH_SCHEMA_VERSION, "algo", algo, "workload", o->workload,
-			 "shape", o->shape, "threads", o->threads, "readers",
-			 strcmp(o->workload, "readers") ? 0 : o->readers, "placement", o->placement,
-			 "topology", topo_spec(topo), "calibration", cal->source, "calibration_name", cal->name,
-			 "ops", (json_int_t)r->ops, "reads", (json_int_t)r->reads,
-			 "transfers_per_op", x, "ns_per_op", "overlap", r->ns_overlap / ops, "serial",
-			 r->ns_serial / ops, "read_transfers", rx, "ns_per_read", "overlap", r->rns_overlap / n,
-			 "serial", r->rns_serial / n, "virtual_s", r->elapsed_ns / 1e9, "lock_contended_per_s",
-			 pj_per_s(r, (double)l.contended), "lock_acquisitions", (json_int_t)l.acq, "lock_wait_s_per_s",
-			 pj_per_s(r, l.wait_ns / 1e9), "model_seconds", secs, "model_accesses", r->accesses);
-	if (!line || pj_json_setup(line, o, topo) || pj_json_locks(line, r))
-		die("project: out of memory");
-	line = pj_line_from_table(line);
-	json_dumpf(line, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	putchar('\n');
-	json_decref(line);
+	bench_proj_print_json(stdout, &l, r, secs, NULL);
 }
 
 /* ---- validation ---- */
@@ -816,24 +698,6 @@ static void pj_parse_algo_list(struct pj_opts *o)
 	bench_check_algo_options(o->options, o->flush_period_ms, code, o->nr_names);
 }
 
-static int pj_int_cmp(const void *a, const void *b)
-{
-	const int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Distinct values of v[0..n), sorting v. */
-static int pj_distinct(int *v, int n)
-{
-	int d = n > 0;
-
-	qsort(v, (size_t)n, sizeof(*v), pj_int_cmp);
-	for (int i = 1; i < n; i++)
-		d += v[i] != v[i - 1];
-	return d;
-}
-
 /* A projection's arguments, all refused before anything is printed. */
 static void pj_check_args(struct pj_opts *o, const struct topo *topo)
 {
@@ -868,7 +732,7 @@ static void pj_check_args(struct pj_opts *o, const struct topo *topo)
 	pus = bench_xcalloc((size_t)(o->threads + pj_readers(o)), sizeof(int));
 	if (topo_place(topo, o->placement, o->threads + pj_readers(o), pus, NULL, err, sizeof(err)))
 		die("project: %s", err);
-	o->nr_pus_used = pj_distinct(pus, o->threads + pj_readers(o));
+	o->nr_pus_used = bench_proj_pus_used(pus, o->threads + pj_readers(o));
 	free(pus);
 }
 

@@ -3,7 +3,9 @@
 #ifndef BENCH_PROJECT_H
 #define BENCH_PROJECT_H
 
+#include <jansson.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../project/proj.h"
 
@@ -64,5 +66,49 @@ int bench_proj_raw(const char *algo);
 
 /* Project one algorithm as q says (dies on bad input); secs: the model's own run time. */
 void bench_project_one(const struct bench_proj_req *q, struct proj_result *res, double *secs);
+
+/*
+ * The lock a projection names: the one with the most wait, locks[0] of the
+ * model's table (sorted so); a model that fills no table (before issue 27's)
+ * gives its one lock's figures with no role ("").
+ */
+struct bench_proj_lock {
+	const char *role;
+	long acq, contended;
+	double wait_ns, hold_ns;
+};
+struct bench_proj_lock bench_proj_top_lock(const struct proj_result *r);
+/* x per virtual second of r's measured window (0 for an empty one). */
+double bench_proj_per_s(const struct proj_result *r, double x);
+/* Distinct PUs of pus[0..n) (sorts pus): where a projection's threads run, time-shared past n of them. */
+int bench_proj_pus_used(int *pus, int n);
+
+/*
+ * What a projected JSON line says of its configuration beside the model's
+ * figures, every field as the model ran it (defaults resolved): the
+ * settings of `ctrbench project` and of `scenario --project` alike.
+ */
+struct bench_proj_line {
+	const char *algo;
+	const char *workload;		/* the workload the model ran (bench_workload_name) */
+	const char *shape, *placement;
+	int threads, readers;		/* readers: 0 outside the readers workload */
+	const struct topo *topo;
+	const struct proj_calib *cal;
+	int slots, nr_stats;
+	long seed;
+	int jitter;			/* 1: readers' pauses jittered */
+	double slice_ms;
+	int nr_pus_used;		/* distinct PUs the threads and readers run on (bench_proj_pus_used) */
+};
+
+/*
+ * One line of kind "projected" on f, flushed (a caller that projects for
+ * minutes keeps every line done): bench_proj_fields (bench/schema.h), in
+ * order, then the members of extra (NULL: none) after them; extra is
+ * consumed.  secs: the model's own run time.  Dies out of memory.
+ */
+void bench_proj_print_json(FILE *f, const struct bench_proj_line *l, const struct proj_result *r, double secs,
+			   json_t *extra);
 
 #endif /* BENCH_PROJECT_H */

@@ -5,7 +5,9 @@
 # header gives nr_stats, the kernel's count of memcg stat items with its source, and slots, the
 # modelled machine's CPUs; stat-read-storm projects seed 004's regime (readers outnumbering the PUs) on
 # the measured storm's tree:50x5 (it projected PUs - 20 readers of a 1111-node tree), with the lone
-# read beside the posted figures for read=spin and read=mutex.
+# read beside the posted figures for read=spin and read=mutex.  With --format json, one line per
+# projected configuration: project --format json's fields, then the scenario and the table cell it
+# stands for, written as each finishes; the table stays the default and unchanged.
 # Prints "ok - ..." / "not ok - ..." per check.  Usage: cli_scenario_project.sh [CTRBENCH_BINARY]
 set -u
 cd "$(dirname "$0")/.."
@@ -49,3 +51,129 @@ check "scenario --project --readers on a projection without readers: exit 2, one
 	 [ ! -s "$tmp/x.out" ] && [ "$(wc -l <"$tmp/x.err")" -eq 1 ] && grep -q "readers 5" "$tmp/x.err"'
 check "stat-read-storm --project: the posted storm and lone figures beside" eval \
 	'[ "$(grep -cE "5-10 ms.* 0.02-0.05 ms$" "$tmp/r.out")" -eq 2 ]'
+
+# --- --format json: a line per projected configuration, the table's cell named -------------------
+"$B" schema >"$tmp/schema.json"
+# every line: project --format json's fields (projected_fields) in order with their types, then the
+# scenario, the row and column of its table and the options the model was given; argv[2]: the scenario
+cat >"$tmp/lines.py" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["projected_fields"]
+types = {"string": str, "integer": int, "number": (int, float), "object": dict, "array": list}
+want = [r["path"] for r in rows] + ["scenario", "row", "column", "options"]
+text = open(sys.argv[3]).read()
+assert text.endswith("\n"), "no complete last line"
+lines = [json.loads(x) for x in text.split("\n")[:-1]]
+assert lines, "no line"
+for o in lines:
+    flat = []
+    for k, v in o.items():
+        flat.append(k)
+        if isinstance(v, dict):
+            flat += ["%s.%s" % (k, m) for m in v]
+    assert flat == want, (flat, want)
+    for r in rows:
+        head, _, tail = r["path"].partition(".")
+        v = o[head][tail] if tail else o[head]
+        assert isinstance(v, types[r["type"]]) and not isinstance(v, bool), (r, v)
+    assert o["kind"] == "projected" and o["scenario"] == sys.argv[2], o
+    assert o["starved"] == 0 and o["ops"] > 0, (o["row"], o["column"], o["starved_why"])
+print(len(lines))	# the lines' count, for the caller
+PY
+T4="pack:1 l3:2 core:2 pu:1"
+json_of() {	# json_of NAME ARGS...: the lines of scenario NAME --project T4 ARGS --format json in $tmp/NAME.json
+	local name=$1
+	shift
+	timeout 120 "$B" scenario "$name" --project "$T4" "$@" --format json >"$tmp/$name.json" 2>"$tmp/err"
+}
+json_of zswap-store-nolimit --ops 20
+rc=$?
+check "zswap-store-nolimit --format json: exit 0, nothing on stderr" eval '[ $rc -eq 0 ] && [ ! -s "$tmp/err" ]'
+check "zswap-store-nolimit --format json: every line parses, project's fields in order, then the cell" eval \
+	'python3 "$tmp/lines.py" "$tmp/schema.json" zswap-store-nolimit "$tmp/zswap-store-nolimit.json" >/dev/null'
+check "zswap-store-nolimit --format json: a line per cell, depth 1-32 x the four designs, once each" python3 - \
+	"$tmp/zswap-store-nolimit.json" <<'PY'
+import json, sys
+l = [json.loads(x) for x in open(sys.argv[1])]
+cols = ["a_rstat_force", "b_rstat_ratelimit", "c_percpu_hier", "d_page_counter"]
+cells = [(o["row"], o["column"]) for o in l]
+assert cells == [("depth %d" % d, c) for d in (1, 2, 4, 8, 32) for c in cols], cells
+for o in l:
+    assert o["shape"] == "chain:" + o["row"].split()[1] and o["workload"] == "update" and o["threads"] == 20, o
+    assert o["nr_stats"] == 102 and o["placement"] == "scatter" and o["topology"] == "pack:1 l3:2 core:2 pu:1", o
+PY
+# the figures are the table's: each cell's counter band as the table rounds it
+"$B" scenario zswap-store-nolimit --project "$T4" --ops 20 >"$tmp/nolimit.txt" 2>"$tmp/err"
+check "zswap-store-nolimit --format json: each line's ns/op band is its cell of the table" python3 - \
+	"$tmp/zswap-store-nolimit.json" "$tmp/nolimit.txt" <<'PY'
+import json, sys
+l = [json.loads(x) for x in open(sys.argv[1])]
+table = {}
+for t in open(sys.argv[2]):
+    parts = [p.strip() for p in t.split("|")]
+    if len(parts) == 13 and parts[0].split()[-1].isdigit():     # "depth D" and 3 cells per design
+        table[parts[0].split()[1]] = [parts[1 + 3 * k] for k in range(4)]
+assert len(table) == 5 and len(l) == 20, (table, len(l))
+for i, o in enumerate(l):
+    band = "%.0f..%.0f" % (o["ns_per_op"]["overlap"], o["ns_per_op"]["serial"])
+    assert table[o["row"].split()[1]][i % 4] == band, (o["row"], o["column"], band, table[o["row"].split()[1]])
+PY
+
+json_of shrinker-count --ops 20
+rc=$?
+check "shrinker-count --format json: exit 0, nothing on stderr" eval '[ $rc -eq 0 ] && [ ! -s "$tmp/err" ]'
+check "shrinker-count --format json: every line parses, project's fields in order, then the cell" eval \
+	'python3 "$tmp/lines.py" "$tmp/schema.json" shrinker-count "$tmp/shrinker-count.json" >/dev/null'
+check "shrinker-count --format json: shrinker=Y and N for designs (a) and (b); Y has the shrinkers, the flush lock" \
+	python3 - "$tmp/shrinker-count.json" <<'PY'
+import json, sys
+l = [json.loads(x) for x in open(sys.argv[1])]
+cells = [(o["row"], o["column"], o["algo"], o["workload"], o["readers"]) for o in l]
+assert cells == [("shrinker=Y", "a_rstat_force", "rstat_force", "readers", 4),
+                 ("shrinker=Y", "b_rstat_ratelimit", "rstat_ratelimit", "readers", 4),
+                 ("shrinker=N", "a_rstat_force", "rstat_force", "update", 0),
+                 ("shrinker=N", "b_rstat_ratelimit", "rstat_ratelimit", "update", 0)], cells
+assert all(o["shape"] == "tree:4x4" and "update=memcg" in o["options"].split(",") for o in l), l
+assert [k["role"] for k in l[0]["locks"]][0] == "flush lock" and l[0]["reads"] > 0, l[0]["locks"]
+PY
+
+json_of stat-read-storm --readers 8
+rc=$?
+check "stat-read-storm --format json: exit 0, nothing on stderr" eval '[ $rc -eq 0 ] && [ ! -s "$tmp/err" ]'
+check "stat-read-storm --format json: every line parses, project's fields in order, then the cell" eval \
+	'python3 "$tmp/lines.py" "$tmp/schema.json" stat-read-storm "$tmp/stat-read-storm.json" >/dev/null'
+check "stat-read-storm --format json: spin and mutex, each its lone read (1 reader) and its storm (--readers 8)" \
+	python3 - "$tmp/stat-read-storm.json" <<'PY'
+import json, sys
+l = [json.loads(x) for x in open(sys.argv[1])]
+cells = [(o["row"], o["column"], o["readers"]) for o in l]
+assert cells == [("spin", "lone read", 1), ("spin", "storm", 8), ("mutex", "lone read", 1), ("mutex", "storm", 8)], cells
+assert all("read=" + o["row"] in o["options"].split(",") and o["reads"] > 0 and o["ns_per_read"]["serial"] > 0
+           for o in l), l
+PY
+
+# the table stays the default: --format table prints it byte for byte, and no JSON line in it
+"$B" scenario zswap-store-nolimit --project "$T4" --ops 20 --format table >"$tmp/table.txt" 2>"$tmp/err"
+check "scenario --project: --format table is the default's output, byte for byte, and no JSON in it" eval \
+	'cmp -s "$tmp/table.txt" "$tmp/nolimit.txt" && ! grep -q "^{" "$tmp/nolimit.txt" &&
+	 grep -q "^# growth depth 32 / depth 1" "$tmp/nolimit.txt"'
+
+# lines as each configuration finishes: stopped after the first of zswap-store-limit's (its forced
+# flush on 4 PUs takes the model seconds per depth), the file holds those, each a complete line
+"$B" scenario zswap-store-limit --project "$T4" --ops 10 --format json >"$tmp/part.json" 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 1200); do
+	[ "$(wc -l <"$tmp/part.json")" -ge 4 ] && break
+	kill -0 $pid 2>/dev/null || break
+	sleep 0.1
+done
+kill -TERM $pid 2>/dev/null
+wait $pid
+rc=$?
+check "scenario --project --format json stopped: the lines done before it, each complete, depth 1 first" eval \
+	'[ $rc -ne 0 ] && n=$(python3 "$tmp/lines.py" "$tmp/schema.json" zswap-store-limit "$tmp/part.json") &&
+	 [ "$n" -ge 4 ] && [ "$n" -lt 20 ] &&
+	 [ "$(head -4 "$tmp/part.json" | grep -c "\"row\":\"depth 1\"")" -eq 4 ]'
+
+BADVAL="unknown format 'xml'" bad scenario shrinker-count --project "$T4" --format xml
+BADVAL="--format" bad scenario stat-read-storm --project "$T4" --format

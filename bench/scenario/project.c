@@ -10,9 +10,12 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../../topology/topo.h"
 #include "../cli.h"
@@ -46,6 +49,24 @@ static int scn_proj_read_node(int node, int *out, char *err, size_t errlen)
 	return -ENOTSUP;
 }
 
+/* c's JSON line (--format json): as `ctrbench project` writes it, with the scenario's cell after it. */
+static void scn_project_json(const struct scn_proj *p, const struct scn_proj_cfg *c, const struct proj_config *pc,
+			     const struct proj_result *res, int pus_used, double secs)
+{
+	const struct bench_proj_line l = {
+		.algo = c->algo, .workload = bench_workload_name(pc->workload), .shape = c->shape,
+		.placement = c->placement ? c->placement : "compact", .threads = pc->threads, .readers = pc->readers,
+		.topo = p->topo, .cal = p->cal, .slots = pc->slots, .nr_stats = pc->nr_stats, .seed = (long)pc->seed,
+		.jitter = pc->jitter, .slice_ms = pc->slice_ns / 1e6, .nr_pus_used = pus_used,
+	};
+	json_t *cell = json_pack("{s:s,s:s,s:s,s:s}", "scenario", p->s->name, "row", c->row ? c->row : "",
+				 "column", c->column ? c->column : "", "options", pc->options ? pc->options : "");
+
+	if (!cell)
+		die("scenario: out of memory");
+	bench_proj_print_json(p->json, &l, res, secs, cell);
+}
+
 int scn_project_run(const struct scn_proj *p, const struct scn_proj_cfg *c, struct proj_result *res, char *err,
 		    size_t errlen)
 {
@@ -56,6 +77,7 @@ int scn_project_run(const struct scn_proj *p, const struct scn_proj_cfg *c, stru
 	char opt[256], why[256];
 	const char *bad;
 	int *pus, wrapped, ret;
+	struct timespec t0, t1;
 
 	if (!a) {
 		snprintf(err, errlen, "unknown algorithm '%s'", c->algo);
@@ -103,7 +125,13 @@ int scn_project_run(const struct scn_proj *p, const struct scn_proj_cfg *c, stru
 	pc.seed = BENCH_PROJ_SEED;
 	pc.jitter = 1;
 	pc.nr_stats = SCN_MEMCG_NR_STATS;
+	pc.slice_ns = BENCH_PROJ_SLICE_MS * 1e6;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = proj_run(&pc, res, err, errlen);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (!ret && p->json)
+		scn_project_json(p, c, &pc, res, bench_proj_pus_used(pus, n),
+				 (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 out:
 	free(pus);
 	bench_shape_free(&s);
@@ -117,6 +145,7 @@ int scn_project_main(const struct scn *s, int argc, char **argv)
 		{ "calibration", required_argument, NULL, 'c' },
 		{ "ops", required_argument, NULL, 'n' },
 		{ "readers", required_argument, NULL, 'r' },
+		{ "format", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *spec = NULL, *calib = NULL;
@@ -125,8 +154,16 @@ int scn_project_main(const struct scn *s, int argc, char **argv)
 	struct scn_proj p = { .s = s, .ops = 300, .cal = &cal, .seeds = &seeds };
 	struct topo *topo;
 	char err[256];
-	int opt;
+	int opt, json = 0;
 
+	/*
+	 * jansson's hash seed, fixed before any JSON object exists: drawn at
+	 * random, it changes the harness's heap between one projection and the
+	 * next under --format json, and the model's figures depend on where
+	 * libctr's allocations land (project/rt.c: proj_malloc is malloc), so
+	 * the same command gave other figures from run to run.
+	 */
+	json_object_seed(1);
 	opterr = 0;
 	optind = 2;
 	while ((opt = bench_getopt(argc, argv, opts)) != -1) {
@@ -135,12 +172,13 @@ int scn_project_main(const struct scn *s, int argc, char **argv)
 		case 'c': calib = optarg; break;
 		case 'n': p.ops = bench_parse_int("ops", optarg, 10, 1000000); break;
 		case 'r': p.readers = bench_parse_int("readers", optarg, 1, 100000); break;
+		case 'f': json = bench_parse_table_json("scenario --project", optarg); break;
 		default: bench_die_getopt(opt, argv);
 		}
 	}
 	if (optind < argc)
-		die("scenario %s --project: unexpected argument '%s' (takes --calibration, --ops and --readers)", s->name,
-		    argv[optind]);
+		die("scenario %s --project: unexpected argument '%s' (takes --calibration, --ops, --readers and --format)",
+		    s->name, argv[optind]);
 	if (!s->project)
 		die("scenario %s: no projection (%s)", s->name, scn_projected_names(err, sizeof(err)));
 	if (p.readers && !s->project_readers)
@@ -153,6 +191,17 @@ int scn_project_main(const struct scn *s, int argc, char **argv)
 		die("scenario: %s", err);
 	p.topo = topo;
 	bench_seeds_load(&seeds);
+	if (json) {
+		/*
+		 * The lines on stdout, the table (which each scenario prints as it
+		 * projects) into /dev/null: one definition of each projection, its
+		 * table code unchanged, and nothing on stdout but JSON lines.
+		 */
+		const int fd = dup(STDOUT_FILENO);
+
+		if (fd < 0 || !(p.json = fdopen(fd, "w")) || !freopen("/dev/null", "w", stdout))
+			die("scenario: --format json: cannot set stdout aside: %s", strerror(errno));
+	}
 	printf("# scenario %s, PROJECTED on %s (%d PUs): model, not measured (docs/projection.md)\n# calibration: %s\n",
 	       s->name, topo_spec(topo), topo_nr_pus(topo), cal.source);
 	printf("# nr_stats %d (%s); slots %d (the modelled machine's possible CPUs; one per thread where there are more threads)\n",
@@ -160,6 +209,8 @@ int scn_project_main(const struct scn *s, int argc, char **argv)
 	if (seeds.why)	/* the posted columns then say nan or - */
 		printf("# seed figures: %s %s (set CTRBENCH_SEEDS to tables.csv): none shown\n", seeds.path, seeds.why);
 	s->project(&p);
+	if (p.json && fclose(p.json))
+		die("scenario: --format json: writing stdout: %s", strerror(errno));
 	bench_seeds_free(&seeds);
 	topo_free(topo);
 	return 0;

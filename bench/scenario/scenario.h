@@ -17,6 +17,7 @@
 #define BENCH_SCENARIO_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../bench.h"
 #include "../exec.h"
@@ -144,6 +145,12 @@ struct scn_proj {
 	const struct bench_seeds *seeds;	/* the posted figures, beside the projected ones */
 	long ops;				/* --ops: operations per projected worker */
 	int readers;				/* --readers: readers of a projection that has them (0: its own) */
+	/*
+	 * --format json: where each projected configuration's line goes, as
+	 * scn_project_run finishes it (stdout; the scenario's table, printed
+	 * as ever, then goes nowhere); NULL: the table alone.
+	 */
+	FILE *json;
 };
 
 /* The seed's four designs: its column in tables.csv and the algorithm measured for it (data). */
@@ -269,12 +276,22 @@ struct scn_proj_cfg {
 	int64_t work_ns, read_interval_ns;
 	long ops, reads, warmup;	/* per updater, per reader, per thread before the counts */
 	double limit_headroom;		/* charging workloads: the measured run's headroom (0: the workload's) */
+	/*
+	 * The cell of the projected table it stands for, as the table labels
+	 * it ("depth 8" and "a_rstat_force"; "shrinker=Y" and "a_rstat_force";
+	 * "spin" and "storm"): its JSON line's "row" and "column" (NULL: "").
+	 */
+	const char *row, *column;
 };
 
 /*
  * Project c on p's machine with slots = its PUs (possible CPUs; at least
  * one per thread) and SCN_MEMCG_NR_STATS stats per node; 0, or -errno and a
  * line in err (the model's refusal, or a configuration it cannot express).
+ * With p->json, each configuration it projects is written there as one
+ * line: `ctrbench project --format json`'s fields (bench_proj_fields),
+ * then "scenario", "row", "column" and "options" (what the model was given,
+ * update=memcg included).
  */
 int scn_project_run(const struct scn_proj *p, const struct scn_proj_cfg *c, struct proj_result *res, char *err,
 		    size_t errlen);

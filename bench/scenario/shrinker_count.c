@@ -166,7 +166,7 @@ static void scn_shrinker_project(const struct scn_proj *p)
 				.shape = SCN_SHRINKER_SHAPE, .threads = SCN_SEED_WORKERS, .readers = SCN_SHRINKERS,
 				.read_node = SCN_SHRINKER_READ_NODE, .placement = "scatter", .work_ns = 35000,
 				.read_interval_ns = SCN_SHRINKER_INTERVAL_US * 1000, .ops = p->ops, .reads = p->ops,
-				.warmup = p->ops / 10,
+				.warmup = p->ops / 10, .row = row, .column = scn_designs[k].column,
 			};
 			struct proj_result r;
 			const char *lock;

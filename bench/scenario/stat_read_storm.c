@@ -269,13 +269,14 @@ out:
 
 /* One projected row: design (a) under read=strategy with readers of node read_node (BENCH_READ_*). */
 static int scn_storm_proj_one(const struct scn_proj *p, const char *strategy, int readers, int read_node,
-			      int interval_us, struct proj_result *r, char *err, size_t errlen)
+			      int interval_us, const char *column, struct proj_result *r, char *err, size_t errlen)
 {
 	char opt[32];
 	const struct scn_proj_cfg pc = {
 		.algo = scn_designs[0].algo, .workload = BENCH_READERS, .shape = SCN_STORM_SHAPE,
 		.threads = topo_nr_pus(p->topo), .readers = readers, .read_node = read_node, .options = opt,
 		.work_ns = 35000, .read_interval_ns = (int64_t)interval_us * 1000, .ops = 1, .reads = 3, .warmup = 1,
+		.row = strategy, .column = column,
 	};
 
 	snprintf(opt, sizeof(opt), "read=%s", strategy);
@@ -317,11 +318,12 @@ static void scn_read_storm_project(const struct scn_proj *p)
 
 		snprintf(posted, sizeof(posted), "%s %s%s", g ? g->value : "-", g ? g->unit : "", tail[k]);
 		snprintf(plone, sizeof(plone), "%s %s", lone_g ? lone_g->value : "-", lone_g ? lone_g->unit : "");
-		if (scn_storm_proj_one(p, strat[k], 1, 0, SCN_STORM_LONE_INTERVAL_US, &lone, err, sizeof(err)))
+		if (scn_storm_proj_one(p, strat[k], 1, 0, SCN_STORM_LONE_INTERVAL_US, "lone read", &lone, err,
+				       sizeof(err)))
 			die("scenario %s --project: read=%s, lone reader: %s", p->s->name, strat[k], err);
 		lmean = lone.reads ? lone.rns_serial / (double)lone.reads : NAN;
 		refused = scn_storm_proj_one(p, strat[k], readers, SCN_STORM_READ_NODE,
-					     SCN_STORM_INTERVAL_US, &r, rerr, sizeof(rerr));
+					     SCN_STORM_INTERVAL_US, "storm", &r, rerr, sizeof(rerr));
 		if (refused) {
 			/* the lone read stands; the storm needs what the model lacks, said in its row */
 			printf("%-10s %14s %14s %14.0f %11s %26s %16s\n", strat[k], "-", "-", lmean, "-", posted, plone);

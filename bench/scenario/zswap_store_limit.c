@@ -162,14 +162,15 @@ static void scn_store_one(const struct scn_proj *p, int limit, int k, int depth,
 			  double *hi)
 {
 	struct proj_result r;
-	char shape[32], err[512];
+	char shape[32], row[32], err[512];
 	const struct scn_proj_cfg pc = {
 		.algo = scn_designs[k].algo, .workload = limit ? BENCH_STORE : BENCH_UPDATE, .shape = shape,
 		.threads = SCN_SEED_WORKERS, .placement = "scatter", .work_ns = work, .ops = p->ops,
-		.warmup = p->ops / 10, .limit_headroom = p->s->headroom,
+		.warmup = p->ops / 10, .limit_headroom = p->s->headroom, .row = row, .column = scn_designs[k].column,
 	};
 
 	snprintf(shape, sizeof(shape), "chain:%d", depth);
+	snprintf(row, sizeof(row), "depth %d", depth);
 	if (scn_project_run(p, &pc, &r, err, sizeof(err)))
 		die("scenario %s --project: %s on %s: %s", p->s->name, pc.algo, shape, err);
 	*lo = r.ns_overlap / (double)r.ops;
@@ -209,6 +210,8 @@ void scn_store_project(const struct scn_proj *p, int limit)
 		}
 		printf("\n");
 	}
+	if (p->json)
+		return;	/* the growth line projects depth 32 again: its lines are the table's */
 	printf("# growth depth 32 / depth 1, projected total vs posted:");
 	for (int k = 0; k < 4; k++) {
 		double lo, hi;
