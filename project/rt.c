@@ -46,6 +46,8 @@ struct proj_region {
 static struct proj_region *rt_regions;	/* sorted by lo */
 static int rt_nr, rt_cap, rt_next_index;
 static int rt_recording;
+#define CTR_RT_ROUND(x) (((x) + 15) & ~(size_t)15)
+static void rt_arena_reset(void);	/* the allocator's, below */
 static struct proj_access *rt_trace;
 static int rt_trace_cap, rt_trace_len;
 
@@ -123,6 +125,7 @@ static void rt_remove(void *p)
 
 void proj_rt_reset(void)
 {
+	rt_arena_reset();
 	rt_nr = 0;
 	rt_next_index = 0;
 	rt_trace_len = 0;
@@ -290,26 +293,125 @@ int proj_posix_memalign(void **pp, size_t al, size_t n);
 void *proj_mmap(void *a, size_t n, int prot, int fl, int fd, off_t off);
 int proj_munmap(void *a, size_t n);
 
-void *proj_malloc(size_t n) { void *p = malloc(n); rt_add(p, n); return p; }
-void *proj_calloc(size_t k, size_t n) { void *p = calloc(k, n); rt_add(p, k * n); return p; }
+/*
+ * While a projection records, the tree's memory comes from an arena of its
+ * own, handed out in order from the same place every time: where each
+ * allocation lands within its lines (which fields share a line, which
+ * straddle two) is then the same whatever the harness allocated before (a
+ * JSON library's hashing, an earlier projection), and so are the figures.
+ * Each block is 16-byte aligned with a 16-byte header, as glibc's malloc
+ * gives them; a freed block is not reused within a projection (the tree's
+ * blocks are few: its nodes, slots, a queued lock's waiters), and
+ * proj_rt_reset returns the pages.  Outside a recording, and if the
+ * arena cannot be mapped or is full, the C library's allocator serves.
+ */
+#define RT_ARENA_SIZE ((size_t)16 << 30)	/* reserved, not committed: pages come on first touch */
+#define RT_HDR 16				/* the block's size, before it */
+static char *rt_arena;
+static size_t rt_arena_used;
+static int rt_arena_failed;
+
+static inline int rt_in_arena(const void *p)
+{
+	return rt_arena && (uintptr_t)p - (uintptr_t)rt_arena < RT_ARENA_SIZE;
+}
+
+static void *rt_arena_alloc(size_t al, size_t n)
+{
+	uintptr_t p;
+
+	if (!rt_recording || rt_arena_failed)
+		return NULL;
+	if (!rt_arena) {
+		void *m = mmap(NULL, RT_ARENA_SIZE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (m == MAP_FAILED) {
+			rt_arena_failed = 1;
+			return NULL;
+		}
+		rt_arena = m;
+	}
+	if (al < 16 || (al & (al - 1)))
+		al = 16;
+	p = (uintptr_t)rt_arena + rt_arena_used + RT_HDR;
+	p = (p + al - 1) & ~(uintptr_t)(al - 1);
+	if (n > RT_ARENA_SIZE || p - (uintptr_t)rt_arena > RT_ARENA_SIZE - n)
+		return NULL;
+	*(size_t *)(p - RT_HDR) = n;
+	rt_arena_used = CTR_RT_ROUND(p + n - (uintptr_t)rt_arena);
+	return (void *)p;
+}
+
+/* The arena empty again (a projection starts): its pages back to the system, zero when touched again. */
+static void rt_arena_reset(void)
+{
+	if (rt_arena && rt_arena_used)
+		madvise(rt_arena, rt_arena_used, MADV_DONTNEED);
+	rt_arena_used = 0;
+}
+
+static void *rt_alloc(size_t al, size_t n, int zero)
+{
+	void *p = rt_arena_alloc(al, n);
+
+	if (!p) {
+		if (al > 16) {
+			if (posix_memalign(&p, al, n))
+				p = NULL;
+		} else {
+			p = malloc(n);
+		}
+		if (p && zero)
+			memset(p, 0, n);
+	}
+	rt_add(p, n);	/* an arena block is zero: fresh pages, or returned ones */
+	return p;
+}
+
+void *proj_malloc(size_t n) { return rt_alloc(16, n, 0); }
+void *proj_calloc(size_t k, size_t n)
+{
+	if (n && k > (size_t)-1 / n)
+		return NULL;
+	return rt_alloc(16, k * n, 1);
+}
 void *proj_realloc(void *p, size_t n)
 {
 	void *q;
 
-	rt_remove(p);
-	q = realloc(p, n);
-	rt_add(q, n);
+	if (!p)
+		return proj_malloc(n);
+	if (!rt_in_arena(p)) {
+		rt_remove(p);
+		q = realloc(p, n);
+		rt_add(q ? q : p, q ? n : 0);
+		return q;
+	}
+	q = rt_alloc(16, n, 0);
+	if (q) {
+		const size_t old = *(size_t *)((char *)p - RT_HDR);
+
+		memcpy(q, p, old < n ? old : n);
+		rt_remove(p);
+	}
 	return q;
 }
-void proj_free(void *p) { rt_remove(p); free(p); }
-void *proj_aligned_alloc(size_t al, size_t n) { void *p = aligned_alloc(al, n); rt_add(p, n); return p; }
+void proj_free(void *p)
+{
+	rt_remove(p);
+	if (p && !rt_in_arena(p))
+		free(p);
+}
+void *proj_aligned_alloc(size_t al, size_t n) { return rt_alloc(al, n, 0); }
 int proj_posix_memalign(void **pp, size_t al, size_t n)
 {
-	int err = posix_memalign(pp, al, n);
+	void *p = rt_alloc(al, n, 0);
 
-	if (!err)
-		rt_add(*pp, n);
-	return err;
+	if (!p)
+		return ENOMEM;
+	*pp = p;
+	return 0;
 }
 void *proj_mmap(void *a, size_t n, int prot, int fl, int fd, off_t off)
 {

@@ -201,6 +201,7 @@ static void *sim_worker(void *arg)
 	while (!run.stop) {
 		w->steps = 0;
 		w->op_t0 = w->now;
+		w->role_done0 = sim.done_role[w->reader];
 		w->counting = w->done >= warm && w->done < total;
 		if (w->done == warm)
 			w->t0 = w->now;
@@ -216,6 +217,7 @@ static void *sim_worker(void *arg)
 		sim_close_group(w);
 		sim_count(w);
 		sim.idle_steps = 0;
+		sim.done_role[w->reader]++;
 		if (w->now - w->op_t0 > sim.max_op)
 			sim.max_op = w->now - w->op_t0;
 		w->counting = 0;
@@ -280,6 +282,7 @@ static int sim_threads_new(const struct proj_config *cfg, int nthr, int slots)
 		sim.th[i].reader = i >= cfg->threads;
 		sim.th[i].dir = 1;
 		sim.th[i].worker = 1;
+		sim.nr_role[sim.th[i].reader]++;
 		run.slot_node[i] = topo_numa_node_of_pu(cfg->topo, cfg->pus[i]);
 		if (run.slot_node[i] < 0)
 			run.slot_node[i] = 0;

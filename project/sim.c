@@ -262,7 +262,7 @@ void sim_budget_step(void)
 void sim_step_slow(struct sim_thread *t)
 {
 	if (sim.max_op > 0 && t->now - t->op_t0 > SIM_STARVE_NS && t->now - t->op_t0 > SIM_STARVE_X * sim.max_op &&
-	    t->worker &&
+	    t->worker && sim.done_role[t->reader] - t->role_done0 > SIM_STARVE_X * (long)sim.nr_role[t->reader] &&
 	    !sim.starved) {
 		char why[200];
 

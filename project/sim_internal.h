@@ -101,6 +101,7 @@ struct sim_thread {
 	uintptr_t last_load;	/* line of its last access if a load that hit, else 0: a pause parks on it */
 	long pauses_since_clock;	/* pauses since it last read the clock: a timed spin is not parked */
 	double op_t0;		/* when its running operation started */
+	long role_done0;	/* sim.done_role of its kind when it started: what its peers finished since */
 	double stall_hold;	/* the owner's hold it last stalled behind (a burst, sim.c) */
 	int op_strict;		/* this operation made an access that took its turn (not a quiet hit) */
 	int nopreempt;		/* > 0: in what the kernel runs with preemption off (ctr_preempt_disable) */
@@ -152,6 +153,8 @@ struct sim_state_all {
 	int starved;			/* a thread starved past SIM_STARVE_NS: the run stops, what it counted stands */
 	char bail_why[256];
 	double max_op;			/* the longest operation finished (virtual ns): the starvation bound */
+	long done_role[2];		/* operations finished by the updaters [0] and the readers [1] */
+	int nr_role[2];			/* how many workers of each */
 	long max_steps;			/* the watchdog: steps with no operation finished (sim.c) */
 	long idle_steps;
 };
@@ -194,13 +197,16 @@ void sim_bail(const char *why);
 void sim_starve_stop(const char *why);	/* stop the run here: the figures so far stand (run.c says so) */
 
 /*
- * One operation that waits this long (50 ms of virtual time, or 20 times
- * the longest operation finished so far if more) while the others go on is
- * starved: a lock its holder retakes at once after every release (a tight
- * loop, a test-and-set word, whose holder wins every race for the line) is
- * a race the holder always wins in a model with no noise, where a real
- * machine's interrupts and preemption end it sooner or later.  The run
- * stops there and says so.
+ * One operation that waits this long (50 ms of virtual time, and 20 times
+ * the longest operation finished so far), while the threads of its kind
+ * (updaters, readers) finished 20 operations each on average, is
+ * starved (a queue, however long, serves each waiter before any comes
+ * round a second time; a reader at the end of a convoy of a thousand is
+ * not starved, only late).  What starves: a lock its holder retakes at
+ * once after every release (a tight loop, a test-and-set word, whose
+ * holder wins every race for the line), a race the holder always wins in
+ * a model with no noise, where a real machine's interrupts and preemption
+ * end it sooner or later.  The run stops there and says so.
  */
 #define SIM_STARVE_NS 5e7
 #define SIM_STARVE_X 20
