@@ -71,8 +71,9 @@ hop = float(re.search(r"probe transfer: .*?: ([0-9.]+) ns one way", t).group(1))
 wake = float(re.search(r"probe wake-up: .*?: ([0-9]+) ns from post", t).group(1))
 pause = float(re.search(r"probe pause: ([0-9.]+) ns per PAUSE", t).group(1))
 cal = re.search(r"contention: burst ([0-9.]+) RMWs .*wake-up ([0-9]+) ns .*pause ([0-9.]+) ns", t)
-# the burst is printed to 0.1: its product with the handovers is 1 within that rounding
-assert 0 < hand <= 1 and abs(burst * hand - 1) <= 0.05 * hand + 0.01, (hand, burst)
+# the burst is printed to 0.1 and the handovers to 0.001: their product is 1 within both roundings
+# (0.018 handovers and a burst of 54.2 on a loaded host: 0.976, the handovers' rounding alone)
+assert 0 < hand <= 1 and abs(burst * hand - 1) <= 0.05 * hand + 0.0005 * burst + 0.01, (hand, burst)
 assert hop < wake < 3e6, (hop, wake)
 assert 0 < pause < 1000, pause
 assert abs(float(cal.group(1)) - max(burst, 1)) < 0.05 and float(cal.group(2)) == wake and abs(float(cal.group(3)) - pause) < 0.05, cal.groups()
