@@ -574,8 +574,8 @@ static void lim_print(const struct lim_row *rows, int rounds, int json)
 		q = cmp_median_range(ratio, rounds, &rlo, &rhi);
 		if (json)
 			printf("{\"kind\":\"limits\",\"schema\":%d,\"row\":\"%s\",\"limit\":\"%s\","
-			       "\"unit\":\"%s\",\"ns\":%.4f,\"limit_ns\":%.4f,\"ratio\":%.4f,\"ratio_lo\":%.4f,"
-			       "\"ratio_hi\":%.4f,\"rounds\":%d}\n", BENCH_SCHEMA_VERSION, d->what, d->limit,
+			       "\"unit\":\"%s\",\"ns\":%.6g,\"limit_ns\":%.6g,\"ratio\":%.6g,\"ratio_lo\":%.6g,"
+			       "\"ratio_hi\":%.6g,\"rounds\":%d}\n", BENCH_SCHEMA_VERSION, d->what, d->limit,
 			       d->unit, h, l, q, rlo, rhi, rounds);
 		else
 			printf("%-34s %10.3f  %-30s %10.3f  %6.2fx [%6.2f, %6.2f]\n", d->what, h, d->limit, l, q,
