@@ -11,20 +11,30 @@ static int atomic_tree_init(struct ctr_tree *t)
 
 	a->stride = CTR_ROUND_UP((size_t)t->nr_stats, line_words);
 	a->val = ctr_zalloc_aligned(t->nr_nodes * a->stride * sizeof(*a->val));
-	return a->val ? 0 : -ENOMEM;
+	if (!a->val)
+		return -ENOMEM;
+	if (ctr_offsets_init(&a->off, t, a->stride)) {
+		free(a->val);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static void atomic_tree_fini(struct ctr_tree *t)
 {
-	free(ctr_container_of(t, struct ctr_atomic_tree, base)->val);
+	struct ctr_atomic_tree *a = ctr_container_of(t, struct ctr_atomic_tree, base);
+
+	free(a->val);
+	ctr_offsets_fini(&a->off);
 }
 
-/* val: each node's stats on lines of their own. */
+/* val (each node's stats on lines of their own) and the refs' offset lists. */
 static size_t atomic_tree_footprint(struct ctr_tree *t)
 {
 	size_t stride = CTR_ROUND_UP((size_t)t->nr_stats, CTR_CACHELINE / sizeof(int64_t));
 
-	return ctr_alloc_footprint(ctr_size_mul((size_t)t->nr_nodes * stride, sizeof(int64_t)));
+	return ctr_size_add(ctr_alloc_footprint(ctr_size_mul((size_t)t->nr_nodes * stride, sizeof(int64_t))),
+			    ctr_offsets_footprint(t));
 }
 
 const struct ctr_algo ctr_algo_atomic_tree = {

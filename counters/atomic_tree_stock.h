@@ -276,7 +276,43 @@ static inline void ctr_atomic_tree_stock_add(struct ctr_tree *t, int cpu, int no
 		__ctr_ats_counter_add(a, node, 0, delta);	/* forced charge, no limit check */
 	}
 }
-CTR_REF_GENERIC(atomic_tree_stock)	/* a ref of add's arguments (ctr_internal.h) */
+
+/*
+ * A prepared update (ctr_internal.h): the slot's stock (the kernel's
+ * this_cpu_ptr(&memcg_stock)), the node and stat, the batch.  Add reloaded
+ * stock[cpu] and batch after every stock lock and locked op.  The tree
+ * walk of a forced charge is the rare path and takes the tree's lists.
+ */
+struct ctr_atomic_tree_stock_ref {
+	struct ctr_atomic_tree_stock *a;	/* the tree */
+	struct ctr_stock *stock;	/* a->stock[cpu] */
+	int64_t batch;			/* a->batch */
+	int node, stat;			/* what is updated */
+};
+
+static inline struct ctr_atomic_tree_stock_ref ctr_atomic_tree_stock_ref(struct ctr_tree *t, int cpu, int node,
+									    int stat)
+{
+	struct ctr_atomic_tree_stock *a = ctr_container_of(t, struct ctr_atomic_tree_stock, base);
+
+	return (struct ctr_atomic_tree_stock_ref){ a, a->stock[cpu], a->batch, node, stat };
+}
+
+static inline __attribute__((always_inline)) void
+ctr_atomic_tree_stock_ref_add(const struct ctr_atomic_tree_stock_ref *r, int64_t delta)
+{
+	if (r->stat != 0 || delta == 0) {
+		if (delta)
+			__ctr_ats_counter_add(r->a, r->node, r->stat, delta);
+	} else if (delta < 0) {
+		if (delta >= -r->batch)
+			__ctr_ats_refill(r->a, r->stock, r->node, -delta);	/* uncharge into the stock */
+		else
+			__ctr_ats_counter_add(r->a, r->node, 0, delta);	/* too big to keep */
+	} else if (delta > r->batch || !__ctr_ats_consume(r->stock, r->node, delta)) {
+		__ctr_ats_counter_add(r->a, r->node, 0, delta);	/* forced charge, no limit check */
+	}
+}
 
 /* The true charged value: exact at rest, not a snapshot while charges move units. */
 static inline int64_t ctr_atomic_tree_stock_read(struct ctr_tree *t, int node, int stat)

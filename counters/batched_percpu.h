@@ -71,7 +71,45 @@ static inline void ctr_batched_percpu_add(struct ctr_tree *t, int cpu, int node,
 	}
 	atomic_store_explicit(d, x, memory_order_relaxed);
 }
-CTR_REF_GENERIC(batched_percpu)	/* a ref of add's arguments (ctr_internal.h) */
+
+/*
+ * A prepared update (ctr_internal.h): the slot's pending delta and the batch,
+ * what the kernel's __mod_memcg_state fast path has (the per-CPU address
+ * and MEMCG_CHARGE_BATCH); the flush's walk is the rare path and takes the
+ * tree's lists.  Add reloaded delta[cpu], pos[node], nr_stats and batch after
+ * every possible flush (its locked adds are compiler barriers).
+ */
+struct ctr_batched_percpu_ref {
+	struct ctr_batched_percpu *b;	/* for the flush */
+	_Atomic int64_t *d;		/* the slot's pending delta of (node, stat) */
+	int64_t batch;			/* b->batch */
+	int node, stat;			/* for the flush */
+};
+
+static inline struct ctr_batched_percpu_ref ctr_batched_percpu_ref(struct ctr_tree *t, int cpu, int node, int stat)
+{
+	struct ctr_batched_percpu *b = ctr_container_of(t, struct ctr_batched_percpu, base);
+
+	return (struct ctr_batched_percpu_ref){ b, &b->delta[cpu][(size_t)b->pos[node] * t->nr_stats + stat],
+						b->batch, node, stat };
+}
+
+static inline __attribute__((always_inline)) void
+ctr_batched_percpu_ref_add(const struct ctr_batched_percpu_ref *r, int64_t delta)
+{
+	int64_t x = atomic_load_explicit(r->d, memory_order_relaxed) + delta;
+
+	/* as add: one writer, the flush adds before it zeroes */
+	if (__builtin_expect(x > r->batch || x < -r->batch, 0)) {
+		struct ctr_batched_percpu *b = r->b;
+
+		ctr_for_each_ancestor(&b->base, n, r->node)
+			atomic_fetch_add_explicit(&b->total[(size_t)n * b->stride + r->stat], x,
+						  memory_order_relaxed);
+		x = 0;
+	}
+	atomic_store_explicit(r->d, x, memory_order_relaxed);
+}
 
 /* The flushed total: off by at most the pending deltas below the node (see the bound above). */
 static inline int64_t ctr_batched_percpu_read(struct ctr_tree *t, int node, int stat)

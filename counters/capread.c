@@ -13,12 +13,21 @@ static int capread_init(struct ctr_tree *t)
 
 	a->stride = CTR_ROUND_UP((size_t)t->nr_stats, CTR_CACHELINE / sizeof(int64_t));
 	a->val = ctr_zalloc_aligned(t->nr_nodes * a->stride * sizeof(*a->val));
-	return a->val ? 0 : -ENOMEM;
+	if (!a->val)
+		return -ENOMEM;
+	if (ctr_offsets_init(&a->off, t, a->stride)) {
+		free(a->val);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static void capread_fini(struct ctr_tree *t)
 {
-	free(ctr_container_of(t, struct ctr_atomic_tree, base)->val);
+	struct ctr_atomic_tree *a = ctr_container_of(t, struct ctr_atomic_tree, base);
+
+	free(a->val);
+	ctr_offsets_fini(&a->off);
 }
 
 /* read=spin|mutex|sem|batch, as rstat's names go: taken, and changes nothing (an exact counter). */

@@ -24,7 +24,22 @@ static inline void ctr_capread_add(struct ctr_tree *t, int cpu, int node, int st
 {
 	ctr_atomic_tree_add(t, cpu, node, stat, delta);
 }
-CTR_REF_GENERIC(capread)	/* a ref of add's arguments (ctr_internal.h) */
+/* atomic_tree's prepared update (its init builds the same offset lists) */
+static inline struct ctr_atomic_tree_ref ctr_capread_ref(struct ctr_tree *t, int cpu, int node, int stat)
+{
+	return ctr_atomic_tree_ref(t, cpu, node, stat);
+}
+
+#define CTR_REF_ONE_LEVEL_capread 1
+static inline int ctr_capread_ref_one_level(const struct ctr_atomic_tree_ref *r)
+{
+	return ctr_atomic_tree_ref_one_level(r);
+}
+
+static inline __attribute__((always_inline)) void ctr_capread_ref_add(const struct ctr_atomic_tree_ref *r, int64_t delta)
+{
+	ctr_atomic_tree_ref_add(r, delta);
+}
 
 static inline int64_t ctr_capread_read(struct ctr_tree *t, int node, int stat)
 {

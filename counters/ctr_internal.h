@@ -8,8 +8,10 @@
 #ifndef CTR_INTERNAL_H
 #define CTR_INTERNAL_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <time.h>
 
@@ -134,6 +136,44 @@ static inline void ctr_owner_add(_Atomic int64_t *s, int64_t delta)
 }
 
 /*
+ * ctr_owner_add as the kernel's this_cpu_add() compiles on x86-64: one add
+ * to memory (`addq %delta, (slot)`), not locked, which is a load and a store
+ * of the aligned word, each untorn, so a reader sees the old or the new
+ * value, and the one writer loses nothing.  The asm tells the compiler it
+ * writes that word and nothing else, so an inlined loop of them keeps every
+ * address in registers, as with the volatile form, in one instruction
+ * instead of three (a mov, an add, a mov: at chain:8 the loads and stores of
+ * the walk were the update; issue 28).  For a walk with no ordering
+ * against a later load (rstat's linked check wants the volatile form's).
+ * Elsewhere, and under ThreadSanitizer, ctr_owner_add.
+ */
+static inline void ctr_owner_add_insn(_Atomic int64_t *s, int64_t delta)
+{
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+	__asm__ volatile("addq %1, %0" : "+m"(*(int64_t *)s) : "er"(delta));
+#else
+	ctr_owner_add(s, delta);
+#endif
+}
+
+/* ctr_owner_add that returns the value before it: for a fast path that tests what the add crossed. */
+static inline int64_t ctr_owner_fetch_add(_Atomic int64_t *s, int64_t delta)
+{
+#if defined(__SANITIZE_THREAD__)
+	int64_t old = atomic_load_explicit(s, memory_order_relaxed);
+
+	atomic_store_explicit(s, (int64_t)((uint64_t)old + (uint64_t)delta), memory_order_relaxed);
+	return old;
+#else
+	volatile int64_t *v = (volatile int64_t *)s;
+	int64_t old = *v;
+
+	*v = (int64_t)((uint64_t)old + (uint64_t)delta);	/* wrapping, as a level-0 count may */
+	return old;
+#endif
+}
+
+/*
  * A prepared update: what one thread's updates of one (node, stat) of its
  * own slot resolve to, computed once by ctr_<name>_ref(t, cpu, node, stat)
  * and used by every ctr_<name>_ref_add(&ref, delta) after it.  Why: the
@@ -141,20 +181,27 @@ static inline void ctr_owner_add(_Atomic int64_t *s, int64_t delta)
  * %gs-relative operand, with no load of a per-CPU base and no arithmetic;
  * user space has no per-CPU segment, so the slot's address is a chain of
  * loads from the tree.  Where an update has an out-of-line slow path (rstat's
- * link, taken once per node and prune), the compiler must assume that call
- * writes any memory, so in a loop of updates it reloads the chain after
- * every update, taken or not: rstat_force's five loads and a multiply an
- * update.  With a ref its update is the kernel's fast path, the add, one
- * compare of the linked mark, a branch: 1.16-1.22 ns at chain:1 before,
- * 0.60-0.63 with the ref (and the fused check and out-of-line block that
- * came with it; ctrbench limits side by side, issue 13).  A ref holds the
- * addresses in locals, which no call can change.  A ref is valid for the
- * tree's life, on its slot's owner only.  The timed update loops
- * (bench/loops.c) update through refs; everything else, the API included,
- * through ctr_<name>_add.
- * An algorithm whose addresses the compiler hoists by itself gains nothing
- * from one: CTR_REF_WRAP gives it a ref that is add's arguments, kept, so its
- * loop compiles as before.
+ * link, taken once per node and prune) or a locked op (a compiler barrier to
+ * GCC), the compiler must assume memory changed, so in a loop of updates it
+ * reloads the chain after every update, taken or not: rstat_force's five
+ * loads and a multiply an update.  With a ref its update is the kernel's
+ * fast path, the add, one compare of the linked mark, a branch: 1.16-1.22 ns
+ * at chain:1 before, 0.60-0.63 with the ref (and the fused check and
+ * out-of-line block that came with it; ctrbench limits side by side, issue
+ * 13).  A ref holds the addresses in locals, which no call or barrier can
+ * change: the node's own word, the base its ancestors' words are offsets
+ * from and their offset list (ctr_offsets below), the masks and bounds of
+ * the fast path's test.  A ref is valid for the tree's life, on its slot's
+ * owner only: it holds nothing that changes after init (a structure that
+ * grows, striped's cell table, is reached through what does not: the
+ * adder).  The timed update loops (bench/loops.c) update through refs;
+ * everything else, the API included, through ctr_<name>_add.  Every
+ * algorithm has its own (issue 28: the ref of add's arguments that some
+ * had, CTR_REF_GENERIC, reloaded the tree's fields after every locked op;
+ * tests/cli_objdump.sh fails on an algorithm header that uses CTR_REF_WRAP,
+ * and holds every update block to an instruction budget per level).
+ * CTR_REF_WRAP is left for the harness's baselines (bench/baselines.h),
+ * whose add has no tree to hoist from: a ref that is add's arguments, kept.
  */
 #define CTR_REF_WRAP(ref, add)							\
 struct ref {									\
@@ -170,7 +217,6 @@ ref##_add(const struct ref *r, int64_t delta)					\
 {										\
 	add(r->t, r->cpu, r->node, r->stat, delta);				\
 }
-#define CTR_REF_GENERIC(name) CTR_REF_WRAP(ctr_##name##_ref, ctr_##name##_add)
 
 /*
  * One algorithm.  None of these is called from a timed loop: the harness
@@ -341,6 +387,66 @@ static inline struct timespec ctr_deadline_ns(uint64_t ns)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	ctr_timespec_add_ns(&ts, ns);
 	return ts;
+}
+
+/*
+ * Per node, the word offsets (n * mult) of its ancestors, leaf first,
+ * depth[node] of them: what a ref walks, so that a level is one load of an
+ * int and an access at base + offset, with no index chased through
+ * ancestors[] and no multiply by a stride (an imul per level before, issue
+ * 28).  Built at init from the tree's ancestor lists; read-only after.
+ */
+struct ctr_offsets {
+	const int *const *of;		/* of[node]: depth[node] offsets, node's own first */
+	int *store;			/* where those lists live, one after another */
+};
+
+static inline void ctr_offsets_fini(struct ctr_offsets *o)
+{
+	free((void *)o->of);
+	free(o->store);
+	o->of = NULL;
+	o->store = NULL;
+}
+
+/* 0, or -ENOMEM (an offset past INT32_MAX included); frees what it allocated on error. */
+static inline int ctr_offsets_init(struct ctr_offsets *o, const struct ctr_tree *t, size_t mult)
+{
+	const int **of = malloc(sizeof(*of) * (size_t)t->nr_nodes);
+	size_t total = 0, at = 0;
+
+	o->of = of;
+	o->store = NULL;
+	if (!of)
+		return -ENOMEM;
+	for (int i = 0; i < t->nr_nodes; i++)
+		total += (size_t)t->depth[i];
+	o->store = malloc(sizeof(int) * (total ? total : 1));
+	if (!o->store)
+		goto fail;
+	for (int i = 0; i < t->nr_nodes; i++) {
+		of[i] = o->store + at;
+		ctr_for_each_ancestor(t, n, i) {
+			if ((size_t)n * mult > INT32_MAX)
+				goto fail;
+			o->store[at++] = (int)((size_t)n * mult);
+		}
+	}
+	return 0;
+fail:
+	ctr_offsets_fini(o);
+	return -ENOMEM;
+}
+
+/* What ctr_offsets_init allocates (a footprint's share): the list pointers and the lists. */
+static inline size_t ctr_offsets_footprint(const struct ctr_tree *t)
+{
+	size_t levels = 0;
+
+	for (int i = 0; i < t->nr_nodes; i++)
+		levels += (size_t)t->depth[i];
+	return ctr_size_add(ctr_alloc_footprint((size_t)t->nr_nodes * sizeof(int *)),
+			    ctr_alloc_footprint(ctr_size_mul(levels ? levels : 1, sizeof(int))));
 }
 
 #endif /* CTR_INTERNAL_H */

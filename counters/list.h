@@ -12,12 +12,21 @@
  *       int64_t ctr_foo_read(struct ctr_tree *t, int node, int stat);
  *     (an inline wrapper around an out-of-line slow path is fine: the rule
  *     is no indirect call in a timed loop), and after them its prepared
- *     update, which the timed update loops use: `CTR_REF_GENERIC(foo)`
- *     (a ref of add's arguments), or, where the compiler cannot keep add's
- *     addresses in registers across the slow path's call (rstat), its own
- *     `struct ctr_foo_ref`, ctr_foo_ref(t, cpu, node, stat) and
- *     ctr_foo_ref_add(const struct ctr_foo_ref *, delta): see CTR_REF_WRAP
- *     in ctr_internal.h.  tests/unit/test_ref.c holds every ref to its add.
+ *     update, which the timed update loops use: its own `struct
+ *     ctr_foo_ref`, ctr_foo_ref(t, cpu, node, stat) and
+ *     ctr_foo_ref_add(const struct ctr_foo_ref *, delta), holding what the
+ *     kernel's per-CPU code has in registers (the slot's address, each
+ *     level's word or its offset from a base: ctr_offsets; the fast path's
+ *     bounds), nothing that changes after init: see the prepared update in
+ *     ctr_internal.h.  Not CTR_REF_WRAP (add's arguments, kept): that is
+ *     for the harness's baselines, and tests/cli_objdump.sh fails on an
+ *     algorithm header that uses it.  Where an update walks levels, also
+ *     `#define CTR_REF_ONE_LEVEL_foo 1` and ctr_foo_ref_one_level(&ref)
+ *     (true at depth 1): the timed loop then runs the one-level case as a
+ *     loop of its own (bench/loops.c).  tests/unit/test_ref.c holds every
+ *     ref to its add; tests/cli_objdump.sh holds every update block to an
+ *     instruction budget per level, stated there (a new algorithm gets a
+ *     line in it).
  *  2. counters/foo.c: init/fini/read/read_exact (and error_bound if not
  *     exact, and staleness_ms if that bound is by time: recommend ranks it
  *     for --max-staleness from it), footprint (the bytes init allocates,

@@ -12,9 +12,14 @@ static int locked_tree_init(struct ctr_tree *t)
 	l->val = calloc((size_t)t->nr_nodes * t->nr_stats, sizeof(*l->val));
 	if (!l->val)
 		return -ENOMEM;
+	if (ctr_offsets_init(&l->off, t, (size_t)t->nr_stats)) {
+		free(l->val);
+		return -ENOMEM;
+	}
 	err = pthread_mutex_init(&l->lock, NULL);
 	if (err) {
 		free(l->val);
+		ctr_offsets_fini(&l->off);
 		return -err;
 	}
 	CTR_LOCK_ROLE(&l->lock, "tree lock");
@@ -27,11 +32,13 @@ static void locked_tree_fini(struct ctr_tree *t)
 
 	pthread_mutex_destroy(&l->lock);
 	free(l->val);
+	ctr_offsets_fini(&l->off);
 }
 
 static size_t locked_tree_footprint(struct ctr_tree *t)
 {
-	return ctr_alloc_footprint(ctr_size_mul((size_t)t->nr_nodes * t->nr_stats, sizeof(int64_t)));
+	return ctr_size_add(ctr_alloc_footprint(ctr_size_mul((size_t)t->nr_nodes * t->nr_stats, sizeof(int64_t))),
+			    ctr_offsets_footprint(t));
 }
 
 const struct ctr_algo ctr_algo_locked_tree = {

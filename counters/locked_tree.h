@@ -14,6 +14,7 @@ struct ctr_locked_tree {
 	struct ctr_tree base;		/* common part, read-only */
 	pthread_mutex_t lock __ctr_aligned;	/* guards val; on its own line with val's head */
 	int64_t *val;			/* val[node * nr_stats + stat], under lock */
+	struct ctr_offsets off;		/* off.of[node]: n * nr_stats for node and its ancestors (refs' walk) */
 };
 
 extern const struct ctr_algo ctr_algo_locked_tree;
@@ -35,7 +36,47 @@ static inline void ctr_locked_tree_add(struct ctr_tree *t, int cpu, int node, in
 	__ctr_locked_tree_add(l, node, stat, delta);
 	pthread_mutex_unlock(&l->lock);
 }
-CTR_REF_GENERIC(locked_tree)	/* a ref of add's arguments (ctr_internal.h) */
+
+/*
+ * A prepared update (ctr_internal.h): the lock, the node's own sum and the
+ * ancestors' as offsets from val + stat.  Add reloaded val, ancestors and
+ * nr_stats after the lock's call and multiplied per level.  One level is a
+ * form of its own, which the timed loop unswitches (bench/loops.c).
+ */
+struct ctr_locked_tree_ref {
+	pthread_mutex_t *lock;		/* the tree's lock */
+	int64_t *own;			/* the node's sum of stat */
+	int64_t *val;			/* val + stat: level k's sum is val[off[k]] */
+	const int *off;			/* off.of[node], leaf first */
+	int depth;			/* levels from the node to the root */
+};
+
+static inline struct ctr_locked_tree_ref ctr_locked_tree_ref(struct ctr_tree *t, int cpu, int node, int stat)
+{
+	struct ctr_locked_tree *l = ctr_container_of(t, struct ctr_locked_tree, base);
+
+	(void)cpu;
+	return (struct ctr_locked_tree_ref){ &l->lock, l->val + stat + l->off.of[node][0], l->val + stat,
+					     l->off.of[node], t->depth[node] };
+}
+
+#define CTR_REF_ONE_LEVEL_locked_tree 1
+static inline int ctr_locked_tree_ref_one_level(const struct ctr_locked_tree_ref *r)
+{
+	return r->depth == 1;
+}
+
+static inline __attribute__((always_inline)) void
+ctr_locked_tree_ref_add(const struct ctr_locked_tree_ref *r, int64_t delta)
+{
+	int64_t *const val = r->val;
+
+	pthread_mutex_lock(r->lock);
+	*r->own += delta;
+	for (const int *o = r->off + 1, *const end = r->off + r->depth; o < end; o++)
+		val[*o] += delta;
+	pthread_mutex_unlock(r->lock);
+}
 
 static inline int64_t ctr_locked_tree_read(struct ctr_tree *t, int node, int stat)
 {

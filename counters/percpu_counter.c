@@ -54,6 +54,7 @@ static void percpu_counter_fini(struct ctr_tree *t)
 		for (size_t i = 0; i < nr; i++)
 			pthread_mutex_destroy(&p->cnt[i].lock);
 	free(p->cnt);
+	ctr_offsets_fini(&p->off);
 }
 
 static int percpu_counter_init(struct ctr_tree *t)
@@ -87,6 +88,8 @@ static int percpu_counter_init(struct ctr_tree *t)
 		CTR_LOCK_ROLE(&p->cnt[i].lock, "percpu_counter lock");	/* fbc->lock */
 	}
 	pthread_mutexattr_destroy(&ma);
+	if (ctr_offsets_init(&p->off, t, (size_t)t->nr_stats))
+		goto fail;
 	for (int cpu = 0; cpu < t->nr_cpus; cpu++) {
 		p->local[cpu] = ctr_alloc_slot_area(t, cpu, percpu_counter_area_size(t));
 		if (!p->local[cpu]) {
@@ -121,6 +124,7 @@ static size_t percpu_counter_footprint(struct ctr_tree *t)
 						    sizeof(struct ctr_pcpu_count)));
 
 	b = ctr_size_add(b, ctr_alloc_footprint((size_t)t->nr_cpus * sizeof(void *)));
+	b = ctr_size_add(b, ctr_offsets_footprint(t));
 	return ctr_size_add(b, ctr_slot_areas_footprint(t, percpu_counter_area_size(t)));
 }
 

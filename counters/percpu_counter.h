@@ -49,6 +49,7 @@ struct ctr_percpu_counter {
 	 * when it folds); sums load under the lock.
 	 */
 	_Atomic int32_t **local;
+	struct ctr_offsets off;		/* off.of[node]: n * nr_stats for node and its ancestors (refs' walk) */
 };
 
 extern const struct ctr_algo ctr_algo_percpu_counter;
@@ -74,7 +75,60 @@ static inline void ctr_percpu_counter_add(struct ctr_tree *t, int cpu, int node,
 			atomic_store_explicit(&local[i], (int32_t)x, memory_order_relaxed);
 	}
 }
-CTR_REF_GENERIC(percpu_counter)	/* a ref of add's arguments (ctr_internal.h) */
+
+/*
+ * A prepared update (ctr_internal.h): the node's own s32 count, the
+ * ancestors' as offsets from the owner's counts of the stat, and the batch:
+ * what this_cpu_add's fast path (percpu_counter_add_batch) has, the address
+ * and the bound.  Add reloaded local[cpu], ancestors and nr_stats after
+ * every possible fold (a call).  One level is a form of its own, which the
+ * timed loop unswitches (bench/loops.c).
+ */
+struct ctr_percpu_counter_ref {
+	struct ctr_percpu_counter *p;	/* for the fold */
+	_Atomic int32_t *own;		/* the node's count: local[cpu] + off[0] + stat */
+	_Atomic int32_t *local;		/* local[cpu] + stat: level k's is local[off[k]] */
+	const int *off;			/* off.of[node], leaf first */
+	int32_t batch;			/* p->batch */
+	int depth;			/* levels from the node to the root */
+	int stat;			/* for the fold's index, off[k] + stat */
+};
+
+static inline struct ctr_percpu_counter_ref ctr_percpu_counter_ref(struct ctr_tree *t, int cpu, int node, int stat)
+{
+	struct ctr_percpu_counter *p = ctr_container_of(t, struct ctr_percpu_counter, base);
+	_Atomic int32_t *local = p->local[cpu] + stat;
+
+	return (struct ctr_percpu_counter_ref){ p, local + p->off.of[node][0], local, p->off.of[node], p->batch,
+						t->depth[node], stat };
+}
+
+#define CTR_REF_ONE_LEVEL_percpu_counter 1
+static inline int ctr_percpu_counter_ref_one_level(const struct ctr_percpu_counter_ref *r)
+{
+	return r->depth == 1;
+}
+
+static inline __attribute__((always_inline)) void
+__ctr_percpu_counter_ref_level(const struct ctr_percpu_counter_ref *r, _Atomic int32_t *c, int off, int64_t delta)
+{
+	int64_t x = atomic_load_explicit(c, memory_order_relaxed) + delta;
+
+	if (__builtin_expect(x >= r->batch || x <= -r->batch, 0))
+		__ctr_percpu_counter_fold(r->p, c, (size_t)off + r->stat, delta);
+	else
+		atomic_store_explicit(c, (int32_t)x, memory_order_relaxed);
+}
+
+static inline __attribute__((always_inline)) void
+ctr_percpu_counter_ref_add(const struct ctr_percpu_counter_ref *r, int64_t delta)
+{
+	_Atomic int32_t *const local = r->local;
+
+	__ctr_percpu_counter_ref_level(r, r->own, r->off[0], delta);
+	for (const int *o = r->off + 1, *const end = r->off + r->depth; o < end; o++)
+		__ctr_percpu_counter_ref_level(r, local + *o, *o, delta);
+}
 
 /* percpu_counter_read: the folded count, off by at most nr_cpus x (batch - 1) at rest. */
 static inline int64_t ctr_percpu_counter_read(struct ctr_tree *t, int node, int stat)

@@ -4,9 +4,10 @@
 
 #include "percpu_hier.h"
 
+/* The slots, then nr_stats sink words for the padded walks (percpu_hier.h), on whole lines. */
 static size_t percpu_hier_area_size(const struct ctr_tree *t)
 {
-	return (size_t)t->nr_nodes * t->nr_stats * sizeof(int64_t);
+	return CTR_ROUND_UP(((size_t)t->nr_nodes + 1) * t->nr_stats * sizeof(int64_t), CTR_CACHELINE);
 }
 
 static void percpu_hier_fini(struct ctr_tree *t)
@@ -22,7 +23,7 @@ static void percpu_hier_fini(struct ctr_tree *t)
 	free(p->area);
 }
 
-/* off[node]: n * nr_stats for node and each ancestor, from the tree's ancestor lists. */
+/* off[node]: n * nr_stats for node and each ancestor, from the tree's ancestor lists, padded with the sink's. */
 static int percpu_hier_init_offsets(struct ctr_tree *t, struct ctr_percpu_hier *p)
 {
 	const int **off = malloc(sizeof(*off) * t->nr_nodes);
@@ -32,7 +33,10 @@ static int percpu_hier_init_offsets(struct ctr_tree *t, struct ctr_percpu_hier *
 	if (!off)
 		return -ENOMEM;
 	for (int i = 0; i < t->nr_nodes; i++)
-		total += (size_t)t->depth[i];
+		total += (size_t)ctr_percpu_hier_padded(t->depth[i]);
+	/* the sink's offset, nr_nodes * nr_stats, must fit an int too */
+	if ((size_t)t->nr_nodes * t->nr_stats > INT32_MAX)
+		return -ENOMEM;
 	p->off_store = malloc(sizeof(int) * (total ? total : 1));
 	if (!p->off_store)
 		return -ENOMEM;
@@ -44,6 +48,8 @@ static int percpu_hier_init_offsets(struct ctr_tree *t, struct ctr_percpu_hier *
 				return -ENOMEM;
 			p->off_store[at++] = n * t->nr_stats;
 		}
+		for (int k = t->depth[i]; k < ctr_percpu_hier_padded(t->depth[i]); k++)
+			p->off_store[at++] = t->nr_nodes * t->nr_stats;
 	}
 	return 0;
 }
@@ -86,7 +92,7 @@ static size_t percpu_hier_footprint(struct ctr_tree *t)
 	size_t levels = 0, b = ctr_alloc_footprint((size_t)t->nr_nodes * sizeof(int *));
 
 	for (int i = 0; i < t->nr_nodes; i++)
-		levels += (size_t)t->depth[i];
+		levels += (size_t)ctr_percpu_hier_padded(t->depth[i]);
 	b = ctr_size_add(b, ctr_alloc_footprint(ctr_size_mul(levels ? levels : 1, sizeof(int))));
 	b = ctr_size_add(b, ctr_alloc_footprint((size_t)t->nr_cpus * sizeof(void *)));
 	return ctr_size_add(b, ctr_slot_areas_footprint(t, percpu_hier_area_size(t)));

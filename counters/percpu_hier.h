@@ -11,19 +11,27 @@
 
 #include "ctr_internal.h"
 
+/* The walk's unroll: a ref's list is padded to a multiple of it (see off below). */
+#define CTR_PHIER_UNROLL 4
+
 struct ctr_percpu_hier {
 	struct ctr_tree base;		/* common part, read-only */
 	/*
-	 * area[cpu] is that CPU's slots, [node * nr_stats + stat], allocated
-	 * on its own and padded to whole lines, so no line holds two CPUs'
-	 * slots (and each area can later live on its owner's NUMA node).
-	 * Only the owner writes a slot; readers load it.
+	 * area[cpu] is that CPU's slots, [node * nr_stats + stat], then
+	 * nr_stats sink words (see off), allocated on its own and padded to
+	 * whole lines, so no line holds two CPUs' slots (and each area can
+	 * later live on its owner's NUMA node).  Only the owner writes a slot;
+	 * readers load it.
 	 */
 	_Atomic int64_t **area;
 	/*
 	 * off[node]: the word offsets (n * nr_stats) of node and its ancestors,
 	 * leaf first, depth[node] of them: the update's walk is a list of
 	 * stores through one base, no index chased or multiplied per level.
+	 * A list of more than one level is padded to a multiple of
+	 * CTR_PHIER_UNROLL with the sink's offset (nr_nodes * nr_stats): the
+	 * ref's walk then has no remainder loop, and the padding's adds go to
+	 * the owner's sink words, which no read looks at.
 	 */
 	const int *const *off;
 	int *off_store;			/* where those lists live */
@@ -47,49 +55,102 @@ static inline void ctr_percpu_hier_add(struct ctr_tree *t, int cpu, int node, in
 		ctr_owner_add(slots + off[k], delta);
 }
 /*
- * A prepared update (CTR_REF_WRAP in ctr_internal.h): the node's own slot
- * as an address, then the ancestors' offsets.  percpu_hier has no call to
- * hoist past; what the ref saves is the walk's setup and, at one level, the
- * walk itself: the update is then one add to a register-held address and a
- * compare, as close to a plain add as an update that may have ancestors
- * gets.
+ * A prepared update (see ctr_internal.h): the node's own slot as an address,
+ * then the ancestors' offsets from the owner's slots of the stat.  What the
+ * kernel's this_cpu_add() of each level would have: the address, in a
+ * register, no walk setup.  The walk is unrolled four levels a step (one
+ * loop test and one pointer step per four stores, not per store: at chain:8
+ * the loop test was as many instructions as the store), and the one-level
+ * case is a form of its own (CTR_REF_ONE_LEVEL_percpu_hier below), which
+ * the timed loop unswitches: at depth 1 an update is the add, nothing else
+ * (before, each update also tested k < depth, two taken branches a +1/-1
+ * pair; issue 28).
  */
 struct ctr_percpu_hier_ref {
 	_Atomic int64_t *slots;		/* the owner's slots of stat: area[cpu] + stat */
 	_Atomic int64_t *own;		/* ... of the node itself: slots + off[node][0] */
-	const int *off;			/* the node's offsets list (off[node]), leaf first */
-	int depth;			/* its length: levels from the node to the root */
+	const int *off;			/* the node's offsets list (off[node]), leaf first, padded */
+	const int *end;			/* its end, padding included (a multiple of CTR_PHIER_UNROLL past off) */
+	int depth;			/* levels from the node to the root */
 };
+
+/* A list's length in the store: depth, padded past one level to a multiple of the unroll. */
+static inline int ctr_percpu_hier_padded(int depth)
+{
+	return depth == 1 ? 1 : CTR_ROUND_UP(depth, CTR_PHIER_UNROLL);
+}
 
 static inline struct ctr_percpu_hier_ref ctr_percpu_hier_ref(struct ctr_tree *t, int cpu, int node, int stat)
 {
 	struct ctr_percpu_hier *p = ctr_container_of(t, struct ctr_percpu_hier, base);
 	_Atomic int64_t *const slots = p->area[cpu] + stat;
+	const int d = t->depth[node];
 
-	return (struct ctr_percpu_hier_ref){ slots, slots + p->off[node][0], p->off[node], t->depth[node] };
+	return (struct ctr_percpu_hier_ref){ slots, slots + p->off[node][0], p->off[node],
+					     p->off[node] + ctr_percpu_hier_padded(d), d };
 }
 
+/* One level, or a walk: the timed loop runs a loop of each (bench/loops.c, BENCH_REF_ONE_LEVEL). */
+#define CTR_REF_ONE_LEVEL_percpu_hier 1
+static inline int ctr_percpu_hier_ref_one_level(const struct ctr_percpu_hier_ref *h)
+{
+	return h->depth == 1;
+}
+
+/*
+ * The adds are this_cpu_add's instruction (ctr_owner_add_insn): a level is
+ * an add to memory at slots + offset, after one load of the offset (an int:
+ * no int64 add can be taken to change it).
+ */
 static inline __attribute__((always_inline)) void
 ctr_percpu_hier_ref_add(const struct ctr_percpu_hier_ref *h, int64_t delta)
 {
-	ctr_owner_add(h->own, delta);
-	for (int k = 1; k < h->depth; k++)
-		ctr_owner_add(h->slots + h->off[k], delta);
+	_Atomic int64_t *const slots = h->slots;
+	const int *o = h->off;
+
+	if (h->depth == 1) {
+		ctr_owner_add_insn(h->own, delta);
+		return;
+	}
+	do {
+		ctr_owner_add_insn(slots + o[0], delta);
+		ctr_owner_add_insn(slots + o[1], delta);
+		ctr_owner_add_insn(slots + o[2], delta);
+		ctr_owner_add_insn(slots + o[3], delta);
+		o += CTR_PHIER_UNROLL;
+	} while (o < h->end);
 }
 
-/* Sum of (node, stat) over all CPUs: not a snapshot while updates run. */
+/*
+ * Sum of (node, stat) over all CPUs: not a snapshot while updates run.
+ * Eight slots a step, into four sums: a slot is two loads (its area's
+ * pointer, then the word, as per_cpu_ptr's offset and the load), and with
+ * one sum and one slot a step the loop's add chain and its test were the
+ * read (2.4-3.4x perfbook's count_stat_8 as -O3 unrolls it; issue 28).
+ */
 static inline int64_t ctr_percpu_hier_read(struct ctr_tree *t, int node, int stat)
 {
 	struct ctr_percpu_hier *p = ctr_container_of(t, struct ctr_percpu_hier, base);
 	_Atomic int64_t *const *area = p->area;
 	const size_t off = (size_t)node * t->nr_stats + stat;
 	const int nr = t->nr_cpus;
-	int64_t sum = 0;
+	int64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+	int cpu = 0;
 
 	/* Locals: an atomic load may be taken to touch any memory, and would reload them per slot. */
-	for (int cpu = 0; cpu < nr; cpu++)
-		sum += atomic_load_explicit(&area[cpu][off], memory_order_relaxed);
-	return sum;
+	for (; cpu + 8 <= nr; cpu += 8) {
+		s0 += atomic_load_explicit(&area[cpu][off], memory_order_relaxed);
+		s1 += atomic_load_explicit(&area[cpu + 1][off], memory_order_relaxed);
+		s2 += atomic_load_explicit(&area[cpu + 2][off], memory_order_relaxed);
+		s3 += atomic_load_explicit(&area[cpu + 3][off], memory_order_relaxed);
+		s0 += atomic_load_explicit(&area[cpu + 4][off], memory_order_relaxed);
+		s1 += atomic_load_explicit(&area[cpu + 5][off], memory_order_relaxed);
+		s2 += atomic_load_explicit(&area[cpu + 6][off], memory_order_relaxed);
+		s3 += atomic_load_explicit(&area[cpu + 7][off], memory_order_relaxed);
+	}
+	for (; cpu < nr; cpu++)
+		s0 += atomic_load_explicit(&area[cpu][off], memory_order_relaxed);
+	return (int64_t)((uint64_t)s0 + (uint64_t)s1 + (uint64_t)s2 + (uint64_t)s3);
 }
 
 /*

@@ -203,6 +203,7 @@ static void phd_fini(struct ctr_tree *t)
 	free(p->group_of);
 	free(p->member_base);
 	free(p->members);
+	ctr_offsets_fini(&p->off);
 }
 
 /* Groups: one per distinct L3 of the map, in order of first slot; without one, runs of the default size. */
@@ -274,7 +275,7 @@ static int phd_init(struct ctr_tree *t)
 	err = -ENOMEM;
 	p->mbox = ctr_zalloc_aligned(sizeof(*p->mbox) * p->nr_groups);
 	p->area = calloc(t->nr_cpus, sizeof(*p->area));
-	if (!p->mbox || !p->area)
+	if (!p->mbox || !p->area || ctr_offsets_init(&p->off, t, (size_t)t->nr_stats))
 		goto fail;
 	for (int cpu = 0; cpu < t->nr_cpus; cpu++) {
 		p->area[cpu] = ctr_alloc_slot_area(t, cpu, phd_area_size(t));
@@ -307,6 +308,7 @@ static size_t phd_footprint(struct ctr_tree *t)
 	b = ctr_size_add(b, ctr_alloc_footprint((groups + 1) * sizeof(int)));
 	b = ctr_size_add(b, ctr_alloc_footprint(groups * sizeof(struct ctr_phd_mbox)));
 	b = ctr_size_add(b, ctr_alloc_footprint((size_t)t->nr_cpus * sizeof(void *)));
+	b = ctr_size_add(b, ctr_offsets_footprint(t));
 	return ctr_size_add(b, ctr_slot_areas_footprint(t, phd_area_size(t)));
 }
 

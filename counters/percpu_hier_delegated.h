@@ -101,6 +101,7 @@ struct ctr_percpu_hier_delegated {
 	struct ctr_phd_stats stats;	/* how reads were served */
 	/* area[cpu]: that CPU's slots [node * nr_stats + stat], as percpu_hier; only the owner writes */
 	_Atomic int64_t **area;
+	struct ctr_offsets off;		/* off.of[node]: n * nr_stats for node and its ancestors (refs' walk) */
 };
 
 extern const struct ctr_algo ctr_algo_percpu_hier_delegated;
@@ -131,7 +132,56 @@ static inline void ctr_percpu_hier_delegated_add(struct ctr_tree *t, int cpu, in
 	if (__builtin_expect(CTR_PHD_PHASE(s) == CTR_PHD_REQ, 0))
 		__ctr_phd_answer(p, cpu, s);
 }
-CTR_REF_GENERIC(percpu_hier_delegated)	/* a ref of add's arguments (ctr_internal.h) */
+
+/*
+ * A prepared update (ctr_internal.h): percpu_hier's (the node's own slot, the
+ * ancestors' offsets from the owner's slots of the stat) and the group's
+ * mailbox state word, looked at after the stores.  Add reloaded area[cpu],
+ * the ancestors, group_of[cpu] and mbox after every update (the answer's
+ * call).  The slot adds are ctr_owner_add's volatile load and store, which
+ * GCC does not take as writes to the ref's lists.  One level is a form of
+ * its own, which the timed loop unswitches (bench/loops.c).
+ */
+struct ctr_percpu_hier_delegated_ref {
+	struct ctr_percpu_hier_delegated *p;	/* for the answer */
+	_Atomic int64_t *own;		/* the node's slot: area[cpu] + off[0] + stat */
+	_Atomic int64_t *slots;		/* area[cpu] + stat: level k's is slots[off[k]] */
+	const int *off;			/* off.of[node], leaf first */
+	_Atomic uint64_t *state;	/* the slot's group's mailbox state */
+	int depth;			/* levels from the node to the root */
+	int cpu;			/* the slot, for the answer */
+};
+
+static inline struct ctr_percpu_hier_delegated_ref
+ctr_percpu_hier_delegated_ref(struct ctr_tree *t, int cpu, int node, int stat)
+{
+	struct ctr_percpu_hier_delegated *p = ctr_container_of(t, struct ctr_percpu_hier_delegated, base);
+	_Atomic int64_t *slots = p->area[cpu] + stat;
+
+	return (struct ctr_percpu_hier_delegated_ref){ p, slots + p->off.of[node][0], slots, p->off.of[node],
+						       &p->mbox[p->group_of[cpu]].state, t->depth[node], cpu };
+}
+
+#define CTR_REF_ONE_LEVEL_percpu_hier_delegated 1
+static inline int ctr_percpu_hier_delegated_ref_one_level(const struct ctr_percpu_hier_delegated_ref *r)
+{
+	return r->depth == 1;
+}
+
+static inline __attribute__((always_inline)) void
+ctr_percpu_hier_delegated_ref_add(const struct ctr_percpu_hier_delegated_ref *r, int64_t delta)
+{
+	_Atomic int64_t *const slots = r->slots;
+	uint64_t s;
+
+	ctr_owner_add(r->own, delta);
+	for (const int *o = r->off + 1, *const end = r->off + r->depth; o < end; o++)
+		ctr_owner_add(slots + *o, delta);
+	/* after the stores: an answer given now includes this update */
+	s = atomic_load_explicit(r->state, memory_order_relaxed);
+	if (__builtin_expect(CTR_PHD_PHASE(s) == CTR_PHD_REQ, 0))
+		__ctr_phd_answer(r->p, r->cpu, s);
+}
 
 static inline int64_t ctr_percpu_hier_delegated_read(struct ctr_tree *t, int node, int stat)
 {

@@ -219,6 +219,7 @@ static void ptree_fini(struct ctr_tree *t)
 	free(p->area);
 	free(p->items);
 	free(p->item_of);
+	ctr_offsets_fini(&p->off);
 	p->area = NULL;
 	p->items = NULL;
 	p->item_of = NULL;
@@ -245,6 +246,8 @@ static int ptree_init(struct ctr_tree *t)
 		if (!p->items)
 			goto fail;
 	}
+	if (ctr_offsets_init(&p->off, t, (size_t)t->nr_stats))
+		goto fail;
 	p->area = calloc(t->nr_cpus, sizeof(*p->area));
 	if (!p->area)
 		goto fail;
@@ -296,6 +299,7 @@ static size_t ptree_footprint(struct ctr_tree *t)
 								  sizeof(struct ctr_ptree_item))));
 	}
 	ptree_fini(t);
+	b = ctr_size_add(b, ctr_offsets_footprint(t));
 	b = ctr_size_add(b, ctr_alloc_footprint((size_t)t->nr_cpus * sizeof(void *)));
 	return ctr_size_add(b, ctr_slot_areas_footprint(t, ptree_area_size(t)));
 }

@@ -110,6 +110,7 @@ struct ctr_percpu_tree {
 	 * Only the owner writes; precise reads load them.
 	 */
 	_Atomic int64_t **area;
+	struct ctr_offsets off;		/* off.of[node]: n * nr_stats for node and its ancestors (refs' walk) */
 };
 
 extern const struct ctr_algo ctr_algo_percpu_tree;
@@ -148,7 +149,66 @@ static inline void ctr_percpu_tree_add(struct ctr_tree *t, int cpu, int node, in
 			__ctr_percpu_tree_carry(p, cpu, i, carry);
 	}
 }
-CTR_REF_GENERIC(percpu_tree)	/* a ref of add's arguments (ctr_internal.h) */
+
+/*
+ * A prepared update (ctr_internal.h): the slot addresses (the node's own
+ * level-0 count, the ancestors' as offsets from the owner's counts of the
+ * stat) and the batch mask, 0 when there is no item to carry into (one
+ * CPU), so the fast path's test is one xor and one and of the count before
+ * and after, and the carry is computed only when taken.  Add instead
+ * reloaded five tree fields after each update (the carry's call) and
+ * multiplied for the slot: 3.8 ns at chain:1, 5x percpu_hier (issue 28).
+ * The level-0 add is a volatile load and store (ctr_owner_fetch_add), not a
+ * relaxed atomic store, which GCC takes as a write to any memory.  One level
+ * is a form of its own, which the timed loop unswitches (bench/loops.c).
+ */
+struct ctr_percpu_tree_ref {
+	struct ctr_percpu_tree *p;	/* for the carry */
+	_Atomic int64_t *own;		/* the node's level-0 count: area[cpu] + off[0] + stat */
+	_Atomic int64_t *slots;		/* area[cpu] + stat: level k's count is slots[off[k]] */
+	const int *off;			/* off.of[node], leaf first */
+	uint64_t mask;			/* ~(B0 - 1), or 0 with no items: a carry iff (old ^ new) & mask */
+	int depth;			/* levels from the node to the root */
+	int cpu, stat;			/* for the carry: the slot, and i = off[k] + stat */
+};
+
+static inline struct ctr_percpu_tree_ref ctr_percpu_tree_ref(struct ctr_tree *t, int cpu, int node, int stat)
+{
+	struct ctr_percpu_tree *p = ctr_container_of(t, struct ctr_percpu_tree, base);
+	_Atomic int64_t *slots = p->area[cpu] + stat;
+	uint64_t mask = p->nr_items ? ~(((uint64_t)1 << p->level_shift[0]) - 1) : 0;
+
+	return (struct ctr_percpu_tree_ref){ p, slots + p->off.of[node][0], slots, p->off.of[node], mask,
+					     t->depth[node], cpu, stat };
+}
+
+#define CTR_REF_ONE_LEVEL_percpu_tree 1
+static inline int ctr_percpu_tree_ref_one_level(const struct ctr_percpu_tree_ref *r)
+{
+	return r->depth == 1;
+}
+
+/* One level's count: add, and carry what crossed a multiple of B0 (the rare path). */
+static inline __attribute__((always_inline)) void
+__ctr_percpu_tree_ref_level(const struct ctr_percpu_tree_ref *r, _Atomic int64_t *x, int64_t delta)
+{
+	const uint64_t old = (uint64_t)ctr_owner_fetch_add(x, delta), new = old + (uint64_t)delta;
+
+	/* the counter's index, (x - area[cpu]), only on the carry's path */
+	if (__builtin_expect(((old ^ new) & r->mask) != 0, 0))
+		__ctr_percpu_tree_carry(r->p, r->cpu, (size_t)(x - r->slots) + r->stat,
+					(int64_t)((new & r->mask) - (old & r->mask)));
+}
+
+static inline __attribute__((always_inline)) void
+ctr_percpu_tree_ref_add(const struct ctr_percpu_tree_ref *r, int64_t delta)
+{
+	_Atomic int64_t *const slots = r->slots;
+
+	__ctr_percpu_tree_ref_level(r, r->own, delta);
+	for (const int *o = r->off + 1, *const end = r->off + r->depth; o < end; o++)
+		__ctr_percpu_tree_ref_level(r, slots + *o, delta);
+}
 
 /* The approximate sum: one load of the root (or the precise sum with read=precise). */
 static inline int64_t ctr_percpu_tree_read(struct ctr_tree *t, int node, int stat)

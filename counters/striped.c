@@ -101,11 +101,46 @@ void __ctr_striped_add_first(struct ctr_striped *s, struct ctr_striped_adder *ad
 		__ctr_striped_add_slow(s, ad, cpu, delta);
 }
 
+/*
+ * What __ctr_striped_adder_add does off its fast paths: ncells loaded again
+ * (it only grows, so the later value is as good), the first update of the
+ * base, a CAS of the base or the slot's cell, longAccumulate on a failure.
+ */
+void __ctr_striped_adder_add_rest(struct ctr_striped *s, struct ctr_striped_adder *ad, int cpu, int64_t delta)
+{
+	int n = atomic_load_explicit(&ad->ncells, memory_order_acquire);
+	_Atomic int64_t *w;
+	int64_t v;
+
+	if (n == s->max_cells) {	/* full since the inline test */
+		atomic_fetch_add_explicit(&ad->cells[cpu & (n - 1)]->value, delta, memory_order_relaxed);
+		return;
+	}
+	if (!n) {	/* the base: its owner adds, the others CAS (see the top) */
+		int o = atomic_load_explicit(&ad->owner, memory_order_relaxed);
+
+		if (o == cpu + 1) {
+			atomic_fetch_add_explicit(&ad->base, delta, memory_order_relaxed);
+			return;
+		}
+		if (!o) {
+			__ctr_striped_add_first(s, ad, cpu, delta);
+			return;
+		}
+	}
+	w = n ? &ad->cells[cpu & (n - 1)]->value : &ad->base;
+	v = atomic_load_explicit(w, memory_order_relaxed);
+	/* Relaxed: a counter orders nothing; the acquire above is for the cells' publication. */
+	if (!atomic_compare_exchange_strong_explicit(w, &v, v + delta, memory_order_relaxed, memory_order_relaxed))
+		__ctr_striped_add_slow(s, ad, cpu, delta);
+}
+
 static void striped_fini(struct ctr_tree *t)
 {
 	struct ctr_striped *s = ctr_container_of(t, struct ctr_striped, base);
 	size_t nr = (size_t)t->nr_nodes * t->nr_stats;
 
+	ctr_offsets_fini(&s->off);
 	if (!s->adder)
 		return;
 	for (size_t i = 0; i < nr; i++) {
@@ -139,7 +174,14 @@ static int striped_init(struct ctr_tree *t)
 	for (size_t i = 0; s->adder && i < (size_t)t->nr_nodes * t->nr_stats; i++)
 		CTR_LOCK_ROLE(&s->adder[i].busy, "cells busy lock");
 #endif
-	return s->adder ? 0 : -ENOMEM;
+	if (!s->adder)
+		return -ENOMEM;
+	if (ctr_offsets_init(&s->off, t, (size_t)t->nr_stats)) {
+		free(s->adder);
+		s->adder = NULL;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /*
@@ -150,7 +192,8 @@ static int striped_init(struct ctr_tree *t)
  * it), so the count is for one leaf-to-root path of adders per slot, the
  * most the harness's workloads (each slot updating one leaf) can contend:
  * min(adders, nr_cpus x max_depth x nr_stats) grown.  Created, a tree has
- * only the adders; a use updating every node from every slot can exceed this.
+ * only the adders (and the refs' offset lists); a use updating every node from
+ * every slot can exceed this.
  */
 static size_t striped_footprint(struct ctr_tree *t)
 {
@@ -166,8 +209,9 @@ static size_t striped_footprint(struct ctr_tree *t)
 	nr_grown = ctr_size_mul(ctr_size_mul((size_t)t->nr_cpus, (size_t)t->max_depth), (size_t)t->nr_stats);
 	if (t->nr_cpus < 2)
 		nr_grown = 0;	/* one slot never collides */
-	return ctr_size_add(ctr_alloc_footprint(ctr_size_mul(adders, sizeof(struct ctr_striped_adder))),
-			    ctr_size_mul(nr_grown < adders ? nr_grown : adders, grown));
+	return ctr_size_add(ctr_size_add(ctr_alloc_footprint(ctr_size_mul(adders, sizeof(struct ctr_striped_adder))),
+					 ctr_size_mul(nr_grown < adders ? nr_grown : adders, grown)),
+			    ctr_offsets_footprint(t));
 }
 
 const struct ctr_algo ctr_algo_striped = {

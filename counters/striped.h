@@ -76,6 +76,7 @@ struct ctr_striped {
 	struct ctr_tree base;		/* common part, read-only */
 	int max_cells;			/* first power of two >= nr_cpus: no collisions at that size */
 	struct ctr_striped_adder *adder;	/* [node * nr_stats + stat] */
+	struct ctr_offsets off;		/* off.of[node]: n * nr_stats for node and its ancestors (refs' walk) */
 };
 
 extern const struct ctr_algo ctr_algo_striped;
@@ -85,37 +86,32 @@ void __ctr_striped_add_slow(struct ctr_striped *s, struct ctr_striped_adder *ad,
 /* Out of line: the base's first update, which makes its slot the owner. */
 void __ctr_striped_add_first(struct ctr_striped *s, struct ctr_striped_adder *ad, int cpu, int64_t delta);
 
-/* One adder's update; max_cells passed in, so the walk loads it once, not per level. */
+/* Out of line: an adder's update off its two fast paths (the first, the CAS while the table grows). */
+void __ctr_striped_adder_add_rest(struct ctr_striped *s, struct ctr_striped_adder *ad, int cpu, int64_t delta);
+
+/*
+ * One adder's update; max_cells passed in, so the walk loads it once, not
+ * per level.  Inline only the two fast paths, a full table's cell and the
+ * base's owner (see the top), each one lock xadd: the rest is out of line,
+ * so a walk's level is the adder's ncells, its cell, the add, and the code
+ * of a timed loop is that (issue 28: tests/cli_objdump.sh's budget).
+ */
 static inline void __ctr_striped_adder_add(struct ctr_striped *s, struct ctr_striped_adder *ad, int max_cells, int cpu,
 					   int64_t delta)
 {
 	int n = atomic_load_explicit(&ad->ncells, memory_order_acquire);
-	_Atomic int64_t *w;
-	int64_t v;
 
 	/* Full: no growth left for a failed CAS to ask for (see the top). */
 	if (__builtin_expect(n == max_cells, 1)) {
 		atomic_fetch_add_explicit(&ad->cells[cpu & (n - 1)]->value, delta, memory_order_relaxed);
 		return;
 	}
-	if (!n) {	/* the base: its owner adds, the others CAS (see the top) */
-		int o = atomic_load_explicit(&ad->owner, memory_order_relaxed);
-
-		if (__builtin_expect(o == cpu + 1, 1)) {
-			atomic_fetch_add_explicit(&ad->base, delta, memory_order_relaxed);
-			return;
-		}
-		if (!o) {
-			__ctr_striped_add_first(s, ad, cpu, delta);
-			return;
-		}
+	/* the base: its owner adds (see the top) */
+	if (__builtin_expect(!n && atomic_load_explicit(&ad->owner, memory_order_relaxed) == cpu + 1, 1)) {
+		atomic_fetch_add_explicit(&ad->base, delta, memory_order_relaxed);
+		return;
 	}
-	w = n ? &ad->cells[cpu & (n - 1)]->value : &ad->base;
-	v = atomic_load_explicit(w, memory_order_relaxed);
-	/* Relaxed: a counter orders nothing; the acquire above is for the cells' publication. */
-	if (__builtin_expect(!atomic_compare_exchange_strong_explicit(w, &v, v + delta, memory_order_relaxed,
-								      memory_order_relaxed), 0))
-		__ctr_striped_add_slow(s, ad, cpu, delta);
+	__ctr_striped_adder_add_rest(s, ad, cpu, delta);
 }
 
 static inline void ctr_striped_add(struct ctr_tree *t, int cpu, int node, int stat, int64_t delta)
@@ -129,7 +125,52 @@ static inline void ctr_striped_add(struct ctr_tree *t, int cpu, int node, int st
 	for (int k = 0; k < d; k++)
 		__ctr_striped_adder_add(s, adder + (size_t)anc[k] * ns, max, cpu, delta);
 }
-CTR_REF_GENERIC(striped)	/* a ref of add's arguments (ctr_internal.h) */
+
+/*
+ * A prepared update (ctr_internal.h): each level's adder, the node's own as a
+ * pointer and the ancestors' as offsets from adder + stat, and the slot and
+ * table size the cell is chosen by.  Not the cell: a table grows after the
+ * ref is made (the first collision creates it, later ones double it), and a
+ * ref is const; the adder never moves, and its ncells and cells are loaded
+ * per update as add does, so a ref made before any growth uses the table
+ * grown since (tests/unit/test_ref.c and tests/mt hold it to that).  What
+ * it saves is what add reloaded after every locked op, a compiler barrier:
+ * the ancestors list, adder, nr_stats and the multiply (1.15x slower than
+ * Java 17's LongAdder at 1 thread, 1.52x at 2 with them; issue 28).
+ */
+struct ctr_striped_ref {
+	struct ctr_striped *s;		/* for the slow paths */
+	struct ctr_striped_adder *own;	/* the node's adder of stat */
+	struct ctr_striped_adder *adder;	/* adder + stat: level k's is adder[off[k]] */
+	const int *off;			/* off.of[node], leaf first */
+	int depth;			/* levels from the node to the root */
+	int cpu;			/* the slot: its cell is cpu & (ncells - 1) */
+	int max_cells;			/* s->max_cells: a full table takes fetch_add */
+};
+
+static inline struct ctr_striped_ref ctr_striped_ref(struct ctr_tree *t, int cpu, int node, int stat)
+{
+	struct ctr_striped *s = ctr_container_of(t, struct ctr_striped, base);
+	struct ctr_striped_adder *adder = s->adder + stat;
+
+	return (struct ctr_striped_ref){ s, adder + s->off.of[node][0], adder, s->off.of[node], t->depth[node],
+					 cpu, s->max_cells };
+}
+
+#define CTR_REF_ONE_LEVEL_striped 1
+static inline int ctr_striped_ref_one_level(const struct ctr_striped_ref *r)
+{
+	return r->depth == 1;
+}
+
+static inline __attribute__((always_inline)) void ctr_striped_ref_add(const struct ctr_striped_ref *r, int64_t delta)
+{
+	struct ctr_striped_adder *const adder = r->adder;
+
+	__ctr_striped_adder_add(r->s, r->own, r->max_cells, r->cpu, delta);
+	for (const int *o = r->off + 1, *const end = r->off + r->depth; o < end; o++)
+		__ctr_striped_adder_add(r->s, adder + *o, r->max_cells, r->cpu, delta);
+}
 
 /* LongAdder.sum: base plus every published cell. */
 static inline int64_t ctr_striped_read(struct ctr_tree *t, int node, int stat)

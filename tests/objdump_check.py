@@ -13,7 +13,14 @@ Exit status 0 if none found, 1 (naming function and instruction) otherwise.
 objdump_check.py --tight BINARY FUNC MOST PATTERN - FUNC's shortest loop (a backward jump and
 what it jumps over) with an instruction matching PATTERN has at most MOST instructions: the update
 block of an algorithm whose ref keeps its addresses in registers has no reloads of the tree
-between updates.  Skipped (status 0) on a sanitized binary."""
+between updates.  Skipped (status 0) on a sanitized binary.
+
+objdump_check.py --budget BINARY FUNC PER_LEVEL PER_PAIR - FUNC's every loop (a conditional backward
+jump and what it jumps over, nops not counted) is within budget: where its own instructions (those
+in no loop nested in it) write a counter (a store, an add or a locked op to memory other than the
+stack: a level of an update), they are at most PER_LEVEL per such write; where they write none (the
++1/-1 pair loop around the walks), at most PER_PAIR.  Prints every loop.  Skipped on a sanitized
+binary, whose instrumentation is in the loop."""
 import re
 import subprocess
 import sys
@@ -59,6 +66,64 @@ def tightest_loop(insns, pattern):
     return (len(best), best) if best else (0, [])
 
 
+NOP = re.compile(r"^[0-9a-f]+:\s+(nop|xchg\s+%ax,%ax|data16|cs nop)")
+# a write to memory not on the stack: the last operand is a memory operand
+WRITE = re.compile(r"^[0-9a-f]+:\s+(lock\s+)?(mov|add|sub|inc|dec|xadd|cmpxchg|xchg|or|and)[bwlq]?\s+"
+                   r"([^,\s]+,)?[^,\s]*\((?!%rsp)[^)]*\)\s*$")
+
+
+def loops(insns):
+    """Every loop: (start, end) indices of a conditional backward jump's target and the jump."""
+    addr = [int(l.split(":")[0], 16) for l in insns]
+    out = []
+    for i, l in enumerate(insns):
+        m = re.search(r"\bj(?!mp)[a-z]+\s+([0-9a-f]+) <", l)
+        if m:
+            target = int(m.group(1), 16)
+            if target <= addr[i] and target in addr:
+                j = addr.index(target)
+                # not a slow path's way back into the loop: its range holds the function's ret
+                if not any(re.search(r"\bret", x) for x in insns[j:i + 1]):
+                    out.append((j, i))
+    return out
+
+
+def budget(binary, name, per_level, per_pair):
+    """--budget: every loop of FUNC within PER_LEVEL instructions a level, PER_PAIR if it has none."""
+    funcs = functions(binary)
+    if any(f.startswith("__asan_") or f.startswith("__tsan_") for f in funcs):
+        print("skipped: %s is instrumented by a sanitizer" % binary)
+        return 0
+    found = [f for f in funcs if f == name or f.startswith(name + ".")]
+    if not found:
+        print("no function %s in %s" % (name, binary))
+        return 1
+    insns = funcs[found[0]]
+    ls = loops(insns)
+    bad = 0
+    for (j, i) in ls:
+        inner = [(a, b) for (a, b) in ls if (a, b) != (j, i) and j <= a and b <= i]
+        own = [insns[k] for k in range(j, i + 1)
+               if not any(a <= k <= b for (a, b) in inner) and not NOP.match(insns[k])]
+        writes = sum(1 for l in own if WRITE.match(l))
+        if writes:
+            ok = len(own) <= per_level * writes
+            what = "%d instructions, %d levels: %.2f a level (at most %g)" % (
+                len(own), writes, len(own) / writes, per_level)
+        else:
+            ok = len(own) <= per_pair
+            what = "%d instructions, no level (at most %d)" % (len(own), per_pair)
+        print("%s: loop %s: %s%s" % (found[0], insns[j].split(":")[0], what, "" if ok else " OVER"))
+        if not ok:
+            bad += 1
+            for l in own:
+                print("  " + l)
+    if not ls:
+        print("%s: no loop" % found[0])
+        return 1
+    return 1 if bad else 0
+
+
 def tight(binary, name, most, pattern):
     """--tight: FUNC's shortest loop with PATTERN is at most MOST instructions."""
     funcs = functions(binary)
@@ -77,6 +142,8 @@ def tight(binary, name, most, pattern):
 
 
 def main():
+    if sys.argv[1] == "--budget":
+        return budget(sys.argv[2], sys.argv[3], float(sys.argv[4]), int(sys.argv[5]))
     if sys.argv[1] == "--tight":
         return tight(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5])
     binary = sys.argv[1]
