@@ -10,6 +10,14 @@ static size_t percpu_hier_area_size(const struct ctr_tree *t)
 	return CTR_ROUND_UP(((size_t)t->nr_nodes + 1) * t->nr_stats * sizeof(int64_t), CTR_CACHELINE);
 }
 
+/* The block's stride in words: an area's whole lines, made odd (see percpu_hier.h). */
+static size_t percpu_hier_stride(const struct ctr_tree *t)
+{
+	size_t lines = percpu_hier_area_size(t) / CTR_CACHELINE;
+
+	return (lines | 1) * (CTR_CACHELINE / sizeof(int64_t));
+}
+
 static void percpu_hier_fini(struct ctr_tree *t)
 {
 	struct ctr_percpu_hier *p = ctr_container_of(t, struct ctr_percpu_hier, base);
@@ -18,9 +26,13 @@ static void percpu_hier_fini(struct ctr_tree *t)
 	free(p->off_store);
 	if (!p->area)
 		return;
-	for (int cpu = 0; cpu < t->nr_cpus; cpu++)
-		ctr_free_slot_area(t, (void *)p->area[cpu], percpu_hier_area_size(t));
+	if (p->block)
+		free(p->block);
+	else
+		for (int cpu = 0; cpu < t->nr_cpus; cpu++)
+			ctr_free_slot_area(t, (void *)p->area[cpu], percpu_hier_area_size(t));
 	free(p->area);
+	p->block = NULL;
 }
 
 /* off[node]: n * nr_stats for node and each ancestor, from the tree's ancestor lists, padded with the sink's. */
@@ -71,6 +83,16 @@ static int percpu_hier_init(struct ctr_tree *t)
 		percpu_hier_fini(t);
 		return -ENOMEM;
 	}
+	if (!t->slot_node) {
+		p->stride = percpu_hier_stride(t);
+		p->span = (size_t)t->nr_cpus * p->stride;
+		p->block = ctr_zalloc_aligned(ctr_size_mul((size_t)t->nr_cpus, p->stride * sizeof(int64_t)));
+		if (!p->block)
+			goto fail;
+		for (int cpu = 0; cpu < t->nr_cpus; cpu++)
+			p->area[cpu] = p->block + (size_t)cpu * p->stride;
+		return 0;
+	}
 	for (int cpu = 0; cpu < t->nr_cpus; cpu++) {
 		p->area[cpu] = ctr_alloc_slot_area(t, cpu, percpu_hier_area_size(t));
 		if (!p->area[cpu])
@@ -86,7 +108,7 @@ fail:
 	return err;
 }
 
-/* The offset lists (depth ints a node), the area pointers and every slot's area. */
+/* The offset lists (padded), the area pointers and every slot's area (one block without a map). */
 static size_t percpu_hier_footprint(struct ctr_tree *t)
 {
 	size_t levels = 0, b = ctr_alloc_footprint((size_t)t->nr_nodes * sizeof(int *));
@@ -95,6 +117,9 @@ static size_t percpu_hier_footprint(struct ctr_tree *t)
 		levels += (size_t)ctr_percpu_hier_padded(t->depth[i]);
 	b = ctr_size_add(b, ctr_alloc_footprint(ctr_size_mul(levels ? levels : 1, sizeof(int))));
 	b = ctr_size_add(b, ctr_alloc_footprint((size_t)t->nr_cpus * sizeof(void *)));
+	if (!t->slot_node)	/* one block (percpu_hier_init) */
+		return ctr_size_add(b, ctr_alloc_footprint(ctr_size_mul((size_t)t->nr_cpus,
+									 percpu_hier_stride(t) * sizeof(int64_t))));
 	return ctr_size_add(b, ctr_slot_areas_footprint(t, percpu_hier_area_size(t)));
 }
 

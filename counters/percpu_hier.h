@@ -18,9 +18,9 @@ struct ctr_percpu_hier {
 	struct ctr_tree base;		/* common part, read-only */
 	/*
 	 * area[cpu] is that CPU's slots, [node * nr_stats + stat], then
-	 * nr_stats sink words (see off), allocated on its own and padded to
-	 * whole lines, so no line holds two CPUs' slots (and each area can
-	 * later live on its owner's NUMA node).  Only the owner writes a slot;
+	 * nr_stats sink words (see off), padded to whole lines, so no line
+	 * holds two CPUs' slots: each allocated on its owner's NUMA node with a
+	 * slot-to-node map, else all in one block (see block).  Only the owner writes a slot;
 	 * readers load it.
 	 */
 	_Atomic int64_t **area;
@@ -35,6 +35,17 @@ struct ctr_percpu_hier {
 	 */
 	const int *const *off;
 	int *off_store;			/* where those lists live */
+	/*
+	 * Without a slot-to-node map, every slot's area is in one allocation,
+	 * slot c's at block + c * stride words (an odd number of lines, so the
+	 * same node's slots of 64 consecutive CPUs fall in 64 L1 sets, as
+	 * ctr_alloc_slot_area's colouring), and a read walks them by the
+	 * stride: one load a slot, as count_stat's per-thread array, not the
+	 * area pointer's and then the word's.  0 with a map: areas apart.
+	 */
+	_Atomic int64_t *block;		/* the areas, or NULL */
+	size_t stride;			/* words from one slot's area to the next in block, or 0 */
+	size_t span;			/* nr_cpus x stride: a read's end, computed once */
 };
 
 extern const struct ctr_algo ctr_algo_percpu_hier;
@@ -123,33 +134,50 @@ ctr_percpu_hier_ref_add(const struct ctr_percpu_hier_ref *h, int64_t delta)
 
 /*
  * Sum of (node, stat) over all CPUs: not a snapshot while updates run.
- * Eight slots a step, into four sums: a slot is two loads (its area's
- * pointer, then the word, as per_cpu_ptr's offset and the load), and with
- * one sum and one slot a step the loop's add chain and its test were the
- * read (2.4-3.4x perfbook's count_stat_8 as -O3 unrolls it; issue 28).
+ * Eight slots a step, into four sums (one sum and one slot a step, the add
+ * chain and the loop's test were the read: 1.96x perfbook's count_stat_8 as
+ * -O3 unrolls it, at 8 slots; issue 28).  With the areas in one block a slot
+ * is one load at a stride; apart (a NUMA map), two: the area's pointer, then
+ * the word, as per_cpu_ptr's offset and its load.
  */
 static inline int64_t ctr_percpu_hier_read(struct ctr_tree *t, int node, int stat)
 {
 	struct ctr_percpu_hier *p = ctr_container_of(t, struct ctr_percpu_hier, base);
-	_Atomic int64_t *const *area = p->area;
-	const size_t off = (size_t)node * t->nr_stats + stat;
+	const size_t off = (size_t)node * t->nr_stats + stat, stride = p->stride;
 	const int nr = t->nr_cpus;
 	int64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
 	int cpu = 0;
 
 	/* Locals: an atomic load may be taken to touch any memory, and would reload them per slot. */
-	for (; cpu + 8 <= nr; cpu += 8) {
-		s0 += atomic_load_explicit(&area[cpu][off], memory_order_relaxed);
-		s1 += atomic_load_explicit(&area[cpu + 1][off], memory_order_relaxed);
-		s2 += atomic_load_explicit(&area[cpu + 2][off], memory_order_relaxed);
-		s3 += atomic_load_explicit(&area[cpu + 3][off], memory_order_relaxed);
-		s0 += atomic_load_explicit(&area[cpu + 4][off], memory_order_relaxed);
-		s1 += atomic_load_explicit(&area[cpu + 5][off], memory_order_relaxed);
-		s2 += atomic_load_explicit(&area[cpu + 6][off], memory_order_relaxed);
-		s3 += atomic_load_explicit(&area[cpu + 7][off], memory_order_relaxed);
+	if (stride) {
+		_Atomic int64_t *w = p->block + off, *const end = w + p->span;
+
+		/* two slots a step, a pointer and a bound: no setup to speak of at 8 slots */
+		if (nr & 1) {
+			s0 = atomic_load_explicit(w, memory_order_relaxed);
+			w += stride;
+		}
+		for (; w < end; w += 2 * stride) {
+			s0 += atomic_load_explicit(w, memory_order_relaxed);
+			s1 += atomic_load_explicit(w + stride, memory_order_relaxed);
+		}
+		return (int64_t)((uint64_t)s0 + (uint64_t)s1);
+	} else {
+		_Atomic int64_t *const *area = p->area;
+
+		for (; cpu + 8 <= nr; cpu += 8) {
+			s0 += atomic_load_explicit(&area[cpu][off], memory_order_relaxed);
+			s1 += atomic_load_explicit(&area[cpu + 1][off], memory_order_relaxed);
+			s2 += atomic_load_explicit(&area[cpu + 2][off], memory_order_relaxed);
+			s3 += atomic_load_explicit(&area[cpu + 3][off], memory_order_relaxed);
+			s0 += atomic_load_explicit(&area[cpu + 4][off], memory_order_relaxed);
+			s1 += atomic_load_explicit(&area[cpu + 5][off], memory_order_relaxed);
+			s2 += atomic_load_explicit(&area[cpu + 6][off], memory_order_relaxed);
+			s3 += atomic_load_explicit(&area[cpu + 7][off], memory_order_relaxed);
+		}
+		for (; cpu < nr; cpu++)
+			s0 += atomic_load_explicit(&area[cpu][off], memory_order_relaxed);
 	}
-	for (; cpu < nr; cpu++)
-		s0 += atomic_load_explicit(&area[cpu][off], memory_order_relaxed);
 	return (int64_t)((uint64_t)s0 + (uint64_t)s1 + (uint64_t)s2 + (uint64_t)s3);
 }
 
