@@ -10,6 +10,28 @@ static size_t percpu_hier_area_size(const struct ctr_tree *t)
 	return CTR_ROUND_UP(((size_t)t->nr_nodes + 1) * t->nr_stats * sizeof(int64_t), CTR_CACHELINE);
 }
 
+int64_t __ctr_percpu_hier_sum_apart(struct ctr_percpu_hier *p, size_t off)
+{
+	_Atomic int64_t *const *area = p->area;
+	const int nr = p->base.nr_cpus;
+	int64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+	int cpu = 0;
+
+	for (; cpu + 8 <= nr; cpu += 8) {
+		s0 += atomic_load_explicit(&area[cpu][off], memory_order_relaxed);
+		s1 += atomic_load_explicit(&area[cpu + 1][off], memory_order_relaxed);
+		s2 += atomic_load_explicit(&area[cpu + 2][off], memory_order_relaxed);
+		s3 += atomic_load_explicit(&area[cpu + 3][off], memory_order_relaxed);
+		s0 += atomic_load_explicit(&area[cpu + 4][off], memory_order_relaxed);
+		s1 += atomic_load_explicit(&area[cpu + 5][off], memory_order_relaxed);
+		s2 += atomic_load_explicit(&area[cpu + 6][off], memory_order_relaxed);
+		s3 += atomic_load_explicit(&area[cpu + 7][off], memory_order_relaxed);
+	}
+	for (; cpu < nr; cpu++)
+		s0 += atomic_load_explicit(&area[cpu][off], memory_order_relaxed);
+	return (int64_t)((uint64_t)s0 + (uint64_t)s1 + (uint64_t)s2 + (uint64_t)s3);
+}
+
 /* The block's stride in words: an area's whole lines, made odd (see percpu_hier.h). */
 static size_t percpu_hier_stride(const struct ctr_tree *t)
 {

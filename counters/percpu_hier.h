@@ -132,27 +132,45 @@ ctr_percpu_hier_ref_add(const struct ctr_percpu_hier_ref *h, int64_t delta)
 	} while (o < h->end);
 }
 
+/* Out of line: the sum of word off over areas apart (a slot-to-node map), 8 slots a step. */
+int64_t __ctr_percpu_hier_sum_apart(struct ctr_percpu_hier *p, size_t off);
+
 /*
  * Sum of (node, stat) over all CPUs: not a snapshot while updates run.
- * Eight slots a step, into four sums (one sum and one slot a step, the add
- * chain and the loop's test were the read: 1.96x perfbook's count_stat_8 as
- * -O3 unrolls it, at 8 slots; issue 28).  With the areas in one block a slot
- * is one load at a stride; apart (a NUMA map), two: the area's pointer, then
- * the word, as per_cpu_ptr's offset and its load.
+ * With the areas in one block a slot is one load at a stride, two slots a
+ * step into two sums (one slot and one sum a step, through the areas'
+ * pointers, was 1.96-3.34x perfbook's count_stat_8 as -O3 unrolls it, at 8
+ * slots; 8 a step took more setup than it saved there; issue 28).  Apart
+ * (a NUMA map), two: the area's pointer, then the word, as per_cpu_ptr's
+ * offset and its load, out of line (inline, its registers were saved and
+ * restored on every read of the block's path).
  */
 static inline int64_t ctr_percpu_hier_read(struct ctr_tree *t, int node, int stat)
 {
 	struct ctr_percpu_hier *p = ctr_container_of(t, struct ctr_percpu_hier, base);
 	const size_t off = (size_t)node * t->nr_stats + stat, stride = p->stride;
 	const int nr = t->nr_cpus;
-	int64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-	int cpu = 0;
+	int64_t s0 = 0, s1 = 0;
 
 	/* Locals: an atomic load may be taken to touch any memory, and would reload them per slot. */
-	if (stride) {
+	if (__builtin_expect(stride != 0, 1)) {
 		_Atomic int64_t *w = p->block + off, *const end = w + p->span;
 
-		/* two slots a step, a pointer and a bound: no setup to speak of at 8 slots */
+		/* 8 slots, the count of a small machine, in a straight line, as count_stat_8 */
+		if (nr == 8) {
+			const size_t s2 = 2 * stride, s4 = 4 * stride;
+
+			s0 = atomic_load_explicit(w, memory_order_relaxed);
+			s1 = atomic_load_explicit(w + stride, memory_order_relaxed);
+			s0 += atomic_load_explicit(w + s2, memory_order_relaxed);
+			s1 += atomic_load_explicit(w + stride + s2, memory_order_relaxed);
+			s0 += atomic_load_explicit(w + s4, memory_order_relaxed);
+			s1 += atomic_load_explicit(w + stride + s4, memory_order_relaxed);
+			s0 += atomic_load_explicit(w + s2 + s4, memory_order_relaxed);
+			s1 += atomic_load_explicit(w + stride + s2 + s4, memory_order_relaxed);
+			return (int64_t)((uint64_t)s0 + (uint64_t)s1);
+		}
+		/* two slots a step, a pointer and a bound: at 8 slots the setup is the read, so little */
 		if (nr & 1) {
 			s0 = atomic_load_explicit(w, memory_order_relaxed);
 			w += stride;
@@ -162,23 +180,8 @@ static inline int64_t ctr_percpu_hier_read(struct ctr_tree *t, int node, int sta
 			s1 += atomic_load_explicit(w + stride, memory_order_relaxed);
 		}
 		return (int64_t)((uint64_t)s0 + (uint64_t)s1);
-	} else {
-		_Atomic int64_t *const *area = p->area;
-
-		for (; cpu + 8 <= nr; cpu += 8) {
-			s0 += atomic_load_explicit(&area[cpu][off], memory_order_relaxed);
-			s1 += atomic_load_explicit(&area[cpu + 1][off], memory_order_relaxed);
-			s2 += atomic_load_explicit(&area[cpu + 2][off], memory_order_relaxed);
-			s3 += atomic_load_explicit(&area[cpu + 3][off], memory_order_relaxed);
-			s0 += atomic_load_explicit(&area[cpu + 4][off], memory_order_relaxed);
-			s1 += atomic_load_explicit(&area[cpu + 5][off], memory_order_relaxed);
-			s2 += atomic_load_explicit(&area[cpu + 6][off], memory_order_relaxed);
-			s3 += atomic_load_explicit(&area[cpu + 7][off], memory_order_relaxed);
-		}
-		for (; cpu < nr; cpu++)
-			s0 += atomic_load_explicit(&area[cpu][off], memory_order_relaxed);
 	}
-	return (int64_t)((uint64_t)s0 + (uint64_t)s1 + (uint64_t)s2 + (uint64_t)s3);
+	return __ctr_percpu_hier_sum_apart(p, off);
 }
 
 /*

@@ -147,9 +147,42 @@ static void test_ref_update_is_seen(void **state)
 	ctr_tree_free(t);
 }
 
+/*
+ * Every slot count from 1 to 20 (a read has forms by count: percpu_hier's
+ * straight line at 8, its odd counts), every algorithm: each slot adds a
+ * distinct delta at the leaf of a chain:3, and the exact read of each level
+ * is their sum, so a read that skips or doubles a slot fails.
+ */
+static void test_ref_every_slot_count(void **state)
+{
+	(void)state;
+	for (int a = 0; a < ctr_algo_count(); a++) {
+		const struct ctr_algo *algo = ctr_algo_at(a);
+
+		for (int nr = 1; nr <= 20; nr++) {
+			struct ctr_tree *t = ctr_tree_new(algo, &(struct ctr_params){ .nr_nodes = 3, .nr_cpus = nr });
+			int64_t want = 0;
+
+			assert_non_null(t);
+			for (int cpu = 0; cpu < nr; cpu++) {
+				int64_t delta = (int64_t)(cpu + 1) * 1000003;
+
+				ctr_add(t, cpu, 2, 0, delta);
+				want += delta;
+			}
+			for (int nd = 0; nd < 3; nd++)
+				if (ctr_read_exact(t, nd, 0) != want)
+					fail_msg("%s, %d slots: node %d reads %lld, want %lld", ctr_algo_name(algo), nr, nd,
+						 (long long)ctr_read_exact(t, nd, 0), (long long)want);
+			ctr_tree_free(t);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ref_every_slot_count),
 		cmocka_unit_test(test_ref_update_is_seen),
 		cmocka_unit_test(test_ref_updates_what_add_does),
 	};
