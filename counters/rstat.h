@@ -62,12 +62,24 @@
  *           Either way the delta is folded; no outcome has both loads old.
  *           The owner keeps L after S in program order by a compiler-only
  *           fence: x86-64 (and arm64) then need no instruction on its side.
- *           A membarrier costs 35 us here (IPIs in a 2-vCPU KVM guest): one
- *           per period, not per flush, is what makes this cheap.  The price:
- *           a flush walks every node its CPU updated since the last prune, not
- *           only since the last flush, so on a wide tree with sparse updates
- *           a flush can visit more (idle) nodes than the kernel's would.  A kernel
- *           refusing the registration (old, seccomp) gets fence=update.
+ *           A membarrier cost 35 us on the 2-vCPU KVM guest this was built
+ *           on (IPIs; 0.25 us on a Firecracker guest, issue 28): one per
+ *           period, not per flush, is what makes this cheap.  The price
+ *           is the read's: a flush of n costs one check per CPU plus every
+ *           node under n that any CPU updated since the last prune that
+ *           covered it, not only since the last flush (the kernel's), since
+ *           nothing else unlinks; prunes come at most once a period, of the
+ *           subtree flushed then, so a node can stay linked longer than a
+ *           period.  After each of 1024 slots updated a node once, every root
+ *           read until the next prune folds 1024 (idle) lists (issue 28: 25
+ *           us against 3.9 for a clean one).  options=prune=flush is the
+ *           kernel's read instead: every flush is a prune, so it unlinks what
+ *           it folded and the next one walks only what was updated since;
+ *           the price moves to a membarrier for each flush that unlinked
+ *           anything (a flush that found nothing linked needs none: it
+ *           stored no unlink) and to the update, whose first one of a node
+ *           after each flush relinks it, as in the kernel.  A kernel refusing
+ *           the registration (old, seccomp) gets fence=update.
  *   update  the slot store and the linked check are seq_cst, as are the
  *           flusher's unlink and slot load (an xchg in the update on
  *           x86-64), and every flush unlinks: exact at 7 ns more per update
@@ -118,6 +130,32 @@
 enum ctr_rstat_policy { CTR_RSTAT_FORCE, CTR_RSTAT_RATELIMIT, CTR_RSTAT_THRESHOLD, CTR_RSTAT_UNIFIED };
 /* options=fence=...; the zero of a fresh instance is the default, membarrier. */
 enum ctr_rstat_fence { CTR_RSTAT_FENCE_MEMBARRIER, CTR_RSTAT_FENCE_UPDATE, CTR_RSTAT_FENCE_NONE };
+/*
+ * options=prune=period|flush, which flushes of fence=membarrier unlink
+ * (fence=update and none unlink at every flush whatever it says):
+ *   period  (default) a flush prunes at most once a period, the others
+ *           leave every node linked: a membarrier per period, and a read
+ *           walks every node updated since the last prune.
+ *   flush   every flush prunes: a read walks only what was updated since
+ *           the last flush (the kernel's cgroup_rstat_updated_list(), which
+ *           pops what it returns), for a membarrier per flush that unlinked
+ *           anything.  A prune has no lock break (ctr_rstat_prune says why),
+ *           so neither has any flush of this mode.
+ */
+enum ctr_rstat_prune { CTR_RSTAT_PRUNE_PERIOD, CTR_RSTAT_PRUNE_FLUSH };
+/*
+ * options=lockbreak=on|off: whether a flush drops the flush lock between
+ * CPUs for a waiter (struct ctr_rstat_lock).  on (default): the kernel's
+ * cgroup_rstat_flush_locked() on a preemptible kernel, "if (need_resched()
+ * || spin_needbreak(&cgroup_rstat_lock))"; off: a non-preemptible one,
+ * where spin_needbreak() is 0 (include/linux/sched.h: "#ifdef
+ * CONFIG_PREEMPTION return spin_is_contended(lock); #else return 0"; since
+ * c793a62823d1, 2024, include/linux/spinlock.h: "if
+ * (!preempt_model_preemptible()) return 0", the boot-time model), so a
+ * waiter sits through the whole flush (need_resched(), its other test, has
+ * no user-space equivalent either way).
+ */
+enum ctr_rstat_lockbreak { CTR_RSTAT_LOCKBREAK_ON, CTR_RSTAT_LOCKBREAK_OFF };
 /*
  * options=update=plain|memcg and threshold=memcg|global, resolved at init
  * into what the update counts for the flush threshold:
@@ -176,7 +214,8 @@ struct ctr_rstat_cpu {
  * Here a test-and-test-and-set lock with a count of the threads waiting for
  * it; "the count is not zero" is spin_needbreak()'s test (a qspinlock with
  * a waiter queued or pending).  The flush loop's lock break is the kernel's:
- * release, cpu_relax(), retake.  A queued spinlock hands the lock to its
+ * release, cpu_relax(), retake (lockbreak=on, the default; off: never, as
+ * spin_needbreak() on a non-preemptible kernel).  A queued spinlock hands the lock to its
  * waiter on release; this one is not fair, so the breaking flusher pauses
  * until a waiter has taken it, at most CTR_RSTAT_HANDOFF_NS, then
  * queues.  Why not a FIFO (ticket) lock, fair like the kernel's: the
@@ -219,7 +258,8 @@ struct ctr_rstat_lock {
 	enum ctr_rstat_lockkind kind;	/* options=lockkind=...; read-only after init */
 	_Atomic int locked;		/* spin: 1 while held */
 	pthread_mutex_t mutex;		/* mutex: adaptive, spins briefly, then sleeps */
-	_Atomic int waiters;		/* threads waiting for it: a flusher drops it between CPUs if > 0 */
+	_Atomic int waiters;		/* threads waiting for it: a flusher drops it between CPUs if > 0
+					 * (lockbreak=on) */
 	_Atomic(struct ctr_rstat_qnode *) tail;	/* qspin: the last waiter queued, NULL none (the lock word's line) */
 	/*
 	 * The rest is written by the holder only, on a line of its own: a
@@ -266,6 +306,8 @@ struct ctr_rstat {
 	struct ctr_tree base;		/* common part, read-only */
 	enum ctr_rstat_policy policy;	/* which algorithm this is */
 	enum ctr_rstat_fence fence;	/* options=fence=... */
+	enum ctr_rstat_prune prune;	/* options=prune=...: which membarrier flushes unlink */
+	enum ctr_rstat_lockbreak lockbreak;	/* options=lockbreak=...: a flush lets waiters in between CPUs */
 	enum ctr_rstat_read read;	/* options=read=...: how a read that flushes gets it done */
 	enum ctr_rstat_update update;	/* options=update=... as given */
 	enum ctr_rstat_threshold thresh_kind;	/* options=threshold=... */
@@ -282,9 +324,11 @@ struct ctr_rstat {
 	_Atomic int64_t *aggr;		/* [node * nr_stats + stat] flushed value; written under flush lock */
 	int64_t *pending;		/* [node * nr_stats + stat] from flushed children; under flush lock */
 	int *stack;			/* [nr_nodes] scratch of the detach walk; under flush lock */
-	int *heads;			/* [nr_cpus] a prune's detached lists; under flush lock */
+	int *heads;			/* [2 * nr_cpus] a prune's detached lists, (CPU, head) pairs; under flush lock */
 	uint64_t last_prune_ns;		/* fence=membarrier: CLOCK_MONOTONIC_COARSE of the last prune; under flush lock */
-	uint64_t prunes;		/* fence=membarrier: prunes done (one membarrier each); under flush lock */
+	uint64_t prunes;		/* fence=membarrier: prunes done; under flush lock */
+	uint64_t barriers;		/* ... of them that unlinked something, so called membarrier(); under it */
+	uint64_t folded;		/* (CPU, node) pairs folded by flushes, the reads' cost; under flush lock */
 
 	struct ctr_rstat_lock lock __ctr_aligned;	/* the global flush lock */
 	uint64_t flushes;		/* flushes done, any cause; under flush lock */

@@ -133,15 +133,17 @@ ctr_rstat_tree_detach(struct ctr_rstat_link *l, const int *parent, int *stack, i
  * stat s0, s0 + step, ... below nr_stats, slot minus its value at the last
  * fold plus what flushed children handed up.  seq: the slot loads are
  * seq_cst (after the seq_cst unlinks: the callers' headers say why).
+ * Returns the nodes folded, the walk's length (rstat counts them).
  */
-static inline __attribute__((always_inline)) void
+static inline __attribute__((always_inline)) int
 ctr_rstat_tree_fold(const struct ctr_tree *t, const struct ctr_rstat_link *l, int head,
 		    _Atomic int64_t *slot, int64_t *last, _Atomic int64_t *aggr, int64_t *pending,
 		    int s0, int step, int seq)
 {
 	const int ns = t->nr_stats;
+	int nodes = 0;
 
-	for (int x = head; x >= 0; x = l[x].flush_next) {
+	for (int x = head; x >= 0; x = l[x].flush_next, nodes++) {
 		int p = t->parent[x];
 
 		for (int s = s0; s < ns; s += step) {
@@ -160,6 +162,7 @@ ctr_rstat_tree_fold(const struct ctr_tree *t, const struct ctr_rstat_link *l, in
 				pending[(size_t)p * ns + s] += d;
 		}
 	}
+	return nodes;
 }
 
 #endif /* CTR_RSTAT_TREE_H */

@@ -15,8 +15,14 @@
  *    where read=spin does one each, and a batch read includes every update
  *    completed before it began (where read=sem's fallback does not);
  *  - no update published before a flushing read is missing from it, with
- *    fence=membarrier (plain updates, pruned by membarrier) and fence=update
- *    (the store-buffering stress).
+ *    fence=membarrier (plain updates, pruned by membarrier, once a period or
+ *    at every flush: prune=flush) and fence=update (the store-buffering
+ *    stress);
+ *  - prune=flush reads as the kernel's: a flush unlinks what it folded, so
+ *    the next one folds only what was updated since (fence=membarrier's
+ *    default folds everything updated since the last prune);
+ *  - lockbreak=off (and any prune) never drops the lock inside a flush, and
+ *    the lock's acquisitions are the flushes plus the lock breaks.
  * Built with -fsanitize=thread by make test.
  */
 #include <dirent.h>
@@ -118,12 +124,17 @@ static void test_flushing_readers(void **state)
 {
 	(void)state;
 	for (size_t k = 0; k < sizeof(rstat_algos) / sizeof(rstat_algos[0]); k++) {
-	for (size_t rdo = 0; rdo <= NR_READ + 1; rdo++) {
-		/* the last two: spin on lockkind=mutex, then on lockkind=qspin (the queued lock) */
+	for (size_t rdo = 0; rdo <= NR_READ + 3; rdo++) {
+		/*
+		 * the last four: spin on lockkind=mutex, on lockkind=qspin (the queued
+		 * lock), with prune=flush (every flush unlinks), with lockbreak=off
+		 */
 		size_t rd = rdo >= NR_READ ? CTR_RSTAT_READ_SPIN : rdo;
-		/* ... with the other counting: memcg's walk where the policy ignores it, else 2023's */
-		const char *lk = rdo < NR_READ ? "spin" : rdo > NR_READ ? "qspin" :
+		/* ... mutex with the other counting: memcg's walk where the policy ignores it, else 2023's */
+		const char *lk = rdo < NR_READ ? "spin" : rdo == NR_READ + 1 ? "qspin" :
+				 rdo == NR_READ + 2 ? "spin,prune=flush" : rdo == NR_READ + 3 ? "spin,lockbreak=off" :
 				 k == 2 ? "mutex,threshold=global" : "mutex,update=memcg";
+		struct ctr_rstat *r;
 		const struct ctr_algo *a = ctr_algo_find(rstat_algos[k]);
 		uint64_t rng = tu_seed(rstat_algos[k]);
 		struct rs_shared sh = { .n = 60 };
@@ -142,8 +153,9 @@ static void test_flushing_readers(void **state)
 							      .nr_cpus = WRITERS, .flush_period_ms = 1,
 							      .options = opts });
 		assert_non_null(sh.t);
+		r = ctr_rstat_of(sh.t);
 		assert_int_equal(ctr_read_error_bound(sh.t),
-				 expected_bound((int)k, (int)rd, 2 * ctr_rstat_of(sh.t)->batch * WRITERS));
+				 expected_bound((int)k, (int)rd, 2 * r->batch * WRITERS));
 		/*
 		 * rstat_ratelimit's reads flush only when no root flush came for two
 		 * periods, which a 1 ms flusher on schedule, or readers' exact reads,
@@ -200,7 +212,15 @@ static void test_flushing_readers(void **state)
 		       (unsigned long long)fs.lock_contended, (unsigned long long)fs.lock_breaks);
 		assert_true(fs.flushes > 0);
 		assert_true(fs.flush_ns.count == fs.flushes);
-		assert_true(fs.lock_acquisitions >= fs.flushes);
+		/* taken once per flush and once more per lock break, nowhere else */
+		assert_true(fs.lock_acquisitions == fs.flushes + fs.lock_breaks);
+		/* a prune never breaks the lock: with prune=flush every flush is one */
+		if (r->lockbreak == CTR_RSTAT_LOCKBREAK_OFF ||
+		    (r->fence == CTR_RSTAT_FENCE_MEMBARRIER && r->prune == CTR_RSTAT_PRUNE_FLUSH))
+			assert_true(fs.lock_breaks == 0);
+		/* (force and unified: no periodic flusher left running to race the unlocked load) */
+		if (r->fence == CTR_RSTAT_FENCE_MEMBARRIER && r->prune == CTR_RSTAT_PRUNE_FLUSH && (k == 0 || k == 3))
+			assert_true(r->prunes == fs.flushes);
 		assert_true(fs.lock_contended <= fs.lock_acquisitions);
 		assert_true(fs.lock_wait_ns > 0 || fs.lock_contended == 0);
 		/* Every read that needed a flush did one or was served by another's, never both. */
@@ -371,9 +391,12 @@ static void test_batch_fewer_flushes(void **state)
  * The lock break: two readers queue on the held flush lock, each flushes
  * the root of a tree updated on every one of 8 CPUs.  Whichever gets the
  * lock first finds the other waiting after its first CPU and breaks the
- * lock, for both lock kinds; every break retakes it once.  Whether the
+ * lock, for every lock kind; every break retakes it once.  Whether the
  * waiter got in during the break depends on its being on a CPU then (both
  * locks are unfair, rstat.h says why), so that is printed, not asserted.
+ * With lockbreak=off (a non-preemptible kernel's spin_needbreak()), and
+ * with prune=flush (a prune holds the lock throughout), the same two
+ * flushes take the lock twice and never break it.
  */
 struct lb_reader {
 	struct ctr_tree *t;	/* under test */
@@ -390,10 +413,12 @@ static void *lb_read(void *arg)
 
 static void test_lock_break_hands_over(void **state)
 {
-	static const char *const kinds[] = { "lockkind=spin", "lockkind=mutex", "lockkind=qspin" };
+	static const char *const kinds[] = { "lockkind=spin", "lockkind=mutex", "lockkind=qspin",
+					     "lockbreak=off", "lockbreak=off,lockkind=mutex",
+					     "lockbreak=off,lockkind=qspin", "prune=flush" };
 
 	(void)state;
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < (int)(sizeof(kinds) / sizeof(kinds[0])); k++) {
 		struct ctr_tree *t = ctr_tree_new(ctr_algo_find("rstat_force"), &(struct ctr_params){
 			.nr_nodes = 3, .parent = (int[]){ -1, 0, 0 }, .nr_cpus = 8, .options = kinds[k] });
 		struct ctr_rstat *r;
@@ -422,7 +447,11 @@ static void test_lock_break_hands_over(void **state)
 		       " %llu lock breaks\n", kinds[k], (unsigned long long)fs.lock_acquisitions,
 		       (unsigned long long)fs.lock_contended, (unsigned long long)fs.lock_breaks);
 		assert_int_equal(fs.flushes, 2);
-		assert_true(fs.lock_breaks >= 1);
+		if (r->lockbreak == CTR_RSTAT_LOCKBREAK_OFF ||
+		    (r->fence == CTR_RSTAT_FENCE_MEMBARRIER && r->prune == CTR_RSTAT_PRUNE_FLUSH))
+			assert_int_equal(fs.lock_breaks, 0);
+		else
+			assert_true(fs.lock_breaks >= 1);
 		assert_int_equal(fs.lock_acquisitions, 2 + fs.lock_breaks);
 		assert_true(fs.lock_contended >= 1);	/* the second reader at least waited */
 		ctr_tree_free(t);
@@ -759,6 +788,80 @@ static void test_flusher_lifecycle(void **state)
 }
 
 /*
+ * What a read walks, per fence and prune mode (rstat.h, "The price is the
+ * read's"): 64 CPUs each update leaf 1 of a root with two leaves once, then
+ * three reads of the root, with updates on 3 CPUs before the third.  The
+ * count of (CPU, node) lists folded is the read's cost in the kernel's terms.
+ * prune=flush, fence=update and fence=none, the kernel's: the first read
+ * folds 64 x 2 (leaf and root on each CPU), unlinking them, the second
+ * nothing, the third 3 x 2, and a read that unlinked nothing called no
+ * membarrier.  fence=membarrier's default, no prune in the period: every read
+ * folds the 128 again.  Every read is exact.
+ */
+static void test_read_walk_per_mode(void **state)
+{
+	static const char *const modes[] = { "fence=membarrier", "fence=membarrier,prune=flush", "fence=update",
+					     "fence=none", "prune=flush,lockbreak=off" };
+	enum { CPUS = 64 };
+
+	(void)state;
+	for (int m = 0; m < (int)(sizeof(modes) / sizeof(modes[0])); m++) {
+		struct ctr_tree *t = ctr_tree_new(ctr_algo_find("rstat_force"), &(struct ctr_params){
+			.nr_nodes = 3, .parent = (int[]){ -1, 0, 0 }, .nr_cpus = CPUS,
+			.flush_period_ms = 600000, .options = modes[m] });
+		struct ctr_rstat *r;
+		uint64_t f0, f1, f2, f3, b1, b2, b3;
+		int64_t want = 0;
+		int kernels;
+
+		assert_non_null(t);
+		r = ctr_rstat_of(t);
+		/* fence=membarrier falls back to update where the kernel refuses the barrier */
+		kernels = r->fence != CTR_RSTAT_FENCE_MEMBARRIER || r->prune == CTR_RSTAT_PRUNE_FLUSH;
+		for (int cpu = 0; cpu < CPUS; cpu++, want -= cpu)
+			ctr_add(t, cpu, 1, 0, -(cpu + 1));
+		f0 = r->folded;
+		assert_int_equal(ctr_read(t, 0, 0), want);
+		f1 = r->folded;
+		b1 = r->barriers;
+		assert_int_equal(ctr_read(t, 0, 0), want);
+		f2 = r->folded;
+		b2 = r->barriers;
+		for (int cpu = 10; cpu < 13; cpu++, want += 5)
+			ctr_add(t, cpu, 2, 0, 5);
+		assert_int_equal(ctr_read(t, 0, 0), want);
+		assert_int_equal(ctr_read(t, 2, 0), 15);
+		f3 = r->folded;
+		b3 = r->barriers;
+		printf("# rstat_force %s: (CPU, node) pairs folded by three root reads %llu, %llu, %llu; membarriers %llu\n",
+		       modes[m], (unsigned long long)(f1 - f0), (unsigned long long)(f2 - f1),
+		       (unsigned long long)(f3 - f2), (unsigned long long)b3);
+		assert_int_equal(f1 - f0, 2 * CPUS);
+		if (kernels) {
+			assert_int_equal(f2 - f1, 0);
+			/* the third read: leaf 2 and the root on 3 CPUs; the read of leaf 2 after it, nothing */
+			assert_int_equal(f3 - f2, 2 * 3);
+			for (int cpu = 0; cpu < CPUS; cpu++)
+				for (int n = 0; n < 3; n++)
+					assert_int_equal(atomic_load(&r->cpu[cpu]->link[n].updated_next), CTR_RSTAT_OFF);
+		} else {
+			assert_int_equal(f2 - f1, 2 * CPUS);
+			/* the root's read: all 128 again and leaf 2 on 3 CPUs; leaf 2's: those 3 again */
+			assert_int_equal(f3 - f2, 2 * CPUS + 2 * 3);
+		}
+		/* a barrier for a read that unlinked something, none for a clean one */
+		if (r->fence == CTR_RSTAT_FENCE_MEMBARRIER && r->prune == CTR_RSTAT_PRUNE_FLUSH) {
+			assert_int_equal(b1, 1);
+			assert_int_equal(b2, 1);
+			assert_int_equal(b3, 2);
+		} else {
+			assert_int_equal(b3, 0);
+		}
+		ctr_tree_free(t);
+	}
+}
+
+/*
  * The store-buffering stress (rstat.h): writers add +1 to node after node
  * and publish each completed update (release); a flusher notes the
  * published total (acquire), then reads the root through rstat_force's own
@@ -766,7 +869,7 @@ static void test_flusher_lifecycle(void **state)
  * be in it: a stranded delta (the owner saw its node linked while a prune
  * unlinked it and loaded a stale slot) reads short, until that node's next
  * update relinks it.  A period of 1 ms makes nearly every flush a prune, the
- * only place fence=membarrier unlinks.  fence=none, the kernel's, may read
+ * only place fence=membarrier unlinks; prune=flush makes every one.  fence=none, the kernel's, may read
  * short: its count is printed, not asserted (a 2-vCPU guest reorders rarely).
  */
 #define SB_WRITERS 2
@@ -820,14 +923,15 @@ static void *sb_read(void *arg)
 
 static void test_store_buffering(void **state)
 {
-	static const char *const fences[] = { "fence=membarrier", "fence=update", "fence=none" };
+	static const char *const fences[] = { "fence=membarrier", "fence=membarrier,prune=flush", "fence=update",
+					      "fence=none" };
 	int parent[SB_NODES];
 
 	(void)state;
 	parent[0] = -1;
 	for (int n = 1; n < SB_NODES; n++)
 		parent[n] = 0;	/* a star: every update links its leaf below the linked root */
-	for (int f = 0; f < 3; f++) {
+	for (int f = 0; f < 4; f++) {
 		static struct sb_shared sh;
 		struct sb_writer ws[SB_WRITERS];
 		pthread_t tw[SB_WRITERS], tr;
@@ -853,13 +957,13 @@ static void test_store_buffering(void **state)
 			total += atomic_load(&sh.published[k]);
 		printf("# %s: %ld flushing reads, %ld read short of what was published before them;"
 		       " %ld updates\n", fences[f], sh.reads, sh.short_reads, total);
-		if (f < 2) {
+		if (f < 3) {
 			assert_int_equal(sh.short_reads, 0);
 			/* and at rest, through the policy's own read and the exact one */
 			assert_int_equal(ctr_read(sh.t, 0, 0), total);
 			assert_int_equal(ctr_read_exact(sh.t, 0, 0), total);
 		}
-		assert_int_equal(ctr_read_error_bound(sh.t), f < 2 ? 0 : -1);
+		assert_int_equal(ctr_read_error_bound(sh.t), f < 3 ? 0 : -1);
 		ctr_tree_free(sh.t);
 	}
 }
@@ -877,6 +981,7 @@ int main(void)
 		cmocka_unit_test(test_batch_fewer_flushes),
 		cmocka_unit_test(test_lock_break_hands_over),
 		cmocka_unit_test(test_batch_read_is_fresh),
+		cmocka_unit_test(test_read_walk_per_mode),
 		cmocka_unit_test(test_store_buffering),
 	};
 

@@ -135,7 +135,10 @@ static void test_bad_params(void **state)
 	}
 }
 
-/* rstat's options=read=... and lockkind=...: the values are taken, anything else is EINVAL. */
+/*
+ * rstat's options=read=..., lockkind=..., prune=... and lockbreak=...: the
+ * values are taken, anything else is EINVAL.
+ */
 static void test_rstat_read_option(void **state)
 {
 	static const char *const rstat[] = { "rstat_force", "rstat_ratelimit", "rstat_threshold",
@@ -146,11 +149,16 @@ static void test_rstat_read_option(void **state)
 					    "lockkind=qspin",
 					    "lockkind=mutex,read=batch,fence=update", "update=memcg",
 					    "threshold=global", "update=memcg,threshold=memcg",
-					    "threshold=global,update=memcg,lockkind=mutex" };
+					    "threshold=global,update=memcg,lockkind=mutex", "prune=period",
+					    "prune=flush", "prune=flush,fence=update", "fence=none,prune=flush",
+					    "lockbreak=on", "lockbreak=off",
+					    "lockbreak=off,prune=flush,lockkind=qspin,read=batch" };
 	static const char *const bad[] = { "read=sometimes", "read=", "read=BATCH", "read=batch,read=x",
 					   "read=spin,fence=sometimes", "read", "lockkind=ticket",
 					   "lockkind=", "lockkind=spin,lockkind=mutex", "update=sometimes",
-					   "threshold=percpu", "update=" };
+					   "threshold=percpu", "update=", "prune=sometimes", "prune=",
+					   "prune=FLUSH", "prune=flush,prune=period", "lockbreak=maybe",
+					   "lockbreak=", "lockbreak=1", "lockbreak=on,lockbreak=off" };
 
 	(void)state;
 	for (size_t k = 0; k < sizeof(rstat) / sizeof(rstat[0]); k++) {
@@ -202,6 +210,9 @@ static void test_options_check(void **state)
 		{ "fence=maybe", -EINVAL, "'maybe' is not a value rstat_force takes for fence" },
 		{ "read=spin,bogus=1", -ENOENT, "key 'bogus' is not one rstat_force takes" },
 		{ "lockkind=sleepy", -EINVAL, "'sleepy' is not a value rstat_force takes for lockkind" },
+		{ "prune=flush,lockbreak=off", 0, "" },
+		{ "prune=often", -EINVAL, "'often' is not a value rstat_force takes for prune" },
+		{ "lockbreak=yes", -EINVAL, "'yes' is not a value rstat_force takes for lockbreak" },
 	};
 	const struct ctr_algo *a = ctr_algo_find("rstat_force");
 	char err[256];
