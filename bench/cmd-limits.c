@@ -9,30 +9,44 @@
  * ratios, with their range (stats.c's median and range).  The rows are one
  * table (lim_defs): each names its algorithm, shape and probe as data.
  *
- * Probes (single thread unless said; every loop a plain function, no call
- * inside it):
+ * Probes (single thread unless said; every loop a noinline function of its
+ * own, no call inside it, counted down as the harness's blocks are):
  *   bare loop        a loop whose body is two compiler barriers (one per op of a pair): what a loop costs
- *   plain add        x += 1 on a private volatile word: an update's floor
+ *   plain add        x += 1 on a private volatile word, two a turn: an update's floor
  *   plain add pairs  x += 1, x -= 1 (the workload's pairs): cores that rename a store to the
  *                    next load of the same address run these faster than single adds
  *   add + linked check  the pairs, each add followed by the kernel's rstat fast-path test
  *                    (css_rstat_updated(): is the node already on this CPU's updated tree?),
  *                    rstat.h's own one-compare check, its call never taken: what an rstat
  *                    update can cost, the pairs plus one compare and branch per update
- *   lock xadd        atomic fetch_add on a private word: an atomic's floor
+ *   lock xadd        atomic fetch_add on a private word, two a turn: an atomic's floor
  *   bounce           2 threads, lock xadd on one shared word (CPU ns per op per thread)
+ *   private padded atomics  2 threads, each lock xadd on a line of its own: what two threads
+ *                    on two cells of a grown striped table cost, striped's 2-thread floor
  *   array walk D     plain adds through a precomputed list of D slot offsets, +1
- *                    then -1 as the pairs (per level): what a D-level per-CPU update can cost
- *   count_stat read  sum of S per-thread counters, one per line, contiguous
- *                    (perfbook's count_stat.c read_count()): per slot
+ *                    then -1 as the pairs (per level); shown, not a floor: it reloads an
+ *                    offset and forms an address at every level, and walks the first level
+ *                    too, more instructions than percpu_hier's own update (issue 28)
+ *   straight-line stores D  the pairs at D levels a line apart, unrolled, every address
+ *                    a constant from one register: a D-level update's floor (per level)
+ *   straight-line lock adds D  the same with lock adds: atomic_tree's floor (per level)
+ *   count_stat read  sum of S per-thread counters, one per line, contiguous, S a runtime
+ *                    count (perfbook's count_stat.c read_count() as a loop): per slot
+ *   count_stat unrolled read  the same over a static array, S a compile-time count, the sum
+ *                    unrolled: count_stat as perfbook builds it (-O3) at 8, its floor at 64 and 512
  *   page-aligned read the same over S page-aligned areas: the L1 aliasing that
  *                    uncoloured slot areas had (shown, not a limit)
+ *
+ * Every limit is a floor of what it bounds in instructions per op (its loop's, on objdump, at
+ * most the bounded loop's), but the rows said not to be: tests/cli_limits_floor.sh, which reads
+ * the rows' loops from --loops.
  *
  * --format json: one line per row, {"kind":"limits", "schema" (BENCH_SCHEMA_VERSION),
  * "row", "limit" (the two sides' names), "unit" (op, level or slot), "ns", "limit_ns"
  * (medians over the rounds, CPU ns per unit), "ratio" (median of the rounds' ns /
- * limit_ns), "ratio_lo", "ratio_hi" (their range), "rounds"}: `ctrbench report` draws
- * such lines, given beside run results, as its "Ratio to the limit" section.
+ * limit_ns), "ratio_lo", "ratio_hi" (their range), "rounds", "floor" (false: the limit is
+ * shown, not a floor)}: `ctrbench report` draws such lines, given beside run results, as
+ * its "Ratio to the limit" section.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -76,31 +90,53 @@ static uint64_t lim_cpu_ns(void)
 
 typedef void (*lim_fn)(void *arg, uint64_t n);
 
+/*
+ * Every probe's loop is a function of its own under a stable name (the row
+ * table's loop field): tests/cli_limits_floor.sh finds it in objdump and
+ * holds its instructions per op to at most those of the loop it bounds.
+ * It starts a 64-byte line, as the harness's blocks do (bench/loops.c), so
+ * its loop's place in the line is its own code's: unaligned, an edit
+ * elsewhere in this file moved the runtime-count count_stat read's loop
+ * across a 32-byte boundary and its figure went from 0.62-0.64 to 1.11-1.14
+ * ns a slot at 8 slots, the code unchanged (3 runs each of limits --rounds 7).
+ */
+#ifdef __clang__
+#define LIM_LOOP __attribute__((noinline, aligned(64)))
+#else
+#define LIM_LOOP __attribute__((noinline, noclone, aligned(64)))	/* noclone: one instance, no constprop copy */
+#endif
+
 /* Two barriers per iteration, as the update loop's pairs: n / 2 iterations for n ops. */
-static void lim_bare(void *arg, uint64_t n)
+static LIM_LOOP void lim_bare(void *arg, uint64_t n)
 {
 	(void)arg;
-	for (uint64_t i = 0; i < n / 2; i++) {
+	for (uint64_t i = n / 2; i; i--) {
 		__asm__ volatile("" : : "r"(i) : "memory");
 		__asm__ volatile("" : : "r"(i) : "memory");
 	}
 }
 
-/* x += 1 only: the issue's "plain volatile add" (each op's load waits for the last store). */
-static void lim_plain_inc(void *arg, uint64_t n)
+/*
+ * x += 1 only: the issue's "plain volatile add" (each op's load waits for the last store).  Two a
+ * turn, as the harness's pairs: one a turn carried a loop's count and branch per op, more
+ * instructions than the block it bounds (tests/cli_limits_floor.sh).
+ */
+static LIM_LOOP void lim_plain_inc(void *arg, uint64_t n)
 {
 	volatile int64_t *x = arg;
 
-	for (uint64_t i = 0; i < n; i++)
+	for (uint64_t i = n / 2; i; i--) {
 		*x += 1;
+		*x += 1;
+	}
 }
 
 /* +1 then -1, as the update workload's pairs: n / 2 pairs for n ops. */
-static void lim_plain_add(void *arg, uint64_t n)
+static LIM_LOOP void lim_plain_add(void *arg, uint64_t n)
 {
 	volatile int64_t *x = arg;
 
-	for (uint64_t i = 0; i < n / 2; i++) {
+	for (uint64_t i = n / 2; i; i--) {
 		*x += 1;
 		*x -= 1;
 	}
@@ -119,13 +155,13 @@ static __attribute__((noinline)) void lim_fast_link(struct lim_fast *f)
 }
 
 /* The pairs through ctr_owner_add, each followed by rstat's linked check (__ctr_rstat_unlinked_after_store). */
-static void lim_fast_path(void *arg, uint64_t n)
+static LIM_LOOP void lim_fast_path(void *arg, uint64_t n)
 {
 	struct lim_fast *f = arg;
 	_Atomic int64_t *const slot = f->slot;
 	_Atomic int *const next = f->next;
 
-	for (uint64_t i = 0; i < n / 2; i++) {
+	for (uint64_t i = n / 2; i; i--) {
 		ctr_owner_add(slot, 1);
 		if (__ctr_rstat_unlinked_after_store(next, slot))
 			lim_fast_link(f);
@@ -135,12 +171,15 @@ static void lim_fast_path(void *arg, uint64_t n)
 	}
 }
 
-static void lim_xadd(void *arg, uint64_t n)
+/* Two a turn, as lim_plain_inc (a lock add's cost is its own; the loop's must not be more than the block's). */
+static LIM_LOOP void lim_xadd(void *arg, uint64_t n)
 {
 	_Atomic int64_t *x = arg;
 
-	for (uint64_t i = 0; i < n; i++)
+	for (uint64_t i = n / 2; i; i--) {
 		atomic_fetch_add_explicit(x, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(x, 1, memory_order_relaxed);
+	}
 }
 
 struct lim_walk {
@@ -149,7 +188,7 @@ struct lim_walk {
 	int depth;			/* its length */
 };
 
-static void lim_walk(void *arg, uint64_t n)
+static LIM_LOOP void lim_walk(void *arg, uint64_t n)
 {
 	const struct lim_walk *w = arg;
 	volatile int64_t *const slots = w->slots;
@@ -173,7 +212,7 @@ struct lim_read {
 };
 
 /* count_stat's read_count(): sum a per-thread array of line-padded counters. */
-static void lim_read_packed(void *arg, uint64_t n)
+static LIM_LOOP void lim_read_packed(void *arg, uint64_t n)
 {
 	struct lim_read *r = arg;
 	const int stride = CTR_CACHELINE / sizeof(int64_t);
@@ -187,7 +226,7 @@ static void lim_read_packed(void *arg, uint64_t n)
 	}
 }
 
-static void lim_read_pages(void *arg, uint64_t n)
+static LIM_LOOP void lim_read_pages(void *arg, uint64_t n)
 {
 	struct lim_read *r = arg;
 
@@ -200,13 +239,54 @@ static void lim_read_pages(void *arg, uint64_t n)
 	}
 }
 
-static void lim_read_hier(void *arg, uint64_t n)
+static LIM_LOOP void lim_read_hier(void *arg, uint64_t n)
 {
 	struct lim_read *r = arg;
 
 	for (uint64_t i = 0; i < n; i++)
 		r->sink = ctr_percpu_hier_read(r->tree, 0, 0);
 }
+
+/*
+ * count_stat as perfbook builds it (CodeSamples/count/count_stat.c, -O3):
+ * read_count() sums NR_THREADS counters of a static per-thread array, each
+ * on a line of its own, NR_THREADS a compile-time constant, so every load
+ * is one instruction with the counter's address in it.  At 8, GCC 12 -O3
+ * unrolls the sum fully, as here; at 64 and 512 it keeps a loop that forms
+ * each address with a sign extension, a shift and an add (8 instructions a
+ * slot on objdump, more than the runtime-count loop's 5 and percpu_hier's
+ * 6), so the sum is unrolled by pragma: the floor of a sum over S lines
+ * whose addresses are known, one load and one add a slot.
+ */
+struct lim_cs_slot {
+	_Alignas(CTR_CACHELINE) volatile int64_t v;	/* one thread's counter, a line of its own */
+};
+
+#ifdef __clang__
+#define LIM_O3
+#else
+#define LIM_O3 __attribute__((optimize("O3")))	/* perfbook's GCC_ARGS, whatever this build's -O */
+#endif
+
+#define LIM_CS_READ(S)								\
+static struct lim_cs_slot lim_cs_##S[S];					\
+static LIM_LOOP LIM_O3 void lim_cs_read_##S(void *arg, uint64_t n)		\
+{										\
+	struct lim_read *r = arg;						\
+										\
+	for (uint64_t i = n; i; i--) {						\
+		int64_t sum = 0;						\
+										\
+		_Pragma("GCC unroll 512")					\
+		for (int t = 0; t < (S); t++)					\
+			sum += lim_cs_##S[t].v;					\
+		r->sink = sum;							\
+	}									\
+}
+
+LIM_CS_READ(8)
+LIM_CS_READ(64)
+LIM_CS_READ(512)
 
 /*
  * ns per op of fn: n doubled until a call lasts LIM_PROBE_NS / 8, then the
@@ -234,12 +314,58 @@ static double lim_time(lim_fn fn, void *arg, double per)
 	return cmp_median(calls, 5) / ((double)n * per);
 }
 
-/* ---- the bounce: two pinned threads on one word ---- */
+/*
+ * Straight-line D-level pairs: +1 at every level, leaf first, then -1 at
+ * every level, through addresses formed before the loop (one base register,
+ * each level a constant displacement a line apart: a chain's nodes in one
+ * slot's area), nothing loaded but the slots.  What a D-level update's
+ * stores cost when the kernel's per-CPU code has every address in hand
+ * (issue 28: the array walk reloads an offset and forms an address a
+ * level, more instructions than percpu_hier's own walk).
+ */
+#define LIM_STRAIGHT(name, D, T, ADD)						\
+static LIM_LOOP void name(void *arg, uint64_t n)				\
+{										\
+	T *const s = arg;							\
+										\
+	for (uint64_t i = n / 2; i; i--) {					\
+		_Pragma("GCC unroll 64")					\
+		for (int k = 0; k < (D); k++)					\
+			ADD(&s[((D) - 1 - k) * LIM_STRIDE], 1);			\
+		_Pragma("GCC unroll 64")					\
+		for (int k = 0; k < (D); k++)					\
+			ADD(&s[((D) - 1 - k) * LIM_STRIDE], -1);		\
+	}									\
+}
+
+#define LIM_STRIDE ((int)(CTR_CACHELINE / sizeof(int64_t)))	/* int64_t words a line */
+#define LIM_PLAIN(p, d) (*(p) += (d))
+#define LIM_LOCKED(p, d) atomic_fetch_add_explicit((p), (d), memory_order_relaxed)
+
+LIM_STRAIGHT(lim_stores_8, 8, volatile int64_t, LIM_PLAIN)
+LIM_STRAIGHT(lim_stores_32, 32, volatile int64_t, LIM_PLAIN)
+/* atomic_tree's floor: each level's lock add to a word whose address is in hand */
+LIM_STRAIGHT(lim_lock_adds_8, 8, _Atomic int64_t, LIM_LOCKED)
+
+/* A straight-line probe of D levels over its own lines: ns per level. */
+static double lim_straight_level(lim_fn fn, int depth)
+{
+	int64_t *slots = ctr_zalloc_aligned((size_t)depth * CTR_CACHELINE);
+	double ns;
+
+	if (!slots)
+		die("out of memory");
+	ns = lim_time(fn, slots, depth);
+	free(slots);
+	return ns;
+}
+
+/* ---- two pinned threads: on one word (the bounce), or each on a line of its own ---- */
 
 struct lim_bounce {
 	const struct topo *topo;	/* for binding */
 	int pu;				/* this thread's PU */
-	_Atomic int64_t *word;		/* the shared line */
+	_Atomic int64_t *word;		/* its word: the shared line, or a private one */
 	_Atomic int *go;		/* both ready */
 	uint64_t n;			/* ops each */
 	uint64_t ns;			/* its elapsed time */
@@ -260,10 +386,17 @@ static void *lim_bounce_main(void *arg)
 	return NULL;
 }
 
-/* ns per op per thread, two threads on the first two PUs of a compact placement. */
-static double lim_bounce(const struct topo *topo)
+/*
+ * ns per op per thread, two threads on the first two PUs of a compact
+ * placement, lock-adding one shared word (shared) or each its own word on a
+ * line of its own: the private lines are what two threads on two cells of
+ * a grown striped table touch, so they, not the bounce, bound striped at 2
+ * threads (issue 28: the bounce swung 3.1-27 ns here, the private lines
+ * 2.6-3.1).
+ */
+static double lim_pair(const struct topo *topo, int shared)
 {
-	_Atomic int64_t *word = ctr_zalloc_aligned(CTR_CACHELINE);
+	_Atomic int64_t *words = ctr_zalloc_aligned(2 * CTR_CACHELINE);
 	struct lim_bounce b[2];
 	pthread_t tid[2];
 	_Atomic int go = 0;
@@ -271,17 +404,17 @@ static double lim_bounce(const struct topo *topo)
 	char err[256];
 	double ns;
 
-	if (!word || topo_place(topo, "compact", 2, pus, &wrapped, err, sizeof(err)))
-		die("limits: cannot place the bounce's two threads");
+	if (!words || topo_place(topo, "compact", 2, pus, &wrapped, err, sizeof(err)))
+		die("limits: cannot place the probe's two threads");
 	for (int i = 0; i < 2; i++) {
-		b[i] = (struct lim_bounce){ topo, pus[i], word, &go, 1u << 23, 0 };
+		b[i] = (struct lim_bounce){ topo, pus[i], shared ? words : words + i * LIM_STRIDE, &go, 1u << 23, 0 };
 		if (pthread_create(&tid[i], NULL, lim_bounce_main, &b[i]))
-			die("limits: cannot start the bounce's threads");
+			die("limits: cannot start the probe's threads");
 	}
 	for (int i = 0; i < 2; i++)
 		pthread_join(tid[i], NULL);
 	ns = (double)(b[0].ns + b[1].ns) / (double)(b[0].n + b[1].n);
-	free((void *)word);
+	free((void *)words);
 	return ns;
 }
 
@@ -374,6 +507,14 @@ static double lim_packed_read(int slots)
 	return ns;
 }
 
+/* count_stat's read of its static S counters (fn: lim_cs_read_S): ns per slot. */
+static double lim_cs_read(lim_fn fn, int slots)
+{
+	struct lim_read r = { .nr = slots };
+
+	return lim_time(fn, &r, slots);
+}
+
 static double lim_pages_read(int slots)
 {
 	volatile const int64_t **slot = calloc(slots, sizeof(*slot));
@@ -450,7 +591,11 @@ enum lim_probe {
 	LIM_PAGES_READ,		/* lim_pages_read(n) */
 	LIM_FAST_PATH,		/* lim_fast_path */
 	LIM_XADD,		/* lim_xadd */
-	LIM_BOUNCE,		/* lim_bounce */
+	LIM_BOUNCE,		/* lim_pair, one shared word */
+	LIM_STORES,		/* lim_stores_<n>: straight-line stores, per level */
+	LIM_LOCK_ADDS,		/* lim_lock_adds_<n>: straight-line lock adds, per level */
+	LIM_CS_READ,		/* lim_cs_read_<n>: count_stat's unrolled read, per slot */
+	LIM_PRIVATE,		/* lim_pair, a private line each */
 };
 
 struct lim_side {
@@ -459,6 +604,8 @@ struct lim_side {
 	const char *shape;	/* LIM_HARNESS: its shape */
 	int threads;		/* LIM_HARNESS: its updaters */
 	int n;			/* LIM_HARNESS: the figure divided by it (levels); walk: depth; reads: slots */
+	lim_fn fn;		/* a probe's timed loop (the kinds that time one function as it is) */
+	const char *loop;	/* its name, the symbol the floor test reads (NULL: a harness run's bench_block_<algo>) */
 };
 
 struct lim_def {
@@ -472,45 +619,77 @@ struct lim_def {
 	 * a drift linear over the four runs hits both sides' means alike.
 	 */
 	int abba;
+	/*
+	 * What an op is in both sides' loops, for tests/cli_limits_floor.sh: "stores" (an update
+	 * writes memory once), "sums" (a read adds one loaded slot) or "pairs" (a loop turn is a
+	 * +1/-1 pair that writes nothing).
+	 */
+	const char *ops;
+	/*
+	 * 1: l is a floor of h, tested: its loop has at most h's instructions per op.  0: shown, not
+	 * a floor (the array walk, issue 28: it reloads an offset and forms the address at every
+	 * level, more instructions than percpu_hier's own walk); the test holds that it is not.
+	 */
+	int floor;
 };
 
-#define LIM_RUN(a, s, t, per) { LIM_HARNESS, (a), (s), (t), (per) }
-#define LIM_PROBE(p, per) { (p), NULL, NULL, 0, (per) }
+#define LIM_RUN(a, s, t, per) { LIM_HARNESS, (a), (s), (t), (per), NULL, NULL }
+#define LIM_PROBE(p, per, fn) { (p), NULL, NULL, 0, (per), (fn), #fn }
+#define LIM_AGAIN_ { LIM_AGAIN, NULL, NULL, 0, 0, NULL, NULL }
 
-/* Every row, in the order each round measures them. */
+/* Every row, in the order each round measures them; a LIM_AGAIN side repeats the row above's. */
 static const struct lim_def lim_defs[] = {
-	{ "empty (harness floor)", "bare loop", "op", LIM_RUN("empty", "chain:1", 1, 1), LIM_PROBE(LIM_BARE, 0), 0 },
+	{ "empty (harness floor)", "bare loop", "op", LIM_RUN("empty", "chain:1", 1, 1),
+	  LIM_PROBE(LIM_BARE, 0, lim_bare), 0, "pairs", 1 },
 	{ "percpu_hier chain:1", "plain add", "op", LIM_RUN("percpu_hier", "chain:1", 1, 1),
-	  LIM_PROBE(LIM_PLAIN_INC, 0), 0 },
-	{ "percpu_hier chain:1", "plain add pairs", "op", LIM_PROBE(LIM_AGAIN, 0), LIM_PROBE(LIM_PLAIN_ADD, 0), 0 },
-	{ "percpu_hier chain:1", "array walk 1", "op", LIM_PROBE(LIM_AGAIN, 0), LIM_PROBE(LIM_WALK, 1), 0 },
+	  LIM_PROBE(LIM_PLAIN_INC, 0, lim_plain_inc), 0, "stores", 1 },
+	{ "percpu_hier chain:1", "plain add pairs", "op", LIM_AGAIN_, LIM_PROBE(LIM_PLAIN_ADD, 0, lim_plain_add), 0,
+	  "stores", 1 },
+	{ "percpu_hier chain:1", "array walk 1", "op", LIM_AGAIN_, LIM_PROBE(LIM_WALK, 1, lim_walk), 0, "stores", 0 },
 	{ "percpu_hier chain:8 per level", "array walk 8, per level", "level",
-	  LIM_RUN("percpu_hier", "chain:8", 1, 8), LIM_PROBE(LIM_WALK, 8), 0 },
+	  LIM_RUN("percpu_hier", "chain:8", 1, 8), LIM_PROBE(LIM_WALK, 8, lim_walk), 0, "stores", 0 },
+	{ "percpu_hier chain:8 per level", "straight-line stores 8, per level", "level", LIM_AGAIN_,
+	  LIM_PROBE(LIM_STORES, 8, lim_stores_8), 0, "stores", 1 },
 	{ "percpu_hier chain:32 per level", "array walk 32, per level", "level",
-	  LIM_RUN("percpu_hier", "chain:32", 1, 32), LIM_PROBE(LIM_WALK, 32), 0 },
-	{ "percpu_hier read, 8 slots", "count_stat read, 8 slots", "slot", LIM_PROBE(LIM_HIER_READ, 8),
-	  LIM_PROBE(LIM_PACKED_READ, 8), 0 },
-	{ "percpu_hier read, 64 slots", "count_stat read, 64 slots", "slot", LIM_PROBE(LIM_HIER_READ, 64),
-	  LIM_PROBE(LIM_PACKED_READ, 64), 0 },
-	{ "percpu_hier read, 512 slots", "count_stat read, 512 slots", "slot", LIM_PROBE(LIM_HIER_READ, 512),
-	  LIM_PROBE(LIM_PACKED_READ, 512), 0 },
-	{ "page-aligned read, 512 slots", "count_stat read, 512 slots", "slot", LIM_PROBE(LIM_PAGES_READ, 512),
-	  LIM_PROBE(LIM_PACKED_READ, 512), 0 },
+	  LIM_RUN("percpu_hier", "chain:32", 1, 32), LIM_PROBE(LIM_WALK, 32, lim_walk), 0, "stores", 0 },
+	{ "percpu_hier chain:32 per level", "straight-line stores 32, per level", "level", LIM_AGAIN_,
+	  LIM_PROBE(LIM_STORES, 32, lim_stores_32), 0, "stores", 1 },
+	{ "percpu_hier read, 8 slots", "count_stat read, 8 slots", "slot", LIM_PROBE(LIM_HIER_READ, 8, lim_read_hier),
+	  LIM_PROBE(LIM_PACKED_READ, 8, lim_read_packed), 0, "sums", 1 },
+	{ "percpu_hier read, 8 slots", "count_stat unrolled read, 8 slots", "slot", LIM_AGAIN_,
+	  LIM_PROBE(LIM_CS_READ, 8, lim_cs_read_8), 0, "sums", 1 },
+	{ "percpu_hier read, 64 slots", "count_stat read, 64 slots", "slot",
+	  LIM_PROBE(LIM_HIER_READ, 64, lim_read_hier), LIM_PROBE(LIM_PACKED_READ, 64, lim_read_packed), 0, "sums", 1 },
+	{ "percpu_hier read, 64 slots", "count_stat unrolled read, 64 slots", "slot", LIM_AGAIN_,
+	  LIM_PROBE(LIM_CS_READ, 64, lim_cs_read_64), 0, "sums", 1 },
+	{ "percpu_hier read, 512 slots", "count_stat read, 512 slots", "slot",
+	  LIM_PROBE(LIM_HIER_READ, 512, lim_read_hier), LIM_PROBE(LIM_PACKED_READ, 512, lim_read_packed), 0, "sums",
+	  1 },
+	{ "percpu_hier read, 512 slots", "count_stat unrolled read, 512 slots", "slot", LIM_AGAIN_,
+	  LIM_PROBE(LIM_CS_READ, 512, lim_cs_read_512), 0, "sums", 1 },
+	{ "page-aligned read, 512 slots", "count_stat read, 512 slots", "slot",
+	  LIM_PROBE(LIM_PAGES_READ, 512, lim_read_pages), LIM_PROBE(LIM_PACKED_READ, 512, lim_read_packed), 0,
+	  "sums", 1 },
 	/* its own percpu_hier runs around it, the fast-path probe (the next row's limit) in the middle */
 	{ "rstat_force update chain:1", "percpu_hier chain:1", "op", LIM_RUN("rstat_force", "chain:1", 1, 1),
-	  LIM_RUN("percpu_hier", "chain:1", 1, 1), 1 },
-	{ "rstat_force update chain:1", "add + linked check pairs", "op", LIM_PROBE(LIM_AGAIN, 0),
-	  LIM_PROBE(LIM_FAST_PATH, 0), 0 },
+	  LIM_RUN("percpu_hier", "chain:1", 1, 1), 1, "stores", 1 },
+	{ "rstat_force update chain:1", "add + linked check pairs", "op", LIM_AGAIN_,
+	  LIM_PROBE(LIM_FAST_PATH, 0, lim_fast_path), 0, "stores", 1 },
 	{ "atomic_tree chain:8 per level", "lock xadd", "level", LIM_RUN("atomic_tree", "chain:8", 1, 8),
-	  LIM_PROBE(LIM_XADD, 0), 0 },
+	  LIM_PROBE(LIM_XADD, 0, lim_xadd), 0, "stores", 1 },
+	{ "atomic_tree chain:8 per level", "straight-line lock adds 8, per level", "level", LIM_AGAIN_,
+	  LIM_PROBE(LIM_LOCK_ADDS, 8, lim_lock_adds_8), 0, "stores", 1 },
 	{ "striped chain:1, 1 thread", "lock xadd", "op", LIM_RUN("striped", "chain:1", 1, 1),
-	  LIM_PROBE(LIM_XADD, 0), 0 },
+	  LIM_PROBE(LIM_XADD, 0, lim_xadd), 0, "stores", 1 },
 	{ "striped chain:1, 2 threads", "2-thread bounce", "op", LIM_RUN("striped", "chain:1", 2, 1),
-	  LIM_PROBE(LIM_BOUNCE, 0), 0 },
+	  LIM_PROBE(LIM_BOUNCE, 0, lim_xadd), 0, "stores", 1 },
+	{ "striped chain:1, 2 threads", "2 threads, private padded atomics", "op", LIM_AGAIN_,
+	  LIM_PROBE(LIM_PRIVATE, 0, lim_xadd), 0, "stores", 1 },
 };
 
 #undef LIM_RUN
 #undef LIM_PROBE
+#undef LIM_AGAIN_
 
 enum { LIM_NR_ROWS = sizeof(lim_defs) / sizeof(lim_defs[0]) };
 
@@ -553,7 +732,14 @@ static double lim_side_measure(struct lim_ctx *c, struct lim_probes *pr, const s
 	case LIM_XADD:
 		return lim_time(lim_xadd, pr->word, 1);
 	case LIM_BOUNCE:
-		return lim_bounce(c->base.topo);
+		return lim_pair(c->base.topo, 1);
+	case LIM_STORES:
+	case LIM_LOCK_ADDS:
+		return lim_straight_level(s->fn, s->n);
+	case LIM_CS_READ:
+		return lim_cs_read(s->fn, s->n);
+	case LIM_PRIVATE:
+		return lim_pair(c->base.topo, 0);
 	}
 	return 0;
 }
@@ -561,44 +747,84 @@ static double lim_side_measure(struct lim_ctx *c, struct lim_probes *pr, const s
 static void lim_print(const struct lim_row *rows, int rounds, int json)
 {
 	if (!json)
-		printf("%-34s %10s  %-30s %10s  %7s %17s\n", "ctrbench", "median", "limit, same run", "median",
+		printf("%-34s %10s  %-38s %10s  %7s %17s\n", "ctrbench", "median", "limit, same run", "median",
 		       "ratio", "[ratio range]");
 	for (int i = 0; i < LIM_NR_ROWS; i++) {
 		const struct lim_def *d = &lim_defs[i];
 		const struct lim_row *r = &rows[i];
 		double ratio[LIM_ROUNDS_MAX], hlo, hhi, llo, lhi, rlo, rhi;
 		double h = cmp_median_range(r->h, rounds, &hlo, &hhi), l = cmp_median_range(r->l, rounds, &llo, &lhi), q;
+		char lim[64];
 
 		for (int k = 0; k < rounds; k++)
 			ratio[k] = r->l[k] > 0 ? r->h[k] / r->l[k] : 0;
 		q = cmp_median_range(ratio, rounds, &rlo, &rhi);
+		snprintf(lim, sizeof(lim), "%s%s", d->limit, d->floor ? "" : " *");
 		if (json)
 			printf("{\"kind\":\"limits\",\"schema\":%d,\"row\":\"%s\",\"limit\":\"%s\","
 			       "\"unit\":\"%s\",\"ns\":%.6g,\"limit_ns\":%.6g,\"ratio\":%.6g,\"ratio_lo\":%.6g,"
-			       "\"ratio_hi\":%.6g,\"rounds\":%d}\n", BENCH_SCHEMA_VERSION, d->what, d->limit,
-			       d->unit, h, l, q, rlo, rhi, rounds);
+			       "\"ratio_hi\":%.6g,\"rounds\":%d,\"floor\":%s}\n", BENCH_SCHEMA_VERSION, d->what, d->limit,
+			       d->unit, h, l, q, rlo, rhi, rounds, d->floor ? "true" : "false");
 		else
-			printf("%-34s %10.3f  %-30s %10.3f  %6.2fx [%6.2f, %6.2f]\n", d->what, h, d->limit, l, q,
+			printf("%-34s %10.3f  %-38s %10.3f  %6.2fx [%6.2f, %6.2f]\n", d->what, h, lim, l, q,
 			       rlo, rhi);
 	}
 	if (!json)
 		printf("# CPU ns per op (per level, per slot where said; harness: task-clock / ops, probes: the"
 		       " thread's CPU clock, so other load's preemptions count on neither side); each row's two"
 		       " sides measured in the same round, %d round%s interleaved; ratio = ctrbench / limit,"
-		       " median of the rounds\n", rounds, rounds == 1 ? "" : "s");
+		       " median of the rounds\n# * shown, not a floor: the probe's loop has more instructions"
+		       " per op than the loop it is set beside (tests/cli_limits_floor.sh)\n", rounds,
+		       rounds == 1 ? "" : "s");
+}
+
+/*
+ * --loops: each row's two loops, as the floor test reads them (tab-separated: row, limit,
+ * the bounded side's loop and its n, the limit's loop and its n, what an op is, floor or
+ * not); a side repeated from the row above names the row above's loop.  Nothing is measured.
+ */
+static void lim_print_loops(void)
+{
+	char loop[2][128];
+
+	for (int i = 0; i < LIM_NR_ROWS; i++) {
+		const struct lim_def *d = &lim_defs[i];
+		const struct lim_side *side[2] = { &d->h, &d->l };
+		int n[2];
+
+		for (int j = 0; j < 2; j++) {
+			const struct lim_side *s = side[j];
+			int k = i;
+
+			/* LIM_AGAIN: the nearest row above whose side says what it is */
+			while (s->probe == LIM_AGAIN && k > 0)
+				s = j ? &lim_defs[--k].l : &lim_defs[--k].h;
+			if (s->probe == LIM_HARNESS)
+				snprintf(loop[j], sizeof(loop[j]), "bench_block_%s", s->algo);
+			else
+				snprintf(loop[j], sizeof(loop[j]), "%s", s->loop ? s->loop : "?");
+			/* the loop's own n: levels or slots (a harness run's chain depth is its n) */
+			n[j] = s->n > 0 ? s->n : 1;
+		}
+		printf("%s\t%s\t%s\t%d\t%s\t%d\t%s\t%d\n", d->what, d->limit, loop[0], n[0], loop[1], n[1], d->ops,
+		       d->floor);
+	}
 }
 
 static const char *const limits_help =
 	"usage: ctrbench limits [options]\n"
 	"\n"
 	"Each harness figure beside the physical limit that bounds it (bare loop, plain add, lock xadd,\n"
-	"a 2-thread bounce, a precomputed-array walk, a count_stat-style read, rstat's add and linked\n"
-	"check), measured by probes in this process, each row a ratio of one moment: CPU ns per op on\n"
-	"both sides, rounds interleaved.\n"
+	"a 2-thread bounce and private padded atomics, straight-line stores and lock adds through\n"
+	"addresses in registers, count_stat's read as a loop and unrolled, rstat's add and linked\n"
+	"check; a precomputed-array walk, shown, not a floor: marked *), measured by probes in this\n"
+	"process, each row a ratio of one moment: CPU ns per op on both sides, rounds interleaved.\n"
 	"\n"
 	"  --rounds K               rounds of every row, the ratio their median (default 3)\n"
 	"  --duration-ms MS         each harness run's window (default 300)\n"
 	"  --format F               table or json, one line per row (default table)\n"
+	"  --loops                  print each row's two timed loops (the functions the floor test\n"
+	"                           reads in objdump), tab-separated, and measure nothing\n"
 	"\n"
 	"example: ctrbench limits --rounds 5\n";
 
@@ -647,11 +873,12 @@ int bench_cmd_limits(int argc, char **argv)
 		{ "duration-ms", required_argument, NULL, 'd' },
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "loops", no_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct lim_row rows[LIM_NR_ROWS];
 	struct lim_ctx c = { .duration_ms = 300 };
-	int rounds = 3, json = 0, opt;
+	int rounds = 3, json = 0, loops = 0, opt;
 
 	optind = 0;
 	bench_help(argc, argv, limits_help);
@@ -667,12 +894,19 @@ int bench_cmd_limits(int argc, char **argv)
 		case 'f':
 			json = bench_parse_table_json("limits", optarg);
 			break;
+		case 'l':
+			loops = 1;
+			break;
 		default:
 			bench_die_getopt(opt, argv);
 		}
 	}
 	if (optind < argc)
 		die("unexpected argument '%s'", argv[optind]);
+	if (loops) {
+		lim_print_loops();
+		return 0;
+	}
 	c.base.placement = "compact";
 	c.base.sample_every = BENCH_SAMPLE_EVERY;
 	c.base.read_node = BENCH_READ_RANDOM;
