@@ -117,28 +117,30 @@ static LIM_LOOP void lim_bare(void *arg, uint64_t n)
 }
 
 /*
- * x += 1 only: the issue's "plain volatile add" (each op's load waits for the last store).  Two a
- * turn, as the harness's pairs: one a turn carried a loop's count and branch per op, more
- * instructions than the block it bounds (tests/cli_limits_floor.sh).
+ * x += 1 only: the issue's "plain add" (each op's load waits for the last store), in the one
+ * instruction this_cpu_add() is and percpu_hier's walk uses (ctr_owner_add_insn, an add to
+ * memory): a volatile load, add and store was three, more than the block it bounds once that
+ * block had the add to memory (tests/cli_limits_floor.sh).  Two a turn, as the harness's pairs:
+ * one a turn carried a loop's count and branch per op.
  */
 static LIM_LOOP void lim_plain_inc(void *arg, uint64_t n)
 {
-	volatile int64_t *x = arg;
+	_Atomic int64_t *x = arg;
 
 	for (uint64_t i = n / 2; i; i--) {
-		*x += 1;
-		*x += 1;
+		ctr_owner_add_insn(x, 1);
+		ctr_owner_add_insn(x, 1);
 	}
 }
 
 /* +1 then -1, as the update workload's pairs: n / 2 pairs for n ops. */
 static LIM_LOOP void lim_plain_add(void *arg, uint64_t n)
 {
-	volatile int64_t *x = arg;
+	_Atomic int64_t *x = arg;
 
 	for (uint64_t i = n / 2; i; i--) {
-		*x += 1;
-		*x -= 1;
+		ctr_owner_add_insn(x, 1);
+		ctr_owner_add_insn(x, -1);
 	}
 }
 
@@ -339,11 +341,11 @@ static LIM_LOOP void name(void *arg, uint64_t n)				\
 }
 
 #define LIM_STRIDE ((int)(CTR_CACHELINE / sizeof(int64_t)))	/* int64_t words a line */
-#define LIM_PLAIN(p, d) (*(p) += (d))
+#define LIM_PLAIN(p, d) ctr_owner_add_insn((p), (d))	/* this_cpu_add()'s add to memory, as percpu_hier's walk */
 #define LIM_LOCKED(p, d) atomic_fetch_add_explicit((p), (d), memory_order_relaxed)
 
-LIM_STRAIGHT(lim_stores_8, 8, volatile int64_t, LIM_PLAIN)
-LIM_STRAIGHT(lim_stores_32, 32, volatile int64_t, LIM_PLAIN)
+LIM_STRAIGHT(lim_stores_8, 8, _Atomic int64_t, LIM_PLAIN)
+LIM_STRAIGHT(lim_stores_32, 32, _Atomic int64_t, LIM_PLAIN)
 /* atomic_tree's floor: each level's lock add to a word whose address is in hand */
 LIM_STRAIGHT(lim_lock_adds_8, 8, _Atomic int64_t, LIM_LOCKED)
 
@@ -658,13 +660,14 @@ static const struct lim_def lim_defs[] = {
 	  LIM_PROBE(LIM_PACKED_READ, 8, lim_read_packed), 0, "sums", 1 },
 	{ "percpu_hier read, 8 slots", "count_stat unrolled read, 8 slots", "slot", LIM_AGAIN_,
 	  LIM_PROBE(LIM_CS_READ, 8, lim_cs_read_8), 0, "sums", 1 },
+	/* the runtime-count loop is longer than percpu_hier's read of two slots a step: shown, not a floor */
 	{ "percpu_hier read, 64 slots", "count_stat read, 64 slots", "slot",
-	  LIM_PROBE(LIM_HIER_READ, 64, lim_read_hier), LIM_PROBE(LIM_PACKED_READ, 64, lim_read_packed), 0, "sums", 1 },
+	  LIM_PROBE(LIM_HIER_READ, 64, lim_read_hier), LIM_PROBE(LIM_PACKED_READ, 64, lim_read_packed), 0, "sums", 0 },
 	{ "percpu_hier read, 64 slots", "count_stat unrolled read, 64 slots", "slot", LIM_AGAIN_,
 	  LIM_PROBE(LIM_CS_READ, 64, lim_cs_read_64), 0, "sums", 1 },
 	{ "percpu_hier read, 512 slots", "count_stat read, 512 slots", "slot",
 	  LIM_PROBE(LIM_HIER_READ, 512, lim_read_hier), LIM_PROBE(LIM_PACKED_READ, 512, lim_read_packed), 0, "sums",
-	  1 },
+	  0 },
 	{ "percpu_hier read, 512 slots", "count_stat unrolled read, 512 slots", "slot", LIM_AGAIN_,
 	  LIM_PROBE(LIM_CS_READ, 512, lim_cs_read_512), 0, "sums", 1 },
 	{ "page-aligned read, 512 slots", "count_stat read, 512 slots", "slot",
