@@ -55,12 +55,13 @@ check "stat-read-storm --project: the posted storm and lone figures beside" eval
 # --- --format json: a line per projected configuration, the table's cell named -------------------
 "$B" schema >"$tmp/schema.json"
 # every line: project --format json's fields (projected_fields) in order with their types, then the
-# scenario, the row and column of its table and the options the model was given; argv[2]: the scenario
+# scenario, the row and column of its table, the options the model was given and the configuration's
+# work_ns, read_interval_ns and limit_headroom; argv[2]: the scenario
 cat >"$tmp/lines.py" <<'PY'
 import json, sys
 rows = json.load(open(sys.argv[1]))["projected_fields"]
 types = {"string": str, "integer": int, "number": (int, float), "object": dict, "array": list}
-want = [r["path"] for r in rows] + ["scenario", "row", "column", "options"]
+want = [r["path"] for r in rows] + ["scenario", "row", "column", "options", "work_ns", "read_interval_ns", "limit_headroom"]
 text = open(sys.argv[3]).read()
 assert text.endswith("\n"), "no complete last line"
 lines = [json.loads(x) for x in text.split("\n")[:-1]]

@@ -49,6 +49,56 @@ static int scn_proj_read_node(int node, int *out, char *err, size_t errlen)
 	return -ENOTSUP;
 }
 
+/*
+ * The options the model is given for c: the row's, then each of the
+ * scenario's additions the algorithm takes (asked with ctr_options_check,
+ * never by name): update=memcg, as scn_measure_cols gives it to the
+ * measured columns, and the kernel's lock behaviour (SCN_PROJ_KERNEL).
+ * Into buf; returns buf, or c->options where nothing is added.
+ */
+static const char *scn_proj_options(const struct ctr_algo *a, const char *options, char *buf, size_t len)
+{
+	static const char *const add[] = { SCN_RSTAT_UPDATE, SCN_PROJ_KERNEL };
+	char why[256];
+
+	snprintf(buf, len, "%s", options ? options : "");
+	for (size_t i = 0; a && i < sizeof(add) / sizeof(add[0]); i++) {
+		const size_t at = strlen(buf);
+
+		/* appended in place, taken back where the algorithm refuses it (or it does not fit) */
+		if ((size_t)snprintf(buf + at, len - at, "%s%s", at ? "," : "", add[i]) >= len - at ||
+		    ctr_options_check(a, buf, why, sizeof(why)))
+			buf[at] = 0;
+	}
+	return *buf || options ? buf : NULL;
+}
+
+void scn_proj_kernel_note(const char *const *algos, int n)
+{
+	char names[256] = "", why[256];
+
+	for (int i = 0; i < n; i++) {
+		const struct ctr_algo *a = ctr_algo_find(algos[i]);
+
+		if (a && !ctr_options_check(a, SCN_PROJ_KERNEL, why, sizeof(why)) && !strstr(names, algos[i]))
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", *names ? ", " : "",
+				 algos[i]);
+	}
+	if (*names)
+		printf("# kernel lock behaviour: %s for %s (%s)\n", SCN_PROJ_KERNEL, names, SCN_PROJ_KERNEL_WHY);
+}
+
+/* The configuration's own fields, after the cell, on every line (projected or not). */
+static int scn_project_cfg_json(json_t *o, const struct scn_proj_cfg *c)
+{
+	return json_object_set_new(o, "work_ns", json_integer(c->work_ns)) ||
+	       json_object_set_new(o, "read_interval_ns",
+				   json_integer(c->workload == BENCH_READERS ? c->read_interval_ns : 0)) ||
+	       json_object_set_new(o, "limit_headroom",
+				   json_real(bench_workload_charges(scn_proj_workload(c->workload)) ?
+					     c->limit_headroom : 0));
+}
+
 /* c's JSON line (--format json): as `ctrbench project` writes it, with the scenario's cell after it. */
 static void scn_project_json(const struct scn_proj *p, const struct scn_proj_cfg *c, const struct proj_config *pc,
 			     const struct proj_result *res, int pus_used, double secs)
@@ -62,9 +112,38 @@ static void scn_project_json(const struct scn_proj *p, const struct scn_proj_cfg
 	json_t *cell = json_pack("{s:s,s:s,s:s,s:s}", "scenario", p->s->name, "row", c->row ? c->row : "",
 				 "column", c->column ? c->column : "", "options", pc->options ? pc->options : "");
 
-	if (!cell)
+	if (!cell || scn_project_cfg_json(cell, c))
 		die("scenario: out of memory");
 	bench_proj_print_json(p->json, &l, res, secs, cell);
+}
+
+/*
+ * The line of a configuration not projected: the cell, what it would have
+ * run and why not (the model's refusal or failure, err), flushed as the
+ * projected lines are, so the lines say which cell is missing.
+ */
+static void scn_project_refused_json(const struct scn_proj *p, const struct scn_proj_cfg *c, const char *options,
+				     const char *err)
+{
+	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:s,s:s,s:s}", "kind", "not projected",
+			      "scenario", p->s->name, "row", c->row ? c->row : "", "column",
+			      c->column ? c->column : "", "algo", c->algo,
+			      "workload", bench_workload_name(scn_proj_workload(c->workload)), "shape", c->shape,
+			      "threads", c->threads, "readers", c->workload == BENCH_READERS ? c->readers : 0,
+			      "placement", c->placement ? c->placement : "compact", "topology", topo_spec(p->topo),
+			      "options", options ? options : "");
+	char *text;
+
+	if (!o || scn_project_cfg_json(o, c) || json_object_set_new(o, "nr_stats", json_integer(SCN_MEMCG_NR_STATS)) ||
+	    json_object_set_new(o, "reason", json_string(err)))
+		die("scenario: out of memory");
+	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	if (!text)
+		die("scenario: out of memory");
+	fprintf(p->json, "%s\n", text);
+	fflush(p->json);
+	free(text);
+	json_decref(o);
 }
 
 int scn_project_run(const struct scn_proj *p, const struct scn_proj_cfg *c, struct proj_result *res, char *err,
@@ -73,21 +152,24 @@ int scn_project_run(const struct scn_proj *p, const struct scn_proj_cfg *c, stru
 	const int n = c->threads + (c->workload == BENCH_READERS ? c->readers : 0);
 	const struct ctr_algo *a = ctr_algo_find(c->algo);
 	struct proj_config pc = { 0 };
-	struct bench_shape s;
+	struct bench_shape s = { 0 };
 	char opt[256], why[256];
 	const char *bad;
-	int *pus, wrapped, ret;
+	int *pus = NULL, wrapped, ret;
 	struct timespec t0, t1;
 
+	pc.options = scn_proj_options(a, c->options, opt, sizeof(opt));
 	if (!a) {
 		snprintf(err, errlen, "unknown algorithm '%s'", c->algo);
-		return -EINVAL;
+		ret = -EINVAL;
+		goto out;
 	}
 	if ((ret = scn_proj_read_node(c->workload == BENCH_READERS ? c->read_node : 0, &pc.read_node, err, errlen)))
-		return ret;
+		goto out;
 	if (bench_shape_parse(c->shape, &s, &bad)) {
 		snprintf(err, errlen, "bad shape '%s' (%s)", c->shape, bad);
-		return -EINVAL;
+		ret = -EINVAL;
+		goto out;
 	}
 	pus = calloc((size_t)n, sizeof(int));
 	if (!pus)
@@ -98,9 +180,6 @@ int scn_project_run(const struct scn_proj *p, const struct scn_proj_cfg *c, stru
 		snprintf(err, errlen, "%s", why);
 		goto out;
 	}
-	/* update=memcg where the algorithm takes it, as scn_measure_cols gives it to the measured columns */
-	snprintf(opt, sizeof(opt), "%s%s%s", c->options ? c->options : "", c->options ? "," : "", SCN_RSTAT_UPDATE);
-	pc.options = !ctr_options_check(a, opt, why, sizeof(why)) ? opt : c->options;
 	pc.algo = c->algo;
 	pc.workload = scn_proj_workload(c->workload);
 	pc.nr_nodes = s.nr_nodes;
@@ -133,8 +212,10 @@ int scn_project_run(const struct scn_proj *p, const struct scn_proj_cfg *c, stru
 		scn_project_json(p, c, &pc, res, bench_proj_pus_used(pus, n),
 				 (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 out:
+	if (ret && p->json)
+		scn_project_refused_json(p, c, pc.options, err);
 	free(pus);
-	bench_shape_free(&s);
+	bench_shape_free(&s);	/* zeroed or parsed: either frees */
 	return ret;
 }
 

@@ -46,6 +46,19 @@
  */
 #define SCN_RSTAT_UPDATE "update=memcg"
 
+/*
+ * The kernel's lock behaviour, for projected runs only: the seeds' machines
+ * ran production kernels without CONFIG_PREEMPTION, where spin_needbreak()
+ * is false, so rstat's flush holds its lock for the whole flush and never
+ * breaks it for a waiter.  Added to a projected configuration's options
+ * where the algorithm takes it (ctr_options_check, as SCN_RSTAT_UPDATE);
+ * the projected header says so when it applies.  The measured runs keep
+ * the algorithm's default: they run on this machine, not the seed's.
+ */
+#define SCN_PROJ_KERNEL "lockbreak=off"
+#define SCN_PROJ_KERNEL_WHY "a non-preemptible production kernel: spin_needbreak() is false without" \
+	" CONFIG_PREEMPTION, so rstat's flush holds its lock for the whole flush"
+
 /* What a column can do, asked of the algorithm (scn_algo_caps), never read from its name. */
 enum scn_cap {
 	SCN_CAP_READ_STRATEGY = 1u << 0,	/* takes read=<strategy> (reader-side flush serialization) */
@@ -290,11 +303,21 @@ struct scn_proj_cfg {
  * line in err (the model's refusal, or a configuration it cannot express).
  * With p->json, each configuration it projects is written there as one
  * line: `ctrbench project --format json`'s fields (bench_proj_fields),
- * then "scenario", "row", "column" and "options" (what the model was given,
- * update=memcg included).
+ * then "scenario", "row", "column", "options" (what the model was given,
+ * update=memcg and SCN_PROJ_KERNEL included), "work_ns",
+ * "read_interval_ns" and "limit_headroom" (the configuration's, 0 where it
+ * has none); one it does not project, a line of kind "not projected" with
+ * the scenario, row, column, algo and the configuration's fields, and
+ * "reason" (err), so that a caller goes on with the next configuration and
+ * a reader of the lines learns which cell is missing and why.
  */
 int scn_project_run(const struct scn_proj *p, const struct scn_proj_cfg *c, struct proj_result *res, char *err,
 		    size_t errlen);
+/*
+ * The projected header's line for SCN_PROJ_KERNEL: printed when any of
+ * algos[0..n) takes it (asked with ctr_options_check), naming those that do.
+ */
+void scn_proj_kernel_note(const char *const *algos, int n);
 /* The workload the model runs for the measured w: w, or BENCH_CHARGE for a store (the model has none). */
 enum bench_workload scn_proj_workload(enum bench_workload w);
 

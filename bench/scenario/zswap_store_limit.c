@@ -158,31 +158,39 @@ static double scn_store_posted(const struct scn_proj *p, int limit, int depth, i
  * design, the seed's case), where the projection used to take the charge
  * workload's 3/4 and hit its limits.
  */
-static void scn_store_one(const struct scn_proj *p, int limit, int k, int depth, int64_t work, double *lo,
-			  double *hi)
+static int scn_store_one(const struct scn_proj *p, int limit, int k, int depth, int64_t work, double *lo,
+			 double *hi, char *err, size_t errlen)
 {
 	struct proj_result r;
-	char shape[32], row[32], err[512];
+	char shape[32], row[32];
 	const struct scn_proj_cfg pc = {
 		.algo = scn_designs[k].algo, .workload = limit ? BENCH_STORE : BENCH_UPDATE, .shape = shape,
 		.threads = SCN_SEED_WORKERS, .placement = "scatter", .work_ns = work, .ops = p->ops,
 		.warmup = p->ops / 10, .limit_headroom = p->s->headroom, .row = row, .column = scn_designs[k].column,
 	};
+	int ret;
 
 	snprintf(shape, sizeof(shape), "chain:%d", depth);
 	snprintf(row, sizeof(row), "depth %d", depth);
-	if (scn_project_run(p, &pc, &r, err, sizeof(err)))
-		die("scenario %s --project: %s on %s: %s", p->s->name, pc.algo, shape, err);
+	/* a refusal is the cell's, not the table's: scn_project_run wrote its line, the caller goes on */
+	if ((ret = scn_project_run(p, &pc, &r, err, errlen)))
+		return ret;
 	*lo = r.ns_overlap / (double)r.ops;
 	*hi = r.ns_serial / (double)r.ops;
+	return 0;
 }
 
 void scn_store_project(const struct scn_proj *p, int limit)
 {
 	const int nd = (int)(sizeof(scn_store_depths) / sizeof(scn_store_depths[0]));
 	const int64_t work = 35000;	/* the posted depth-1 store minus nothing: compression and the rest */
+	const char *algos[4];
 	double first[4] = { 0 };
+	char err[4][512];
+	int bad[4];
 
+	for (int k = 0; k < 4; k++)
+		algos[k] = scn_designs[k].algo;
 	printf("# seed 000 store %s limit: 20 workers, chain:D, placement scatter; every store followed by %lld ns of\n"
 	       "# private work (the seed's ~35 us per store), counters' cost projected; flush period the algorithm's (2 s)\n",
 	       limit ? "with a" : "without", (long long)work);
@@ -190,6 +198,7 @@ void scn_store_project(const struct scn_proj *p, int limit)
 		printf("# limits %.2g x what the workers hold (the measured scenario's); a store projected as a charge (the\n"
 		       "# model has no store workload: its limit check's reads and the second stat are not projected)\n",
 		       p->s->headroom);
+	scn_proj_kernel_note(algos, 4);
 	printf("# cell: projected counter ns/store overlap..serial | projected total (work + serial) | posted ns/store\n");
 	printf("%-9s", "depth");
 	for (int k = 0; k < 4; k++)
@@ -201,14 +210,23 @@ void scn_store_project(const struct scn_proj *p, int limit)
 			double lo, hi;
 			char cell[64];
 
-			scn_store_one(p, limit, k, scn_store_depths[d], work, &lo, &hi);
+			bad[k] = scn_store_one(p, limit, k, scn_store_depths[d], work, &lo, &hi, err[k], sizeof(err[k]));
+			if (bad[k])
+				snprintf(cell, sizeof(cell), "not projected | - | %.0f",
+					 scn_store_posted(p, limit, scn_store_depths[d], k));
+			else
+				snprintf(cell, sizeof(cell), "%.0f..%.0f | %.0f | %.0f", lo, hi, hi + (double)work,
+					 scn_store_posted(p, limit, scn_store_depths[d], k));
 			if (!d)
-				first[k] = hi + (double)work;
-			snprintf(cell, sizeof(cell), "%.0f..%.0f | %.0f | %.0f", lo, hi, hi + (double)work,
-				 scn_store_posted(p, limit, scn_store_depths[d], k));
+				first[k] = bad[k] ? NAN : hi + (double)work;
 			printf(" | %-44s", cell);
 		}
 		printf("\n");
+		for (int k = 0; k < 4; k++)
+			if (bad[k])
+				printf("#   %s depth %d not projected: %s\n", scn_designs[k].algo, scn_store_depths[d],
+				       err[k]);
+		fflush(stdout);
 	}
 	if (p->json)
 		return;	/* the growth line projects depth 32 again: its lines are the table's */
@@ -216,7 +234,8 @@ void scn_store_project(const struct scn_proj *p, int limit)
 	for (int k = 0; k < 4; k++) {
 		double lo, hi;
 
-		scn_store_one(p, limit, k, 32, work, &lo, &hi);
+		if (scn_store_one(p, limit, k, 32, work, &lo, &hi, err[k], sizeof(err[k])))
+			hi = NAN;
 		printf(" %s x%.2f vs x%.2f;", scn_designs[k].algo, (hi + (double)work) / first[k],
 		       scn_store_posted(p, limit, 32, k) / scn_store_posted(p, limit, 1, k));
 	}
