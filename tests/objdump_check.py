@@ -88,17 +88,25 @@ def loops(insns):
     return out
 
 
-def budget(binary, name, per_level, per_pair):
-    """--budget: every loop of FUNC within PER_LEVEL instructions a level, PER_PAIR if it has none."""
+def instrumented_or_find(binary, name):
+    """(0, None) for a sanitized binary (skipped, said), (1, None) if FUNC is not in it, else (None, (name, insns))."""
     funcs = functions(binary)
     if any(f.startswith("__asan_") or f.startswith("__tsan_") for f in funcs):
         print("skipped: %s is instrumented by a sanitizer" % binary)
-        return 0
+        return 0, None
     found = [f for f in funcs if f == name or f.startswith(name + ".")]
     if not found:
         print("no function %s in %s" % (name, binary))
-        return 1
-    insns = funcs[found[0]]
+        return 1, None
+    return None, (found[0], funcs[found[0]])
+
+
+def budget(binary, name, per_level, per_pair):
+    """--budget: every loop of FUNC within PER_LEVEL instructions a level, PER_PAIR if it has none."""
+    rc, f = instrumented_or_find(binary, name)
+    if f is None:
+        return rc
+    found, insns = [f[0]], f[1]
     ls = loops(insns)
     bad = 0
     for (j, i) in ls:
@@ -126,15 +134,11 @@ def budget(binary, name, per_level, per_pair):
 
 def tight(binary, name, most, pattern):
     """--tight: FUNC's shortest loop with PATTERN is at most MOST instructions."""
-    funcs = functions(binary)
-    if any(f.startswith("__asan_") or f.startswith("__tsan_") for f in funcs):
-        print("skipped: %s is instrumented by a sanitizer" % binary)
-        return 0
-    found = [f for f in funcs if f == name or f.startswith(name + ".")]
-    if not found:
-        print("no function %s in %s" % (name, binary))
-        return 1
-    n, loop = tightest_loop(funcs[found[0]], pattern)
+    rc, f = instrumented_or_find(binary, name)
+    if f is None:
+        return rc
+    found = [f[0]]
+    n, loop = tightest_loop(f[1], pattern)
     print("%s: shortest loop with /%s/: %d instructions (at most %d wanted)" % (found[0], pattern, n, most))
     for l in loop:
         print("  " + l)
