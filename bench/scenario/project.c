@@ -85,7 +85,7 @@ void scn_proj_kernel_note(const char *const *algos, int n)
 				 algos[i]);
 	}
 	if (*names)
-		printf("# kernel lock behaviour: %s for %s (%s)\n", SCN_PROJ_KERNEL, names, SCN_PROJ_KERNEL_WHY);
+		printf("# the kernel's flush: %s for %s (%s)\n", SCN_PROJ_KERNEL, names, SCN_PROJ_KERNEL_WHY);
 }
 
 /* The configuration's own fields, after the cell, on every line (projected or not). */
