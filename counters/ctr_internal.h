@@ -34,7 +34,7 @@
  * role names it in the projected lock table.  The benchmark build never
  * defines CTR_PROJ: a pause is the instruction, a role costs nothing.
  * ctr_preempt_disable()/enable() bracket what the kernel runs with
- * preemption off (a spinlock's wait and hold): user space cannot ask that
+ * preemption off (a spinlock's hold): user space cannot ask that
  * of the OS, so the benchmark build does nothing; the model's scheduler
  * does not end such a thread's time slice.
  */

@@ -66,9 +66,9 @@ PY
 run_copy --check
 rc=$?
 check "the fixture: --check on it passes" eval '[ $rc -eq 0 ] || { cat "$tmp/err" >&2; false; }'
-check "the fixture: the store with a limit timed out before depth 32: its cells say so, depth 1's are figures" eval \
-	'grep -q "\"status\": \"timed out\"" "$SD/proj-small-zswap-store-limit.jsonl" &&
-	 grep -q "^| 32 | not projected (timed out after [0-9]* s) |" "$T/docs/projection.md" &&
+check "the fixture: the store with a limit projected at every depth, its cells figures" eval \
+	'grep -q "\"status\": \"done\"" "$SD/proj-small-zswap-store-limit.jsonl" &&
+	 grep -q "^| 32 | [0-9]* ([0-9.]*\.\.[0-9.]*) |" "$T/docs/projection.md" &&
 	 grep -q "^| 1 | [0-9]* ([0-9.]*\.\.[0-9.]*) |" "$T/docs/projection.md"'
 cp "$T/docs/projection.md" "$tmp/fixture.md"
 
@@ -95,8 +95,8 @@ field() {	# field ROW-PREFIX N: the Nth |-field of the fidelity row starting wit
 }
 D1='| 000 | store_limit | depth 1 |'
 m0=$(field "$D1" 14)
-# the verdict follows the data: rstat_force's depth-1 projection (within 3x of the posted 567116 ns/store
-# on the fixture's 4 PUs) set to 100 times the posted figure
+# the verdict follows the data: rstat_force's depth-1 projection set to 100 times the posted 567116
+# ns/store where the fixture's is within 3x of it, else to the posted figure: its magnitude verdict flips
 python3 - "$SD/proj-small-zswap-store-limit.jsonl" <<'PY'
 import json, sys
 p = sys.argv[1]
@@ -104,13 +104,16 @@ out = []
 for raw in open(p):
     o = json.loads(raw)
     if o.get("kind") == "projected" and o["row"] == "depth 1" and o["column"] == "a_rstat_force":
-        o["ns_per_op"]["serial"] = 56711600 - o["work_ns"]
+        total = o["ns_per_op"]["serial"] + o["work_ns"]
+        o["ns_per_op"]["serial"] = (56711600 if 567116 / 3 <= total <= 567116 * 3 else 567116) - o["work_ns"]
     out.append(json.dumps(o) + "\n")
 open(p, "w").writelines(out)
 PY
 run_copy
 check "a data file changed: its table and the verdict it decides change with it (magnitude: '$m0' -> '$(field "$D1" 14)')" eval \
-	'[ "$m0" = agrees ] && [ "$(field "$D1" 14)" = "does not agree" ] && grep -q "^| 1 | 56711600 (" "$T/docs/projection.md"'
+	'm1=$(field "$D1" 14) && [ "$m0" != "$m1" ] &&
+	 { { [ "$m0" = agrees ] && [ "$m1" = "does not agree" ] && grep -q "^| 1 | 56711600 (" "$T/docs/projection.md"; } ||
+	   { [ "$m0" = "does not agree" ] && [ "$m1" = agrees ] && grep -q "^| 1 | 567116 (" "$T/docs/projection.md"; }; }'
 run_copy --check --doc "$tmp/fixture.md"
 rc=$?
 check "the page before against the changed data: --check exits 1 naming both blocks" eval \
