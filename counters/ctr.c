@@ -438,6 +438,21 @@ size_t ctr_slot_areas_footprint(const struct ctr_tree *t, size_t size)
 	return total;
 }
 
+int ctr_slots_one_node(const struct ctr_tree *t)
+{
+	for (int cpu = 1; t->slot_node && cpu < t->nr_cpus; cpu++)
+		if (t->slot_node[cpu] != t->slot_node[0])
+			return 0;
+	return 1;
+}
+
+size_t ctr_slot_block_footprint(const struct ctr_tree *t, size_t size)
+{
+	if (!t->slot_node)
+		return ctr_alloc_footprint(size);
+	return size > SIZE_MAX / 2 ? SIZE_MAX : ctr_page_round(size);
+}
+
 /*
  * What ctr_tree_new's base holds: the instance, parent and depth, the
  * ancestor lists (depth + 1 ints a node), limits and slot maps.

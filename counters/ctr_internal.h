@@ -325,6 +325,15 @@ void *ctr_zalloc_aligned(size_t size);
 void *ctr_alloc_slot_area(const struct ctr_tree *t, int cpu, size_t size);
 void ctr_free_slot_area(const struct ctr_tree *t, void *p, size_t size);
 
+/*
+ * 1 when every slot is on one NUMA node (or the tree has no slot-to-node
+ * map), else 0: then one allocation can hold every slot's area, bound to
+ * that node as a whole (ctr_alloc_slot_area(t, 0, size): slot 0's node,
+ * colour 0), and ctr_slot_block_footprint(t, size) is what it takes.
+ */
+int ctr_slots_one_node(const struct ctr_tree *t);
+size_t ctr_slot_block_footprint(const struct ctr_tree *t, size_t size);
+
 /* a + b and a x b, SIZE_MAX when they do not fit: footprints only ever compare against memory. */
 static inline size_t ctr_size_add(size_t a, size_t b)
 {

@@ -40,6 +40,12 @@ static size_t percpu_hier_stride(const struct ctr_tree *t)
 	return (lines | 1) * (CTR_CACHELINE / sizeof(int64_t));
 }
 
+/* The block's bytes: every slot's area at the stride. */
+static size_t percpu_hier_block_size(const struct ctr_tree *t)
+{
+	return ctr_size_mul((size_t)t->nr_cpus, percpu_hier_stride(t) * sizeof(int64_t));
+}
+
 static void percpu_hier_fini(struct ctr_tree *t)
 {
 	struct ctr_percpu_hier *p = ctr_container_of(t, struct ctr_percpu_hier, base);
@@ -49,7 +55,7 @@ static void percpu_hier_fini(struct ctr_tree *t)
 	if (!p->area)
 		return;
 	if (p->block)
-		free(p->block);
+		ctr_free_slot_area(t, p->block, percpu_hier_block_size(t));
 	else
 		for (int cpu = 0; cpu < t->nr_cpus; cpu++)
 			ctr_free_slot_area(t, (void *)p->area[cpu], percpu_hier_area_size(t));
@@ -105,10 +111,12 @@ static int percpu_hier_init(struct ctr_tree *t)
 		percpu_hier_fini(t);
 		return -ENOMEM;
 	}
-	if (!t->slot_node) {
+	if (ctr_slots_one_node(t)) {
 		p->stride = percpu_hier_stride(t);
 		p->span = (size_t)t->nr_cpus * p->stride;
-		p->block = ctr_zalloc_aligned(ctr_size_mul((size_t)t->nr_cpus, p->stride * sizeof(int64_t)));
+		p->stride8 = t->nr_cpus == 8 ? p->stride * sizeof(int64_t) : 0;
+		/* slot 0's node is every slot's: the block is bound there, page-aligned (colour 0) */
+		p->block = ctr_alloc_slot_area(t, 0, percpu_hier_block_size(t));
 		if (!p->block)
 			goto fail;
 		for (int cpu = 0; cpu < t->nr_cpus; cpu++)
@@ -130,7 +138,7 @@ fail:
 	return err;
 }
 
-/* The offset lists (padded), the area pointers and every slot's area (one block without a map). */
+/* The offset lists (padded), the area pointers and every slot's area (one block where the slots share a node). */
 static size_t percpu_hier_footprint(struct ctr_tree *t)
 {
 	size_t levels = 0, b = ctr_alloc_footprint((size_t)t->nr_nodes * sizeof(int *));
@@ -139,9 +147,8 @@ static size_t percpu_hier_footprint(struct ctr_tree *t)
 		levels += (size_t)ctr_percpu_hier_padded(t->depth[i]);
 	b = ctr_size_add(b, ctr_alloc_footprint(ctr_size_mul(levels ? levels : 1, sizeof(int))));
 	b = ctr_size_add(b, ctr_alloc_footprint((size_t)t->nr_cpus * sizeof(void *)));
-	if (!t->slot_node)	/* one block (percpu_hier_init) */
-		return ctr_size_add(b, ctr_alloc_footprint(ctr_size_mul((size_t)t->nr_cpus,
-									 percpu_hier_stride(t) * sizeof(int64_t))));
+	if (ctr_slots_one_node(t))	/* one block (percpu_hier_init) */
+		return ctr_size_add(b, ctr_slot_block_footprint(t, percpu_hier_block_size(t)));
 	return ctr_size_add(b, ctr_slot_areas_footprint(t, percpu_hier_area_size(t)));
 }
 

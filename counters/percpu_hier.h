@@ -20,7 +20,8 @@ struct ctr_percpu_hier {
 	 * area[cpu] is that CPU's slots, [node * nr_stats + stat], then
 	 * nr_stats sink words (see off), padded to whole lines, so no line
 	 * holds two CPUs' slots: each allocated on its owner's NUMA node with a
-	 * slot-to-node map, else all in one block (see block).  Only the owner writes a slot;
+	 * slot-to-node map whose slots are on two or more nodes, else all
+	 * in one block (see block).  Only the owner writes a slot;
 	 * readers load it.
 	 */
 	_Atomic int64_t **area;
@@ -36,16 +37,19 @@ struct ctr_percpu_hier {
 	const int *const *off;
 	int *off_store;			/* where those lists live */
 	/*
-	 * Without a slot-to-node map, every slot's area is in one allocation,
+	 * Without a slot-to-node map, or with every slot on one node (bound
+	 * there as a whole), every slot's area is in one allocation,
 	 * slot c's at block + c * stride words (an odd number of lines, so the
 	 * same node's slots of 64 consecutive CPUs fall in 64 L1 sets, as
 	 * ctr_alloc_slot_area's colouring), and a read walks them by the
 	 * stride: one load a slot, as count_stat's per-thread array, not the
-	 * area pointer's and then the word's.  0 with a map: areas apart.
+	 * area pointer's and then the word's.  0 with slots on two or more
+	 * nodes: areas apart, each on its own node.
 	 */
 	_Atomic int64_t *block;		/* the areas, or NULL */
 	size_t stride;			/* words from one slot's area to the next in block, or 0 */
 	size_t span;			/* nr_cpus x stride: a read's end, computed once */
+	size_t stride8;			/* stride in bytes with 8 slots in block, else 0: that read's one test */
 };
 
 extern const struct ctr_algo ctr_algo_percpu_hier;
@@ -132,8 +136,14 @@ ctr_percpu_hier_ref_add(const struct ctr_percpu_hier_ref *h, int64_t delta)
 	} while (o < h->end);
 }
 
-/* Out of line: the sum of word off over areas apart (a slot-to-node map), 8 slots a step. */
+/* Out of line: the sum of word off over areas apart (slots on two or more nodes), 8 slots a step. */
 int64_t __ctr_percpu_hier_sum_apart(struct ctr_percpu_hier *p, size_t off);
+
+/* The slot bytes past w: the 8-slot read's one-instruction load. */
+static inline int64_t __ctr_percpu_hier_load(const char *w, size_t bytes)
+{
+	return atomic_load_explicit((_Atomic int64_t *)(w + bytes), memory_order_relaxed);
+}
 
 /*
  * Sum of (node, stat) over all CPUs: not a snapshot while updates run.
@@ -141,35 +151,53 @@ int64_t __ctr_percpu_hier_sum_apart(struct ctr_percpu_hier *p, size_t off);
  * step into two sums (one slot and one sum a step, through the areas'
  * pointers, was 1.96-3.34x perfbook's count_stat_8 as -O3 unrolls it, at 8
  * slots; 8 a step took more setup than it saved there; issue 28).  Apart
- * (a NUMA map), two: the area's pointer, then the word, as per_cpu_ptr's
- * offset and its load, out of line (inline, its registers were saved and
- * restored on every read of the block's path).
+ * (slots on two or more NUMA nodes), two: the area's pointer, then the
+ * word, as per_cpu_ptr's offset and its load, out of line (inline, its
+ * registers were saved and restored on every read of the block's path).
  */
 static inline int64_t ctr_percpu_hier_read(struct ctr_tree *t, int node, int stat)
 {
 	struct ctr_percpu_hier *p = ctr_container_of(t, struct ctr_percpu_hier, base);
-	const size_t off = (size_t)node * t->nr_stats + stat, stride = p->stride;
-	const int nr = t->nr_cpus;
+	const size_t off = (size_t)node * t->nr_stats + stat;
+	size_t stride;
 	int64_t s0 = 0, s1 = 0;
+	int nr;
 
-	/* Locals: an atomic load may be taken to touch any memory, and would reload them per slot. */
+	/*
+	 * 8 slots, the count of a small machine, in a straight line, as
+	 * count_stat_8: the stride in bytes s and 3s, and w + s, in registers,
+	 * so every load is one instruction, base + index x {1, 2, 4} (slots 0-7
+	 * are w, w+s, w+2s, w+3s, w+4s, (w+s)+4s, w+2(3s), (w+s)+2(3s)), and
+	 * one test, stride8, before them.  `ctrbench limits`, CPU time against
+	 * count_stat_8 unrolled: the harness's slot map put every read on the
+	 * apart path, 2.97x [2.13, 3.67] (7 rounds); in the block with each
+	 * address a chain of adds and nr and stride tested, 2.1-2.4x (2
+	 * rounds); this, 1.32x [1.01, 1.47] (7 rounds, docs/results/limits/; issue 28).
+	 */
+	if (p->stride8) {
+		const char *w = (const char *)(p->block + off), *w1;
+		size_t s = p->stride8, s3 = 3 * s;
+
+		w1 = w + s;
+		/* opaque to GCC, which else rebuilt the eight addresses as chains of adds from w */
+		__asm__("" : "+r"(w1), "+r"(s), "+r"(s3));
+		s0 = __ctr_percpu_hier_load(w, 0) + __ctr_percpu_hier_load(w, s);
+		s1 = __ctr_percpu_hier_load(w, 2 * s) + __ctr_percpu_hier_load(w, s3);
+		s0 += __ctr_percpu_hier_load(w, 4 * s) + __ctr_percpu_hier_load(w1, 4 * s);
+		s1 += __ctr_percpu_hier_load(w, 2 * s3) + __ctr_percpu_hier_load(w1, 2 * s3);
+		return (int64_t)((uint64_t)s0 + (uint64_t)s1);
+	}
+	/*
+	 * Locals: an atomic load may be taken to touch any memory, and would
+	 * reload them per slot.  Loaded past an empty asm: GCC else loaded
+	 * them before the test above too, two loads more on the 8-slot path.
+	 */
+	__asm__("" : "=r"(p) : "0"(p));
+	stride = p->stride;
+	nr = t->nr_cpus;
 	if (__builtin_expect(stride != 0, 1)) {
 		_Atomic int64_t *w = p->block + off, *const end = w + p->span;
 
-		/* 8 slots, the count of a small machine, in a straight line, as count_stat_8 */
-		if (nr == 8) {
-			const size_t s2 = 2 * stride, s4 = 4 * stride;
-
-			s0 = atomic_load_explicit(w, memory_order_relaxed);
-			s1 = atomic_load_explicit(w + stride, memory_order_relaxed);
-			s0 += atomic_load_explicit(w + s2, memory_order_relaxed);
-			s1 += atomic_load_explicit(w + stride + s2, memory_order_relaxed);
-			s0 += atomic_load_explicit(w + s4, memory_order_relaxed);
-			s1 += atomic_load_explicit(w + stride + s4, memory_order_relaxed);
-			s0 += atomic_load_explicit(w + s2 + s4, memory_order_relaxed);
-			s1 += atomic_load_explicit(w + stride + s2 + s4, memory_order_relaxed);
-			return (int64_t)((uint64_t)s0 + (uint64_t)s1);
-		}
 		/* two slots a step, a pointer and a bound: at 8 slots the setup is the read, so little */
 		if (nr & 1) {
 			s0 = atomic_load_explicit(w, memory_order_relaxed);
