@@ -172,7 +172,7 @@ static inline int64_t ctr_percpu_hier_read(struct ctr_tree *t, int node, int sta
 	 * count_stat_8 unrolled: the harness's slot map put every read on the
 	 * apart path, 2.97x [2.13, 3.67] (7 rounds); in the block with each
 	 * address a chain of adds and nr and stride tested, 2.1-2.4x (2
-	 * rounds); this, 1.32x [1.01, 1.47] (7 rounds, docs/results/limits/; issue 28).
+	 * rounds); this, 1.47x [1.19, 1.81] (15 rounds, docs/results/limits/; issue 28).
 	 */
 	if (p->stride8) {
 		const char *w = (const char *)(p->block + off), *w1;
