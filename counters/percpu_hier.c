@@ -32,10 +32,16 @@ int64_t __ctr_percpu_hier_sum_apart(struct ctr_percpu_hier *p, size_t off)
 	return (int64_t)((uint64_t)s0 + (uint64_t)s1 + (uint64_t)s2 + (uint64_t)s3);
 }
 
-/* The block's stride in words: an area's whole lines, made odd (see percpu_hier.h). */
+/*
+ * The block's stride in words: an area's whole lines and one more, made odd
+ * (see percpu_hier.h).  The line between areas keeps two slots' lines from
+ * ever being a 128-byte pair, which an adjacent-line prefetcher (Intel's
+ * spatial one, AMD's L2 up/down) fetches together: the kernel's per-CPU
+ * units are far apart, so no update there pulls another CPU's line.
+ */
 static size_t percpu_hier_stride(const struct ctr_tree *t)
 {
-	size_t lines = percpu_hier_area_size(t) / CTR_CACHELINE;
+	size_t lines = percpu_hier_area_size(t) / CTR_CACHELINE + 1;
 
 	return (lines | 1) * (CTR_CACHELINE / sizeof(int64_t));
 }

@@ -38,8 +38,9 @@ struct ctr_percpu_hier {
 	int *off_store;			/* where those lists live */
 	/*
 	 * Without a slot-to-node map, or with every slot on one node (bound
-	 * there as a whole), every slot's area is in one allocation,
-	 * slot c's at block + c * stride words (an odd number of lines, so the
+	 * there as a whole), every slot's area is in one allocation, slot c's
+	 * at block + c * stride words (an odd number of lines, one at least
+	 * past the area, so no two slots' lines are a 128-byte pair and the
 	 * same node's slots of 64 consecutive CPUs fall in 64 L1 sets, as
 	 * ctr_alloc_slot_area's colouring), and a read walks them by the
 	 * stride: one load a slot, as count_stat's per-thread array, not the
@@ -172,7 +173,7 @@ static inline int64_t ctr_percpu_hier_read(struct ctr_tree *t, int node, int sta
 	 * count_stat_8 unrolled: the harness's slot map put every read on the
 	 * apart path, 2.97x [2.13, 3.67] (7 rounds); in the block with each
 	 * address a chain of adds and nr and stride tested, 2.1-2.4x (2
-	 * rounds); this, 1.47x [1.19, 1.81] (15 rounds, docs/results/limits/; issue 28).
+	 * rounds); this, 1.28x [0.97, 1.95] (15 rounds, docs/results/limits/; issue 28).
 	 */
 	if (p->stride8) {
 		const char *w = (const char *)(p->block + off), *w1;
