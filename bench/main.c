@@ -51,7 +51,7 @@ static void bench_usage(void)
 		if ((int)strlen(bench_cmds[i].name) > w)
 			w = (int)strlen(bench_cmds[i].name);
 	fputs("usage: ctrbench COMMAND [OPTIONS]\n"
-	      "       ctrbench --version\n"
+	      "       ctrbench [COMMAND] --version\n"
 	      "\n"
 	      "commands (ctrbench COMMAND --help: its flags, each default, an example):\n", stdout);
 	for (int i = 0; i < BENCH_NR_CMDS; i++)
@@ -59,6 +59,14 @@ static void bench_usage(void)
 	fputs("\n"
 	      "--events names nothing knows are an error; --events-lenient counts the others\n",
 	      stdout);
+}
+
+/* ctrbench --version (and COMMAND --version): the version, the commit built, the result schema. */
+static int bench_version(void)
+{
+	printf("ctrbench %s (commit %s; result schema %d)\n", CTRBENCH_VERSION, bench_env_commit(),
+	       BENCH_SCHEMA_VERSION);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -78,9 +86,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		if (argc > 2)
 			die("unexpected argument '%s' after %s", argv[2], argv[1]);
-		printf("ctrbench %s (commit %s; result schema %d)\n", CTRBENCH_VERSION, bench_env_commit(),
-		       BENCH_SCHEMA_VERSION);
-		return 0;
+		return bench_version();
 	}
 	/* --events-lenient, wherever it stands, for every command that takes --events */
 	for (int i = 2; i < argc; i++) {
@@ -93,8 +99,13 @@ int main(int argc, char **argv)
 			i--;
 		}
 	}
-	for (int i = 0; i < n; i++)
-		if (!strcmp(argv[1], bench_cmds[i].name))
-			return bench_cmds[i].fn(argc - 1, argv + 1);
+	for (int i = 0; i < n; i++) {
+		if (strcmp(argv[1], bench_cmds[i].name))
+			continue;
+		/* COMMAND --version alone: the same line as ctrbench --version, for every command */
+		if (argc == 3 && (!strcmp(argv[2], "--version") || !strcmp(argv[2], "-V")))
+			return bench_version();
+		return bench_cmds[i].fn(argc - 1, argv + 1);
+	}
 	die("unknown command '%s' (want %s)", argv[1], names);
 }

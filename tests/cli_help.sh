@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # cli_help.sh - every subcommand answers --help (exit 0, usage, each option with a value says its
 # default or that it is required, one example; every option it lists is one the command takes);
-# ctrbench --version; `run` with nothing given runs the default benchmark; a command missing
-# several required options names them all at once.
+# ctrbench --version, and COMMAND --version for every command; `run` with nothing given runs the
+# default benchmark; a command missing several required options names them all at once.
 # Prints "ok - ..." / "not ok - ...".  Usage: cli_help.sh [CTRBENCH_BINARY]
 set -u
 cd "$(dirname "$0")/.."
@@ -46,6 +46,16 @@ done
 rc=$?
 check "--version: the version and the commit" eval \
 	'[ $rc -eq 0 ] && grep -Eq "^ctrbench [0-9]+\.[0-9]+\.[0-9]+ \(commit [0-9a-f]{7}" "$tmp/out"'
+# COMMAND --version: every command of the dispatch table gives the same line, status 0 (issue 31:
+# four different errors, status 2)
+"$B" --version >"$tmp/want" 2>/dev/null
+odd=
+for c in $cmds; do
+	"$B" "$c" --version >"$tmp/out" 2>"$tmp/err" && cmp -s "$tmp/out" "$tmp/want" && [ ! -s "$tmp/err" ] ||
+		odd="$odd $c"
+done
+check "COMMAND --version: the same line as ctrbench --version, for every command" eval \
+	'[ -z "$odd" ] && [ "$(echo "$cmds" | wc -w)" -ge 10 ]'
 
 # run with nothing missing: the default benchmark (every algorithm, chain:8, 2 threads); short
 # windows here so the test stays quick.
