@@ -42,6 +42,12 @@ MANWIDTH=100 man -l "$stage/usr/share/man/man1/ctrbench.1" >"$tmp/out" 2>/dev/nu
 check "ctrbench(1) documents every command with its own --help" eval \
 	'(for c in $("$B" --help | sed -n "s/^ *\(usage: \)\{0,1\}ctrbench \([a-z][a-z0-9-]*\).*/\2/p" | sort -u); do
 		grep -q "^   $c\$" "$tmp/out" || { echo "no section for $c" >&2; exit 1; }; done)'
+# issue 31: the synopsis began "usage:", and the footer's source (the whole --version line) ran
+# into the date ("result schema 12026")
+check "ctrbench(1): the synopsis is the usage lines without \"usage:\"; the footer's version and date apart" eval \
+	'sed -n "/^SYNOPSIS/{n;p;}" "$tmp/out" | grep -Eq "^ +ctrbench COMMAND" &&
+	 ! grep -q "usage:" <(sed -n "/^SYNOPSIS/,/^DESCRIPTION/p" "$tmp/out") &&
+	 tail -n 1 "$tmp/out" | grep -Eq "^ctrbench [0-9]+\.[0-9]+\.[0-9]+ {2,}[0-9]{4} {2,}CTRBENCH\(1\)$"'
 MANWIDTH=100 man -l "$stage/usr/share/man/man3/libctr.3" >"$tmp/out" 2>/dev/null
 check "libctr(3) lists the API of ctr.h" eval \
 	'(for f in ctr_tree_new ctr_add ctr_read ctr_read_exact ctr_try_charge ctr_read_error_bound; do
