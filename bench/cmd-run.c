@@ -36,7 +36,7 @@ static const char *const bench_run_help =
 	"                                 from 2 threads, as make run)\n"
 	"\n"
 	"  --algo A[,B...]|all      algorithms, ctrbench list (default all)\n"
-	"  --workload W             update, charge, readers or store (default update)\n"
+	"  --workload W             " BENCH_WORKLOAD_LIST " (default update)\n"
 	"  --shape S                chain:D or tree:AxB[xC...] (default chain:8)\n"
 	"  --threads N              updater threads (default 2)\n"
 	"  --slots N                per-CPU slots the algorithm walks (default this machine's possible\n"

@@ -443,7 +443,7 @@ static const char *const sweep_help =
 	"  --out FILE               the results file (required)\n"
 	"  --resume                 skip what --out already holds (default: refuse a non-empty --out)\n"
 	"  --force                  run configurations that need more than MemAvailable\n"
-	"  --workload LIST          update, charge, readers (default update)\n"
+	"  --workload LIST          any of " BENCH_WORKLOAD_LIST ", comma-separated (default update)\n"
 	"  --placement LIST         as run --placement, ';' between them with a list: (default compact)\n"
 	"  --plan FILE              options one per line; the command line wins (default none)\n"
 	"  --reps K                 (default 5)\n"

@@ -27,7 +27,7 @@ int bench_parse_workload(const char *name)
 
 	if (w >= 0)
 		return w;
-	die("unknown workload '%s' (want update, charge, readers or store)", name);
+	die("unknown workload '%s' (want " BENCH_WORKLOAD_LIST ")", name);
 }
 
 int64_t bench_headroom_limit(int below, int hold, double headroom)

@@ -25,6 +25,9 @@ static inline int bench_workload_charges(int w)
 	return w == BENCH_CHARGE || w == BENCH_STORE;
 }
 
+/* Every workload's name, as the helps and the parser's error list them (bench_workload_names' order). */
+#define BENCH_WORKLOAD_LIST "update, charge, readers or store"
+
 /* The workload's name (update, charge, readers, store), "?" for no workload. */
 const char *bench_workload_name(int w);
 /* The workload named name, or -1 for no workload's name. */

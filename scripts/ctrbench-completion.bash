@@ -30,7 +30,10 @@ _ctrbench()
 		COMPREPLY=($(compgen -W "compact scatter ccx numa smt list:" -- "$cur"))
 		return ;;
 	--workload)
-		COMPREPLY=($(compgen -W "update charge readers" -- "$cur"))
+		# the names run's --help lists ("update, charge, readers or store"), so none is left out
+		words=$("$bin" run --help 2>/dev/null | sed -n 's/^ *--workload W  *\(.*\) (default.*/\1/p' |
+			sed 's/,/ /g; s/ or / /')
+		COMPREPLY=($(compgen -W "$words" -- "$cur"))
 		return ;;
 	esac
 	if [ "$cmd" = scenario ] && [ "$COMP_CWORD" -eq 2 ] && [[ "$cur" != -* ]]; then

@@ -46,6 +46,14 @@ done
 rc=$?
 check "--version: the version and the commit" eval \
 	'[ $rc -eq 0 ] && grep -Eq "^ctrbench [0-9]+\.[0-9]+\.[0-9]+ \(commit [0-9a-f]{7}" "$tmp/out"'
+# The workloads: run's and sweep's --help list every one the parser takes, as its error names them
+# (issue 31: sweep's help and the completion had no store)
+"$B" run --workload nosuch --reps 1 >/dev/null 2>"$tmp/err"
+wl=$(sed -n "s/.*unknown workload 'nosuch' (want \(.*\))$/\1/p" "$tmp/err")
+check "run's and sweep's --help name every workload the parser takes ($wl)" eval \
+	'[ -n "$wl" ] && echo "$wl" | grep -q store && "$B" run --help | grep -qF -- "--workload W             $wl (" &&
+	 "$B" sweep --help | grep -qF "any of $wl,"'
+
 # COMMAND --version: every command of the dispatch table gives the same line, status 0 (issue 31:
 # four different errors, status 2)
 "$B" --version >"$tmp/want" 2>/dev/null

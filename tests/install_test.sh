@@ -72,14 +72,16 @@ check "the installed ctrbench reads the seed figures installed beside it (not th
 	eval 'grep -A1 "^depth 1 " "$tmp/out" | grep -q "^  seed 000 *4321$"'
 
 # Completion: commands and a command's flags, from the binary.
-check "bash completion: commands and run's flags" bash -c '
+check "bash completion: commands, run's flags, algorithms and every workload (store was missing)" bash -c '
 	. scripts/ctrbench-completion.bash
 	COMP_WORDS=(build/ctrbench sw); COMP_CWORD=1; _ctrbench
 	[ "${COMPREPLY[*]}" = sweep ] || { echo "commands: ${COMPREPLY[*]}" >&2; exit 1; }
 	COMP_WORDS=(build/ctrbench run --thr); COMP_CWORD=2; _ctrbench
 	[ "${COMPREPLY[*]}" = --threads ] || { echo "flags: ${COMPREPLY[*]}" >&2; exit 1; }
 	COMP_WORDS=(build/ctrbench run --algo atomic_tree,stri); COMP_CWORD=3; _ctrbench
-	[ "${COMPREPLY[*]}" = atomic_tree,striped ] || { echo "algos: ${COMPREPLY[*]}" >&2; exit 1; }'
+	[ "${COMPREPLY[*]}" = atomic_tree,striped ] || { echo "algos: ${COMPREPLY[*]}" >&2; exit 1; }
+	COMP_WORDS=(build/ctrbench run --workload ""); COMP_CWORD=3; _ctrbench
+	[ "${COMPREPLY[*]}" = "update charge readers store" ] || { echo "workloads: ${COMPREPLY[*]}" >&2; exit 1; }'
 
 # A user's CFLAGS win over the default -O2, and a changed flag rebuilds.
 make -n V=1 BUILD="$tmp/o3" CFLAGS=-O3 "$tmp/o3/obj/counters/ctr.o" >"$tmp/out" 2>"$tmp/err"
