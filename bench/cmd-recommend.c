@@ -113,9 +113,12 @@ static void rec_parse_staleness(const char *s, struct rec_query *q)
 /* the help text says 512 per updater: the swing's mean */
 _Static_assert(BENCH_SWING == 1024, "recommend --help states BENCH_SWING / 2 as 512");
 
+/* --max-staleness's value as the usage, the option's line and a missing-option error write it */
+#define REC_STALENESS_SYNTAX "EXACT|N|P%|T[,...]"
+
 static const char *const rec_help =
 	"usage: ctrbench recommend --updates-per-sec U --reads-per-sec R --depth D\n"
-	"                          --max-staleness EXACT|N|P%|T[,...] [options]\n"
+	"                          --max-staleness " REC_STALENESS_SYNTAX " [options]\n"
 	"\n"
 	"Ranks the algorithms for a workload by the CPU time they would spend on it (docs/sweeps.md),\n"
 	"each with an interval from the reps of its results; overlapping ones share a rank as a tie,\n"
@@ -124,10 +127,10 @@ static const char *const rec_help =
 	"  --updates-per-sec U      updates per second of the target (required)\n"
 	"  --reads-per-sec R        reads per second (required)\n"
 	"  --depth D                tree depth, root included (required)\n"
-	"  --max-staleness S        how far off a read may be (required): EXACT, or any of a count N,\n"
-	"                           a fraction P% of the mean value the readers workload read (512 per\n"
-	"                           updater under the node read: its swing's mean), a time MSms or Ss;\n"
-	"                           comma-separated, all must hold: 1%,2s\n"
+	"  --max-staleness " REC_STALENESS_SYNTAX "  how far off a read may be (required): EXACT,\n"
+	"                           or any of a count N, a fraction P% of the mean value the readers\n"
+	"                           workload read (512 per updater under the node read: its swing's\n"
+	"                           mean), a time T as MSms or Ss; comma-separated, all must hold: 1%,2s\n"
 	"  --results FILE           sweep results to rank from (default: a quick sweep now, 100 ms runs)\n"
 	"  --threads T              CPUs the target updates from (default: the most the results have)\n"
 	"  --format F               table or json (default table)\n"
@@ -183,7 +186,7 @@ static void rec_parse_args(int argc, char **argv, struct rec_state *st)
 		die("unexpected argument '%s'", argv[optind]);
 	{
 		static const char *const need[] = { "--updates-per-sec U", "--reads-per-sec R",
-						    "--depth D", "--max-staleness EXACT|N|P%|T" };
+						    "--depth D", "--max-staleness " REC_STALENESS_SYNTAX };
 		const int missing[] = { st->q.updates < 0, st->q.reads < 0, !st->q.depth, !st->q.spec };
 
 		bench_need("recommend", need, missing, 4, "(ctrbench recommend --help)");

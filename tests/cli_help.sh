@@ -54,6 +54,13 @@ check "run's and sweep's --help name every workload the parser takes ($wl)" eval
 	'[ -n "$wl" ] && echo "$wl" | grep -q store && "$B" run --help | grep -qF -- "--workload W             $wl (" &&
 	 "$B" sweep --help | grep -qF "any of $wl,"'
 
+# recommend's --max-staleness value, one syntax in the usage, its option line and the error for
+# a missing option (issue 31: "EXACT|N|P%|T[,...]", "S" and "EXACT|N|P%|T")
+syn=$("$B" recommend --help | sed -n 's/^ *--max-staleness \([^ ]*\) \[options\]$/\1/p')
+check "recommend: --max-staleness written $syn in its usage, its option line and its error" eval \
+	'[ -n "$syn" ] && "$B" recommend --help | grep -qF -- "  --max-staleness $syn  " &&
+	 "$B" recommend 2>&1 >/dev/null | grep -qF -- "--max-staleness $syn ("'
+
 # COMMAND --version: every command of the dispatch table gives the same line, status 0 (issue 31:
 # four different errors, status 2)
 "$B" --version >"$tmp/want" 2>/dev/null
