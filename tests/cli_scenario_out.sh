@@ -52,11 +52,14 @@ done
 (cd "$tmp/d" && "$B" scenario "${A[@]}" >"$tmp/d2.out" 2>"$tmp/d2.err") & p2=$!
 wait $p1; r1=$?
 wait $p2; r2=$?
-check "two default-named scenarios at once: both exit 0, two new files of 2 lines, the old ones untouched" eval \
-	'[ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ "$(grep -lx precious "$tmp"/d/* | wc -l)" -eq 7 ] &&
+check "two default-named scenarios at once: both exit 0, two new files of 2 lines named as --help says, the old ones untouched" eval \
+	'"$B" scenario --help | grep -qF " ctrbench-NAME-YYYYMMDD-HHMMSS.jsonl, or -2, -3" &&
+	 [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ "$(grep -lx precious "$tmp"/d/* | wc -l)" -eq 7 ] &&
 	 [ "$(grep -Lx precious "$tmp"/d/* | wc -l)" -eq 2 ] &&
 	 for f in $(grep -Lx precious "$tmp"/d/*); do
 		[ "$(summaries "$f")" -eq 2 ] && [[ $f == *-[0-9].jsonl ]] || exit 1
+		# the name the help gives (issue 31: it said ctrbench-NAME-DATE.jsonl)
+		[[ $(basename "$f") =~ ^ctrbench-admission-staleness-[0-9]{8}-[0-9]{6}(-[0-9]+)?\.jsonl$ ]] || exit 1
 		grep -q "^# raw results: $(basename "$f")$" "$tmp/d1.out" "$tmp/d2.out" || exit 1
 	 done'
 
