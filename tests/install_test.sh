@@ -32,6 +32,16 @@ check "the program is linked against libctr.so.0, not the static library" eval \
 	'readelf -d "$tmp/prog" | grep -q "NEEDED.*\[libctr.so.0\]"'
 LD_LIBRARY_PATH=$stage/usr/lib "$tmp/prog" >"$tmp/out" 2>"$tmp/err"
 check "the program runs against the staged shared library" test $? -eq 0
+# README's rpath form: it runs with no LD_LIBRARY_PATH (issue 31: the README said nothing of
+# ldconfig or rpath, and a pkg-config build failed at run time)
+(export PKG_CONFIG_SYSROOT_DIR=$stage PKG_CONFIG_PATH=$stage/usr/lib/pkgconfig
+ cc -std=c11 -Wall -Wextra -Werror "$tmp/prog.c" -o "$tmp/prog-rpath" $(pkg-config --cflags --libs ctr) \
+	-Wl,-rpath,"$(pkg-config --variable=libdir ctr)") >"$tmp/out" 2>"$tmp/err"
+env -u LD_LIBRARY_PATH "$tmp/prog-rpath" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "README's rpath build runs with no LD_LIBRARY_PATH, against the staged libctr.so.0" eval \
+	'[ $rc -eq 0 ] && grep -qF -- "-Wl,-rpath,\$(pkg-config" README.md &&
+	 readelf -d "$tmp/prog-rpath" | grep -Eq "(RPATH|RUNPATH).*$stage/usr/lib"'
 
 for page in man1/ctrbench.1 man3/libctr.3; do
 	MANWIDTH=100 man -l "$stage/usr/share/man/$page" >"$tmp/out" 2>"$tmp/err"
