@@ -1,7 +1,8 @@
 # bash completion for ctrbench (make install puts it in bash-completion's completions folder;
 # or `. scripts/ctrbench-completion.bash`).  It asks the binary itself: the commands from
 # `ctrbench --help`, each command's flags from `ctrbench CMD --help`, algorithm and scenario names
-# from `ctrbench list` and `ctrbench scenario list`, so it cannot fall behind the program.
+# from `ctrbench list` and `ctrbench scenario list`, each command's formats and which of its
+# values are files from its --help, so it cannot fall behind the program.
 _ctrbench()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
@@ -24,7 +25,11 @@ _ctrbench()
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
 	--format)
-		COMPREPLY=($(compgen -W "table csv json html markdown" -- "$cur"))
+		# the formats this command's --format line names (run: table, csv or json; report: html
+		# or markdown), not every command's
+		words=$("$bin" "$cmd" --help 2>/dev/null | sed -n 's/^ *--format [A-Z][A-Z]* *//p' |
+			grep -oE '\b(table|csv|json|html|markdown)\b' | sort -u)
+		COMPREPLY=($(compgen -W "$words" -- "$cur"))
 		return ;;
 	--placement)
 		COMPREPLY=($(compgen -W "compact scatter ccx numa smt list:" -- "$cur"))
@@ -36,6 +41,17 @@ _ctrbench()
 		COMPREPLY=($(compgen -W "$words" -- "$cur"))
 		return ;;
 	esac
+	# any other option's value: file names only where its --help line says FILE or DIR (a count,
+	# a list or a time has no names to offer); a flag without a value falls through
+	if [[ "$prev" == --[a-z]* ]]; then
+		local val
+		val=$("$bin" "$cmd" --help 2>/dev/null | sed -n "s/^ *$prev \([A-Z][^ ]*\) .*/\1/p" | head -n 1)
+		case "$val" in
+		'') ;;
+		*FILE*|*DIR*) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+		*) COMPREPLY=(); return ;;
+		esac
+	fi
 	if [ "$cmd" = scenario ] && [ "$COMP_CWORD" -eq 2 ] && [[ "$cur" != -* ]]; then
 		words=$("$bin" scenario list 2>/dev/null | awk '{print $1}')
 		COMPREPLY=($(compgen -W "list $words" -- "$cur"))

@@ -82,7 +82,7 @@ check "the installed ctrbench reads the seed figures installed beside it (not th
 	eval 'grep -A1 "^depth 1 " "$tmp/out" | grep -q "^  seed 000 *4321$"'
 
 # Completion: commands and a command's flags, from the binary.
-check "bash completion: commands, run's flags, algorithms and every workload (store was missing)" bash -c '
+check "bash completion: commands, run's flags, algorithms, every workload (store was missing), each command's formats, files only for FILE values" bash -c '
 	. scripts/ctrbench-completion.bash
 	COMP_WORDS=(build/ctrbench sw); COMP_CWORD=1; _ctrbench
 	[ "${COMPREPLY[*]}" = sweep ] || { echo "commands: ${COMPREPLY[*]}" >&2; exit 1; }
@@ -91,7 +91,16 @@ check "bash completion: commands, run's flags, algorithms and every workload (st
 	COMP_WORDS=(build/ctrbench run --algo atomic_tree,stri); COMP_CWORD=3; _ctrbench
 	[ "${COMPREPLY[*]}" = atomic_tree,striped ] || { echo "algos: ${COMPREPLY[*]}" >&2; exit 1; }
 	COMP_WORDS=(build/ctrbench run --workload ""); COMP_CWORD=3; _ctrbench
-	[ "${COMPREPLY[*]}" = "update charge readers store" ] || { echo "workloads: ${COMPREPLY[*]}" >&2; exit 1; }'
+	[ "${COMPREPLY[*]}" = "update charge readers store" ] || { echo "workloads: ${COMPREPLY[*]}" >&2; exit 1; }
+	# each command its own formats; no file names for a count; files for a FILE (issue 31)
+	COMP_WORDS=(build/ctrbench run --format ""); COMP_CWORD=3; _ctrbench
+	[ "${COMPREPLY[*]}" = "csv json table" ] || { echo "run formats: ${COMPREPLY[*]}" >&2; exit 1; }
+	COMP_WORDS=(build/ctrbench report --format ""); COMP_CWORD=3; _ctrbench
+	[ "${COMPREPLY[*]}" = "html markdown" ] || { echo "report formats: ${COMPREPLY[*]}" >&2; exit 1; }
+	COMP_WORDS=(build/ctrbench run --threads RE); COMP_CWORD=3; _ctrbench
+	[ -z "${COMPREPLY[*]}" ] || { echo "a count offered: ${COMPREPLY[*]}" >&2; exit 1; }
+	COMP_WORDS=(build/ctrbench scenario --from RE); COMP_CWORD=3; _ctrbench
+	[ "${COMPREPLY[*]}" = README.md ] || { echo "a FILE not offered files: ${COMPREPLY[*]}" >&2; exit 1; }'
 
 # A user's CFLAGS win over the default -O2, and a changed flag rebuilds.
 make -n V=1 BUILD="$tmp/o3" CFLAGS=-O3 "$tmp/o3/obj/counters/ctr.o" >"$tmp/out" 2>"$tmp/err"
