@@ -160,13 +160,45 @@ static void scn_parse(int argc, char **argv, struct scn_ctx *c, char **algo_list
 	scn_check_opts(c->s, given);
 }
 
+/* "41m (22s)": seconds as the list shows them, the full run's then --quick's; "own" without a plan. */
+static void scn_fmt_duration(char *buf, size_t len, double full, double quick)
+{
+	char f[16], q[16];
+	double v[2] = { full, quick };
+	char *o[2] = { f, q };
+
+	for (int k = 0; k < 2; k++) {
+		if (v[k] < 0)
+			snprintf(o[k], 16, "own");
+		else if (v[k] < 90)
+			snprintf(o[k], 16, "%.0fs", v[k]);
+		else if (v[k] < 5400)
+			snprintf(o[k], 16, "%.0fm", v[k] / 60);
+		else
+			snprintf(o[k], 16, "%.1fh", v[k] / 3600);
+	}
+	snprintf(buf, len, "%.15s (%.15s)", f, q);
+}
+
 /* `ctrbench scenario list`. */
 static int scn_print_list(int argc, char **argv)
 {
 	if (argc > 2)
 		die("unexpected argument '%s'", argv[2]);
-	for (int i = 0; i < scn_nr; i++)
-		printf("%-20s %-26s %s\n", scn_list[i]->name, scn_list[i]->seed, scn_list[i]->what);
+	struct bench_config machine = { 0 };
+
+	bench_setup_machine(&machine, NULL, NULL);
+	/* how long each takes here, from its planning pass: what a newcomer asks before starting one */
+	printf("%-20s %-26s %-14s %s\n", "scenario", "seed", "time (--quick)", "what it measures");
+	for (int i = 0; i < scn_nr; i++) {
+		char t[40];
+
+		scn_fmt_duration(t, sizeof(t), scn_plan_seconds(scn_list[i], &machine, 0),
+				 scn_plan_seconds(scn_list[i], &machine, 1));
+		printf("%-20s %-26s %-14s %s\n", scn_list[i]->name, scn_list[i]->seed, t, scn_list[i]->what);
+	}
+	printf("# time: the planning pass's runs x (warm-up + 1.25 x window), at the defaults on this machine;"
+	       " \"own\": it runs its own threads, no plan\n");
 	return 0;
 }
 

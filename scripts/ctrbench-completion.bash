@@ -53,7 +53,7 @@ _ctrbench()
 		esac
 	fi
 	if [ "$cmd" = scenario ] && [ "$COMP_CWORD" -eq 2 ] && [[ "$cur" != -* ]]; then
-		words=$("$bin" scenario list 2>/dev/null | awk '{print $1}')
+		words=$("$bin" scenario list 2>/dev/null | awk 'NR > 1 && !/^#/ {print $1}')
 		COMPREPLY=($(compgen -W "list $words" -- "$cur"))
 		return
 	fi

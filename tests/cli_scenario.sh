@@ -89,7 +89,14 @@ for s in zswap-store-limit zswap-store-nolimit zswap-load-latency worker-scaling
 	 stat-read-storm stat-read-pressure admission-staleness subsys-flush-locks; do
 	grep -q "^$s " "$tmp/list" || nok "scenario list names $s"
 done
-check "scenario list names all nine" test "$(wc -l <"$tmp/list")" -eq 9
+check "scenario list names all nine, under a header, with a footnote" eval \
+	'[ "$(grep -Evc "^(scenario |#)" "$tmp/list")" -eq 9 ] && head -n 1 "$tmp/list" | grep -q "^scenario .* time (--quick) " &&
+	 tail -n 1 "$tmp/list" | grep -q "^# time: "'
+# each a time, the full run's and --quick's, from its planning pass ("own" for one without a plan)
+check "scenario list gives each its time and --quick's (issue 31)" eval \
+	'[ "$(grep -Ev "^(scenario |#)" "$tmp/list" | cut -c49-62 | sed "s/ *$//" |
+	      grep -Ec "^([0-9.]+[smh] \([0-9.]+[smh]\)|own \(own\))$")" -eq 9 ] &&
+	 grep -q "^subsys-flush-locks .* own (own) " "$tmp/list" && grep -q "^zswap-store-limit .*[0-9][smh] (" "$tmp/list"'
 
 scn zswap-store-limit
 check_scn zswap-store-limit "$(wc -l <"$tmp/zswap-store-limit.jsonl") results"

@@ -315,7 +315,7 @@ int scn_algo_index(const struct scn_ctx *c, const char *name)
  * known from the first row.  A scenario that runs its own threads, not
  * scn_measure (struct scn.own_plan), gets no plan (elapsed only).
  */
-static void scn_plan(struct scn_ctx *c)
+static void scn_plan_count(struct scn_ctx *c)
 {
 	struct scn_ctx saved = *c;
 	int keep = dup(STDOUT_FILENO), nul = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -334,6 +334,11 @@ static void scn_plan(struct scn_ctx *c)
 		close(keep);
 	if (nul >= 0)
 		close(nul);
+}
+
+static void scn_plan(struct scn_ctx *c)
+{
+	scn_plan_count(c);
 	bench_progress_plan(c->planned, (c->warmup_ms + 1.25 * c->duration_ms) / 1000.0);
 }
 
@@ -500,6 +505,40 @@ static void scn_defaults(struct scn_ctx *c, char *algo_list)
 		c->flush_period_ms = c->duration_ms / 10 > 0 ? c->duration_ms / 10 : 1;
 	if (c->readers < 0)
 		c->readers = c->quick ? 100 : 1000;
+}
+
+/*
+ * What `scenario NAME` (quick: with --quick) would take on this machine with
+ * its defaults, in seconds: the planning pass's measurements at the progress
+ * line's estimate of each (scn_plan), without measuring; -1 for a scenario
+ * that runs its own threads (no plan).  machine: set up once by the caller.
+ */
+double scn_plan_seconds(const struct scn *s, const struct bench_config *machine, int quick)
+{
+	struct scn_ctx *c;
+	double sec = -1;
+
+	if (s->own_plan)
+		return -1;
+	c = bench_xcalloc(1, sizeof(*c));
+	c->s = s;
+	c->quick = quick;
+	c->reps = c->readers = c->warmup_ms = c->flush_period_ms = -1;
+	c->table = 1;
+	scn_defaults(c, NULL);
+	c->base = *machine;
+	c->base.flush_period_ms = c->flush_period_ms;
+	c->base.sample_every = BENCH_SAMPLE_EVERY;
+	c->pus = topo_nr_pus(c->base.topo);
+	bench_seeds_load(&c->seeds);
+	scn_timer_res(c);
+	c->sums = bench_xcalloc((size_t)c->nr_algos + 1, sizeof(*c->sums));
+	scn_plan_count(c);
+	sec = c->planned * (c->warmup_ms + 1.25 * c->duration_ms) / 1000.0;
+	free(c->sums);
+	bench_seeds_free(&c->seeds);
+	free(c);
+	return sec;
 }
 
 /* The machine, the columns, the seeds, and --from's file or the raw output: all before the first run. */

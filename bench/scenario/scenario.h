@@ -199,6 +199,8 @@ int scn_takes_strategy(const struct bench_algo *ba, int k);
 /* engine.c: `ctrbench scenario NAME [options]` once parsed into c (out: --out, algo_list: --algo, or
  * NULL); returns the exit status. */
 int scn_main(struct scn_ctx *c, const char *out, char *algo_list);
+/* engine.c: the seconds `scenario NAME [--quick]` would take here with its defaults (-1: no plan). */
+double scn_plan_seconds(const struct scn *s, const struct bench_config *machine, int quick);
 /* engine.c: the columns checked against s->needs (exit 2, or the lines, before measuring). */
 void scn_check_columns(struct scn_ctx *c);
 
