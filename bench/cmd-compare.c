@@ -617,6 +617,23 @@ static char *knobs_text(const struct config *k)
 	return cell("%s", *buf ? buf : "-");
 }
 
+/*
+ * What decided a verdict that has both figures (decide()): the test (p at
+ * or over alpha: no change, whatever the ratio), else the threshold (the
+ * ratio inside it: within noise), else both passed.  It names the one
+ * that decided, with its figure (issue 31: "threshold 1.020x" for a row at
+ * 0.923x that p = 0.222 had left unchanged).
+ */
+static char *decided_why(const struct outcome *r, const struct cmp_opts *o)
+{
+	if (r->verdict == V_NO_CHANGE)
+		return cell("test: p %.3g >= alpha %.3g", r->p, o->alpha);
+	if (r->verdict == V_NOISE)
+		return cell("threshold %.3fx: |B/A - 1| %.2f%% is within it", exp(r->threshold),
+			    100 * fabs(r->ratio - 1));
+	return cell("threshold %.3fx passed, and the test: p %.3g < alpha %.3g", exp(r->threshold), r->p, o->alpha);
+}
+
 static json_t *outcome_json(const struct configs *cs, int i, const struct outcome *r,
 			    const struct cmp_opts *o, const char *file[2])
 {
@@ -642,6 +659,12 @@ static json_t *outcome_json(const struct configs *cs, int i, const struct outcom
 	json_object_set_new(j, "significance_level", json_real(o->alpha));
 	json_object_set_new(j, "threshold_ratio", r->threshold > 0 ? json_real(exp(r->threshold)) : json_null());
 	json_object_set_new(j, "verdict", json_string(verdict_names[r->verdict]));
+	if (r->verdict == V_NO_CHANGE || r->verdict == V_NOISE || r->verdict == V_FASTER || r->verdict == V_SLOWER) {
+		char *why = decided_why(r, o);
+
+		json_object_set_new(j, "why", json_string(why));
+		free(why);
+	}
 	if (!k->in[0] || !k->in[1]) {
 		char *why = unmatched_why(cs, k);
 
@@ -665,7 +688,7 @@ static void print_cell(int j, int w, const char *s)
 }
 
 /* The row of configuration i, NCOL cells. */
-static char **outcome_row(const struct configs *cs, int i, const struct outcome *r)
+static char **outcome_row(const struct configs *cs, int i, const struct outcome *r, const struct cmp_opts *o)
 {
 	const struct config *k = &cs->c[i];
 	char **row = bench_xmalloc(sizeof(*row) * NCOL), m[2][32];
@@ -691,7 +714,7 @@ static char **outcome_row(const struct configs *cs, int i, const struct outcome 
 	else if (r->verdict == V_NA)
 		row[12] = cell("no figure");
 	else
-		row[12] = cell("threshold %.3fx", exp(r->threshold));
+		row[12] = decided_why(r, o);
 	return row;
 }
 
@@ -723,7 +746,7 @@ static void print_table(const struct configs *cs, const struct outcome *out, con
 	       "#   >= 2 lines of the configuration. 95%% CI: percentile bootstrap of the medians, %d resamples\n",
 	       o->alpha, CMP_MW_EXACT_MAX, 1 + o->noise, bp_how, exp(bp), CMP_RESAMPLES);
 	for (int i = 0; i < cs->n; i++)
-		rows[i] = outcome_row(cs, i, &out[i]);
+		rows[i] = outcome_row(cs, i, &out[i], o);
 	for (int j = 0; j < NCOL; j++) {
 		w[j] = (int)strlen(head[j]);
 		for (int i = 0; i < cs->n; i++)

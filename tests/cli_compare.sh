@@ -28,6 +28,14 @@ run $D/compare_a.jsonl $D/compare_same.jsonl
 check "same numbers: 4 configurations, all no change at p = 1" eval \
 	'clean && [ "$(grep -c "1\.000x .*  1  no change" "$tmp/out")" -eq 4 ] &&
 	 [ "$(grep -vc "^#" "$tmp/out")" -eq 5 ]'
+# the why names what decided: here the test (issue 31: it said "threshold 1.020x" for rows p had
+# left unchanged)
+check "no change at p = 1: its why names the test, not the threshold" eval \
+	'[ "$(grep -c "1\.000x .*  1  no change  *test: p 1 >= alpha 0\.05$" "$tmp/out")" -eq 4 ] &&
+	 ! grep "no change" "$tmp/out" | grep -q threshold'
+"$B" compare --format json $D/compare_a.jsonl $D/compare_same.jsonl >"$tmp/j" 2>/dev/null
+check "... and the JSON's why says so too" eval \
+	'[ "$(grep -c "\"why\": *\"test: p 1 >= alpha 0.05\"" "$tmp/j")" -eq 4 ]'
 check "the header says the test, its level, the noise threshold and the bootstrap" eval \
 	'grep -q "^# changed (faster/slower) when both: Mann-Whitney U two-sided p < 0.05" "$tmp/out" &&
 	 grep -q "noise-threshold 1.02x" "$tmp/out" && grep -q "percentile bootstrap of the medians, 2000 resamples" "$tmp/out"'
