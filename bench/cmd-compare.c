@@ -192,8 +192,10 @@ static char *unmatched_why(const struct configs *cs, const struct config *c)
 		return cell("no line in %s", side ? "B" : "A");
 	a = json_dumps(bench_line_field(c->line, field), JSON_COMPACT | JSON_ENCODE_ANY);
 	b = json_dumps(bench_line_field(cs->c[best].line, field), JSON_COMPACT | JSON_ENCODE_ANY);
-	why = cell("%s differs: %s here, %s in %s%s", bench_fields[field].path, a ? a : "null",
-		   b ? b : "null", side ? "B" : "A", best_nr > 1 ? " (and more fields)" : "");
+	/* the flag that would pair them, where this field is the only one apart (issue 31) */
+	why = cell("%s differs: %s here, %s in %s%s%s%s", bench_fields[field].path, a ? a : "null",
+		   b ? b : "null", side ? "B" : "A", best_nr > 1 ? " (and more fields)" : "",
+		   best_nr > 1 ? "" : "; --ignore ", best_nr > 1 ? "" : bench_fields[field].path);
 	free(a);
 	free(b);
 	return why;

@@ -52,6 +52,19 @@ check "the change interval holds 2x" eval \
 check "configurations in one file only are listed as such, with the field that differs" eval \
 	'row locked_tree update | grep -q "only in A .*algo differs: \"locked_tree\" here, \"striped\" in B" &&
 	 row striped update | grep -q "only in B .*algo differs"'
+# One field apart: the why gives the flag that pairs them (issue 31: --work-ns on one side)
+python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    o = json.loads(l) if l.strip() else None
+    if o is not None:
+        o["work_ns"] = 35000
+        print(json.dumps(o))' $D/compare_a.jsonl >"$tmp/work.jsonl"
+run $D/compare_a.jsonl "$tmp/work.jsonl"
+check "a side with --work-ns: each unmatched line names work_ns and suggests --ignore work_ns" eval \
+	'clean && [ "$(grep -c "only in A .*work_ns differs: 0 here, 35000 in B; --ignore work_ns$" "$tmp/out")" -eq 4 ]'
+run --ignore work_ns $D/compare_a.jsonl "$tmp/work.jsonl"
+check "... and with it they pair" eval 'clean && ! grep -q "only in" "$tmp/out" && grep -q "no change" "$tmp/out"'
 run $D/compare_b.jsonl $D/compare_a.jsonl
 check "the other way round: slower, 0.500x" eval \
 	'clean && row percpu_hier update | grep -q -- "0\.500x.*slower"'
