@@ -46,6 +46,24 @@ check "the environment: every env field of the results" eval \
 	 "1 package, 1 NUMA node, 2 L3s, 2 cores, 2 PUs" "33 lines from tests/data/report.jsonl"; do
 	 grep -qF "$v" "$H" || { echo "missing: $v" >"$tmp/err"; exit 1; }; done)'
 
+# The update latency table's caption says how it was timed: batches of operations, one sample a
+# batch, per op (issue 31: "one operation in 64 timed"); the fixed results record no batch sizes,
+# a fresh update run records 1 or 64 (run.c); the readers workload's updaters (its one table,
+# captioned twice) are timed one operation in sample_every
+check "update latency: timed in batches, not one operation in 64, as the caption says" eval \
+	'grep -qF "update latency percentiles (ns; per operation, from batches of operations timed as one sample each (their sizes not recorded))" "$H" &&
+	 [ "$(grep -o "update latency percentiles (ns; one operation in 64 timed)" "$H" | wc -l)" -eq 2 ]'
+python3 -c '
+import json, sys
+for k, l in enumerate(open(sys.argv[1])):
+    o = json.loads(l)
+    if o.get("workload") == "update" and isinstance(o.get("update_ns"), dict):
+        o["update_ns"]["batch"] = 64 if k % 2 else 1
+    print(json.dumps(o))' $D >"$tmp/batch.jsonl"
+run "$tmp/batch.jsonl" --out "$tmp/rb"
+check "... and with the sizes recorded, it names them" eval \
+	'clean && grep -qF "update latency percentiles (ns; per operation, from batches of 1 / 64 operations timed as one sample each, a size per result)" "$tmp/rb/index.html"'
+
 # scripts/report run by hand takes the registry's order (the colours) from $CTRBENCH_ALGOS, as
 # ctrbench report hands it over.
 check "the same page again through scripts/report (nothing in it varies but the data)" eval \
