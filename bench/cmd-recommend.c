@@ -128,9 +128,12 @@ static const char *const rec_help =
 	"  --reads-per-sec R        reads per second (required)\n"
 	"  --depth D                tree depth, root included (required)\n"
 	"  --max-staleness " REC_STALENESS_SYNTAX "  how far off a read may be (required): EXACT,\n"
-	"                           or any of a count N, a fraction P% of the mean value the readers\n"
-	"                           workload read (512 per updater under the node read: its swing's\n"
-	"                           mean), a time T as MSms or Ss; comma-separated, all must hold: 1%,2s\n"
+	"                           or any of a count N, a fraction P% of --counter-value (else of the\n"
+	"                           mean value the readers workload read: 512 per updater under the\n"
+	"                           node read, its swing's mean), a time T as MSms or Ss;\n"
+	"                           comma-separated, all must hold: 1%,2s\n"
+	"  --counter-value V        the value the target's counter holds, which P% is of (default: the\n"
+	"                           benchmark's mean value read, as above)\n"
 	"  --results FILE           sweep results to rank from (default: a quick sweep now, 100 ms runs)\n"
 	"  --threads T              CPUs the target updates from (default: the most the results have)\n"
 	"  --format F               table or json (default table)\n"
@@ -148,6 +151,7 @@ static void rec_parse_args(int argc, char **argv, struct rec_state *st)
 		{ "results", required_argument, NULL, 'R' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "counter-value", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -177,6 +181,9 @@ static void rec_parse_args(int argc, char **argv, struct rec_state *st)
 			break;
 		case 'f':
 			st->json = bench_parse_table_json("recommend", optarg);
+			break;
+		case 'V':
+			st->q.value = bench_parse_num("counter-value", optarg, 1e-9, 1e18);
 			break;
 		default:
 			bench_die_getopt(c, argv);

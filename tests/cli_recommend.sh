@@ -249,3 +249,26 @@ BADVAL="bad value '1%,2s,3ms' for --max-staleness: '3ms' is a second time" bad "
 BADVAL="bad value '5,6' for --max-staleness: '6' is a second count" bad "${Q[@]}" --max-staleness 5,6
 BADVAL="bad value 'EXACT,2s' for --max-staleness: EXACT stands alone" bad "${Q[@]}" --max-staleness EXACT,2s
 BADVAL="bad value '2s,exact' for --max-staleness: EXACT stands alone" bad "${Q[@]}" --max-staleness 2s,exact
+BADVAL="bad value '0' for --counter-value" bad "${Q[@]}" --max-staleness 1% --counter-value 0
+BADVAL="bad value 'lots' for --counter-value" bad "${Q[@]}" --max-staleness 1% --counter-value lots
+BAD_PREFIX=
+
+# --- P% of the user's counter, and what the results did not measure (issue 31) ---
+U=2e6 RD=1e4
+rec --results $D/recommend.jsonl --depth 4 --max-staleness 1%
+check "1% without --counter-value: of the mean value read (1024), rstat_threshold's bound 256 over it" eval \
+	'clean && ruled_out rstat_threshold "stated bound 256 > 10.24 (1% of the mean value read, 1024)"'
+check "the counters the results do not hold are named as not ranked" eval \
+	'grep -qx "# not in the results, so not ranked: percpu_tree, percpu_hier_delegated and rstat_llist (ctrbench sweep --algo with them, then --results)" "$tmp/out"'
+rec --results $D/recommend.jsonl --depth 4 --max-staleness 1% --counter-value 1e6
+check "1% of --counter-value 1e6: rstat_threshold (bound 256) and batched_percpu (512) ranked, the header says so" eval \
+	'clean && ranked | grep -qw rstat_threshold && ranked | grep -qw batched_percpu &&
+	 grep -q "^# recommend: .*max staleness 1% (P% of the counter.s value, 1e+06)$" "$tmp/out"'
+rec --results $D/recommend.jsonl --depth 4 --max-staleness 1% --counter-value 1e6 --format json
+check "... and the JSON's query and not_measured" eval \
+	'clean && python3 -c "
+import json, sys
+o = json.load(open(sys.argv[1]))
+assert o[\"query\"][\"counter_value\"] == 1e6, o[\"query\"]
+assert o[\"not_measured\"] == [\"percpu_tree\", \"percpu_hier_delegated\", \"rstat_llist\"], o[\"not_measured\"]
+" "$tmp/out"'

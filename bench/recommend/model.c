@@ -392,25 +392,29 @@ static void rec_judge(struct rec_variant *v, const struct rec_query *q)
 			v->admitted = 1;
 		return;
 	}
-	/* the count the error must stay within: N, P% of the mean value read, the smaller */
+	/*
+	 * The count the error must stay within: N, P% of the user's counter
+	 * value (--counter-value) or else of the mean value read, the smaller.
+	 */
 	if (q->count >= 0 || q->fraction > 0) {
 		double lim = q->count >= 0 ? (double)q->count : INFINITY;
+		const double base = q->value > 0 ? q->value : v->rd.value_read;
 		char what[120];
 
 		if (q->fraction > 0) {
-			if (v->rd.value_read <= 0) {
+			if (base <= 0) {
 				snprintf(v->reason, sizeof(v->reason), "%g%% of what: the mean value of its readers"
 					 " lines (shape %s) is not known to this build", 100 * q->fraction,
 					 json_string_value(json_array_get(v->rd.shapes, 0)) ?
 					 json_string_value(json_array_get(v->rd.shapes, 0)) : "?");
 				return;
 			}
-			if (q->fraction * v->rd.value_read < lim)
-				lim = q->fraction * v->rd.value_read;
+			if (q->fraction * base < lim)
+				lim = q->fraction * base;
 		}
-		if (q->fraction > 0 && lim == q->fraction * v->rd.value_read)
-			snprintf(what, sizeof(what), "%.4g (%g%% of the mean value read, %.6g)", lim,
-				 100 * q->fraction, v->rd.value_read);
+		if (q->fraction > 0 && lim == q->fraction * base)
+			snprintf(what, sizeof(what), "%.4g (%g%% of %s, %.6g)", lim, 100 * q->fraction,
+				 q->value > 0 ? "--counter-value" : "the mean value read", base);
 		else
 			snprintf(what, sizeof(what), "%.4g", lim);
 		if (bound < 0 && !q->ms) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <jansson.h>
 
+#include "../bench.h"
 #include "../cli.h"
 #include "recommend.h"
 
@@ -119,13 +120,35 @@ static void rec_print_names(json_t *a)
 		printf("%s%s", i ? i + 1 == n ? " and " : ", " : "", json_string_value(x));
 }
 
+/*
+ * The registry's counters that no line of the results measured, as a JSON
+ * array: a ranking is of what was measured, and says what it left out
+ * (issue 31: it did not).  Harness baselines are not counters: not listed.
+ */
+static json_t *rec_not_measured(const struct rec_state *st)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < bench_nr_algos; i++) {
+		int seen = bench_algos[i].baseline;
+
+		for (int k = 0; k < st->nr_var && !seen; k++)
+			seen = !strcmp(st->var[k].algo, bench_algos[i].name);
+		if (!seen)
+			json_array_append_new(a, json_string(bench_algos[i].name));
+	}
+	return a;
+}
+
 void bench_rec_print_json(const struct rec_state *st)
 {
-	json_t *j = json_pack("{s:{s:f,s:f,s:i,s:i,s:s},s:s,s:s,s:s,s:b,s:O,s:O}",
+	json_t *j = json_pack("{s:{s:f,s:f,s:i,s:i,s:s,s:o},s:s,s:s,s:s,s:b,s:O,s:O,s:o}",
 			      "query", "updates_per_sec", st->q.updates, "reads_per_sec", st->q.reads,
 			      "depth", st->q.depth, "threads", st->q.threads, "max_staleness", st->q.spec,
+			      "counter_value", st->q.value > 0 ? json_real(st->q.value) : json_null(),
 			      "cost_model", rec_cost_model, "selection", rec_selection, "results", st->results,
-			      "measured_now", st->quick != NULL, "machines", st->machines, "caveats", st->caveats);
+			      "measured_now", st->quick != NULL, "machines", st->machines, "caveats", st->caveats,
+			      "not_measured", rec_not_measured(st));
 	json_t *a = json_array(), *out = json_array(), *base = json_array();
 
 	for (int i = 0; i < st->ranked; i++)
@@ -189,8 +212,11 @@ void bench_rec_print_table(const struct rec_state *st)
 	for (int i = 0; i < st->nr_var; i++)
 		if ((int)strlen(st->var[i].label) > w)
 			w = (int)strlen(st->var[i].label);
-	printf("# recommend: %.6g updates/s, %.6g reads/s at depth %d from %d thread%s; max staleness %s\n",
+	printf("# recommend: %.6g updates/s, %.6g reads/s at depth %d from %d thread%s; max staleness %s",
 	       st->q.updates, st->q.reads, st->q.depth, st->q.threads, st->q.threads == 1 ? "" : "s", st->q.spec);
+	if (st->q.value > 0)
+		printf(" (P%% of the counter's value, %.6g)", st->q.value);
+	putchar('\n');
 	printf("# cost model: %s\n", rec_cost_model);
 	printf("# figures: %s\n", rec_selection);
 	printf("# evidence: %s (%d results%s%s)%s\n", st->results, st->nr_lines,
@@ -234,6 +260,16 @@ void bench_rec_print_table(const struct rec_state *st)
 		printf(" to get them)\n");
 	} else if (!st->ranked) {
 		printf("(none meets max staleness %s)\n", st->q.spec);
+	}
+	{
+		json_t *nm = rec_not_measured(st);
+
+		if (json_array_size(nm)) {
+			printf("# not in the results, so not ranked: ");
+			rec_print_names(nm);
+			printf(" (ctrbench sweep --algo with them, then --results)\n");
+		}
+		json_decref(nm);
 	}
 	for (int b = 0; b < 2; b++) {
 		int first = 1;

@@ -28,7 +28,8 @@ struct rec_query {
 	int threads;			/* CPUs the target updates from; 0: not given */
 	int exact;			/* --max-staleness EXACT */
 	long long count;		/* ... N: off by at most N counts; -1 if not given */
-	double fraction;		/* ... P%: off by at most P/100 of the mean value read; 0 if not given */
+	double fraction;		/* ... P%: off by at most P/100 of value (else the mean value read); 0 if not given */
+	double value;			/* --counter-value: the target counter's value, P%'s base; 0 if not given */
 	long long ms;			/* ... T: at most T ms old; 0 if not given */
 	const char *spec;		/* ... as typed */
 };
