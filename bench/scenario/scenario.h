@@ -240,6 +240,7 @@ struct scn_seedref {
 	const char *column;	/* the seed's column, or NULL (one per design) */
 	const char *algo;	/* with column: the algorithm it sits beside */
 	double scale;		/* the seed's unit in ours (ms -> ns: 1e6); 0: the same unit */
+	int unlike;		/* the seed's figure holds work ours does not: no ours/seed row */
 };
 
 void scn_header(const struct scn_ctx *c, const char *corner, int width);

@@ -59,6 +59,8 @@ static void scn_cell(const struct bench_summary *s, double v, int noisy, int rep
 	printf(" %*s", SCN_COL, buf);
 }
 
+static int scn_short_reps_said;	/* the [k/K] note printed */
+
 void scn_row(const struct scn_ctx *c, const char *label, int width, scn_value_fn fn)
 {
 	int short_reps = 0;
@@ -74,7 +76,8 @@ void scn_row(const struct scn_ctx *c, const char *label, int width, scn_value_fn
 		short_reps |= c->sums[i].k && c->sums[i].k < c->reps;
 	}
 	putchar('\n');
-	if (short_reps)
+	/* said once, under the first such row: one scenario a process (issue 31: under every row) */
+	if (short_reps && !scn_short_reps_said++)
 		printf("# [k/K] = from k of the K reps asked (interrupted); --resume measures the rest\n");
 	fflush(stdout);
 }
@@ -171,7 +174,11 @@ static void scn_seed_beside(const struct scn_ctx *c, const struct scn_seedref *r
 	printf("%-*s", width, label);
 	for (int i = 0; i < c->nr_algos; i++)
 		printf(" %*s", SCN_COL, fig[i]);
-	printf("\n%-*s", width, "  ours/seed");
+	putchar('\n');
+	/* unlike quantities (the seed's include work ours does not): no ratio, its header note says why */
+	if (ref->unlike)
+		return;
+	printf("%-*s", width, "  ours/seed");
 	for (int i = 0; i < c->nr_algos; i++)
 		printf(" %*s", SCN_COL, ratio[i]);
 	putchar('\n');

@@ -99,12 +99,16 @@ void scn_store(struct scn_ctx *c, enum bench_workload w)
 	scn_note(c, "row \"depth D\": CPU time per store, ns (task-clock / stores, which a wait asleep does not"
 		 " count: the seed's unit is kernel CPU time per zswap store); \"wall\": wall time per store"
 		 " (threads x window / stores)");
-	scn_note(c, "the seed's stores also compressed a page (~35 us); here only the counter's cost is"
-		 " timed (--work-ns adds a stand-in)");
+	if (!c->base.work_ns)
+		scn_note(c, "the seed's stores also compressed a page (~35 us); here only the counter's cost is"
+			 " timed (--work-ns adds a stand-in), so no ours/seed: a ratio of unlike quantities");
+	else
+		scn_note(c, "the seed's stores also compressed a page (~35 us); here --work-ns %lld ns of private"
+			 " work stands in for it, so ours/seed compares like with like", (long long)c->base.work_ns);
 	scn_header(c, "ns/store", 18);
 	for (int d = 0; d < nd; d++) {
 		int stop = scn_measure_chain(c, w, scn_store_depths[d], workers);
-		const struct scn_seedref ref = { .row = NULL };
+		const struct scn_seedref ref = { .row = NULL, .unlike = !c->base.work_ns };
 		struct scn_seedref seed = ref;
 		char label[32], row[32];
 
