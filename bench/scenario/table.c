@@ -281,7 +281,7 @@ void scn_common_notes(const struct scn_ctx *c, const char *workers)
 			 c->seeds.why);
 	else if (c->s->seed_table)
 		scn_note(c, "under a row: the seed's posted figure (\"seed %.3s\", from tables.csv, table %s) and"
-			 " ours/seed", c->s->seed, c->s->seed_table);
+			 " ours/seed where the two are one quantity", c->s->seed, c->s->seed_table);
 	scn_note(c, "periodic flush every %d ms where an algorithm has a flusher (the kernel's is 2000 ms:"
 		 " scaled so a window holds about 10; --flush-period-ms)", c->flush_period_ms);
 }
