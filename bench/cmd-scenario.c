@@ -199,6 +199,7 @@ static int scn_print_list(int argc, char **argv)
 	}
 	printf("# time: the planning pass's runs x (warm-up + 1.25 x window), at the defaults on this machine;"
 	       " \"own\": it runs its own threads, no plan\n");
+	bench_setup_release(&machine);
 	return 0;
 }
 

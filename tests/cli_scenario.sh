@@ -84,7 +84,8 @@ check_scn() {
 
 N=$(echo $ALL | wc -w)
 
-"$B" scenario list >"$tmp/list" 2>&1
+"$B" scenario list >"$tmp/list" 2>"$tmp/list.err"; rc=$?
+check "scenario list: exit 0, nothing on stderr" eval '[ $rc -eq 0 ] && [ ! -s "$tmp/list.err" ]'
 for s in zswap-store-limit zswap-store-nolimit zswap-load-latency worker-scaling shrinker-count \
 	 stat-read-storm stat-read-pressure admission-staleness subsys-flush-locks; do
 	grep -q "^$s " "$tmp/list" || nok "scenario list names $s"
