@@ -5,8 +5,9 @@
  * as `ctrbench run --reps 1` measures it) beside the physical limit that bounds it,
  * measured by a probe of the same shape built from the project's own code,
  * and gives the ratio.  Rounds interleave the two sides, so drift on a shared
- * machine hits them alike; the ratio shown is the median of the rounds'
- * ratios, with their range (stats.c's median and range).  The rows are one
+ * machine hits them alike; the ratio is the median of the rounds' ratios,
+ * with their range (stats.c's median and range), and the table sets the
+ * ratio of the two medians it prints beside it.  The rows are one
  * table (lim_defs): each names its algorithm, shape and probe as data.
  *
  * Probes (single thread unless said; every loop a noinline function of its
@@ -749,11 +750,23 @@ static double lim_side_measure(struct lim_ctx *c, struct lim_probes *pr, const s
 	return 0;
 }
 
+/*
+ * The table: each harness figure once, its limits indented under it, so it fits 100 columns.
+ * Two ratios, both shown: "medians" is the ratio of the two medians printed beside it (what a
+ * reader computes from the row), "per round" the median of the rounds' own ratios with their
+ * range (the two sides of one moment: drift between rounds cancels, so it is the figure the
+ * JSON's "ratio" and the docs quote).  They part when the host drifts, e.g. 0.754 / 0.600 ns
+ * read as 1.26x over the medians but 1.00x round by round; showing only the second beside
+ * the two medians read as a contradiction (issue 31, point 5).
+ */
 static void lim_print(const struct lim_row *rows, int rounds, int json)
 {
+	const char *last = NULL;
+	double last_h = 0;
+
 	if (!json)
-		printf("%-34s %10s  %-38s %10s  %7s %17s\n", "ctrbench", "median", "limit, same run", "median",
-		       "ratio", "[ratio range]");
+		printf("%-44s %9s %8s  %s\n", "ctrbench figure, then its limits (same rounds)", "CPU ns",
+		       "medians", "per round [range]");
 	for (int i = 0; i < LIM_NR_ROWS; i++) {
 		const struct lim_def *d = &lim_defs[i];
 		const struct lim_row *r = &rows[i];
@@ -765,21 +778,27 @@ static void lim_print(const struct lim_row *rows, int rounds, int json)
 			ratio[k] = r->l[k] > 0 ? r->h[k] / r->l[k] : 0;
 		q = cmp_median_range(ratio, rounds, &rlo, &rhi);
 		snprintf(lim, sizeof(lim), "%s%s", d->limit, d->floor ? "" : " *");
-		if (json)
+		if (json) {
 			printf("{\"kind\":\"limits\",\"schema\":%d,\"row\":\"%s\",\"limit\":\"%s\","
 			       "\"unit\":\"%s\",\"ns\":%.6g,\"limit_ns\":%.6g,\"ratio\":%.6g,\"ratio_lo\":%.6g,"
 			       "\"ratio_hi\":%.6g,\"rounds\":%d,\"floor\":%s}\n", BENCH_SCHEMA_VERSION, d->what, d->limit,
 			       d->unit, h, l, q, rlo, rhi, rounds, d->floor ? "true" : "false");
-		else
-			printf("%-34s %10.3f  %-38s %10.3f  %6.2fx [%6.2f, %6.2f]\n", d->what, h, lim, l, q,
-			       rlo, rhi);
+			continue;
+		}
+		/* a figure the next row reuses (LIM_AGAIN: the same runs) is printed once */
+		if (!last || strcmp(last, d->what) || h != last_h)
+			printf("%-44s %9.3f\n", d->what, h);
+		last = d->what;
+		last_h = h;
+		printf("  %-42s %9.3f %7.2fx  %5.2fx [%.2f, %.2f]\n", lim, l, l > 0 ? h / l : 0, q, rlo, rhi);
 	}
 	if (!json)
-		printf("# CPU ns per op (per level, per slot where said; harness: task-clock / ops, probes: the"
-		       " thread's CPU clock, so other load's preemptions count on neither side); each row's two"
-		       " sides measured in the same round, %d round%s interleaved; ratio = ctrbench / limit,"
-		       " median of the rounds\n# * shown, not a floor: the probe's loop has more instructions"
-		       " per op than the loop it is set beside (tests/cli_limits_floor.sh)\n", rounds,
+		printf("# CPU ns per op, level or slot (harness: task-clock / ops; probes: the thread's CPU\n"
+		       "# clock), medians of %d round%s, each measuring a figure and its limits side by side.\n"
+		       "# medians: ctrbench / limit of the two medians shown; per round: the median of the\n"
+		       "# rounds' own ctrbench / limit and their range (the JSON's ratio, what the docs quote)\n"
+		       "# * shown, not a floor: the probe's loop has more instructions per op than the loop\n"
+		       "#   it is set beside (tests/cli_limits_floor.sh)\n", rounds,
 		       rounds == 1 ? "" : "s");
 }
 

@@ -36,6 +36,33 @@ PY
 }
 check "limits: every row measured, ratio = ctrbench / limit" rows_ok
 
+# The table: 100 columns, each limit under its figure, and the "medians" column the ratio of the
+# two medians printed (it showed the per-round median alone beside them: 0.754 / 0.600 as 1.00x).
+"$B" limits --rounds 3 --duration-ms 30 >"$tmp/tab" 2>/dev/null
+check "limits table: at most 100 columns, medians = figure / limit as printed, per round in its range" \
+	python3 - "$tmp/tab" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert all(len(l) <= 100 for l in lines), [l for l in lines if len(l) > 100]
+assert lines[0].startswith("ctrbench figure") and "medians" in lines[0] and "per round" in lines[0]
+fig, n = None, 0
+for l in lines[1:]:
+    if l.startswith("#"):
+        continue
+    m = re.fullmatch(r"(\S.*?)\s+([0-9.]+)", l)
+    if m:
+        fig = float(m.group(2))
+        continue
+    m = re.fullmatch(r"  (\S.*?)\s+([0-9.]+)\s+([0-9.]+)x\s+([0-9.]+)x \[([0-9.]+), ([0-9.]+)\]", l)
+    assert m and fig, l
+    lim, med, q, lo, hi = (float(m.group(k)) for k in range(2, 7))
+    # both printed to 3 decimals: the ratio of the printed figures within their rounding
+    assert abs(med - fig / lim) <= 0.01 + 0.0005 / lim * fig / lim * 2 + 0.005 * med, (l, fig)
+    assert lo <= q <= hi, l
+    n += 1
+assert n >= 20, n
+PY
+
 # empty's op is far below the timer's step: its latency is batched and never reads 0.0.
 "$B" run --reps 1 --algo empty --workload update --shape chain:1 --threads 1 --duration-ms 200 \
 	--warmup-ms 0 --format json >"$tmp/j"

@@ -64,7 +64,7 @@ for got, w in zip(p.rows, want):
     assert (got["row"], got["limit"]) == (w["row"], w["limit"]), (got, w)
     c = got["cells"]
     assert c == [w["row"], sig4(w["ns"]), w["limit"], sig4(w["limit_ns"]), w["unit"],
-                 "%.2fx" % w["ratio"], "[%.2f, %.2f]" % (w["ratio_lo"], w["ratio_hi"])], (c, w)
+                 "%.2fx" % (w["ns"] / w["limit_ns"]), "%.2fx" % w["ratio"], "[%.2f, %.2f]" % (w["ratio_lo"], w["ratio_hi"])], (c, w)
 PY
 }
 
