@@ -36,6 +36,11 @@ endif
 WERROR ?= $(if $(filter 1,$(DEVELOPER)),-Werror)
 # The user's CFLAGS come last, so `make CFLAGS=-O3` compiles at -O3.
 CFLAGS ?= -g
+# CODE_CFLAGS are the flags that shape the code; -Werror does not, so it is kept out of the flags
+# file and the build id: `make run`, `make install` and `make test` share their objects (switching
+# between them recompiled the whole tree).  An object that compiled with warnings is left out of
+# date (its time set to 1970), so a later -Werror build compiles it again and fails as it should.
+CODE_CFLAGS = -std=gnu11 -Wall -Wextra -pthread $(OPT) $(CFLAGS)
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra $(WERROR) -pthread $(OPT) $(CFLAGS)
 LDFLAGS ?=
 ALL_LDFLAGS = -pthread $(if $(SAN),-fsanitize=$(SAN)) $(LDFLAGS)
@@ -88,7 +93,7 @@ lib-tests: $(LIB_TESTS)
 # source changes: $(BUILD)/cflags holds the flags of the last build and changes only with them.
 $(BUILD)/cflags: FORCE
 	@mkdir -p $(dir $@)
-	@echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)' | cmp -s - $@ || echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)' > $@
+	@echo '$(CC) $(CODE_CFLAGS) $(ALL_LDFLAGS)' | cmp -s - $@ || echo '$(CC) $(CODE_CFLAGS) $(ALL_LDFLAGS)' > $@
 
 # The harness needs libperf, jansson, hwloc and cmocka: without them, say how to get them once
 # instead of failing on the first missing header.  libctr's own tests need cmocka only.
@@ -102,24 +107,27 @@ $(BUILD)/cmocka-ok:
 		{ echo "ctrbench: cmocka is missing: run 'make deps' (or scripts/install-deps.sh) first" >&2; exit 1; }
 	@mkdir -p $(dir $@) && touch $@
 
+# compile CMD: run it; if it warned (and so had no -Werror), date the object 1970 (see CODE_CFLAGS).
+compile = $(1) 2>$@.warn; rc=$$?; cat $@.warn >&2; [ $$rc -eq 0 ] || { rm -f $@.warn; exit $$rc; }; \
+	if [ -s $@.warn ]; then touch -d @0 $@; fi; rm -f $@.warn
 $(BUILD)/obj/%.o: %.c $(BUILD)/cflags
 	@mkdir -p $(dir $@)
-	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -MMD -MP $(EXTRA_DEFS) $(if $(filter counters/%,$<),,$(if $(filter $(LIB_TEST_SRC),$<),,$(BENCH_CFLAGS)) $(TEST_CFLAGS)) -c -o $@ $<
+	$(call say,CC,$@)$(call compile,$(CC) $(ALL_CFLAGS) -MMD -MP $(EXTRA_DEFS) $(if $(filter counters/%,$<),,$(if $(filter $(LIB_TEST_SRC),$<),,$(BENCH_CFLAGS)) $(TEST_CFLAGS)) -c -o $@ $<)
 
 # libctr.so: the same sources compiled position-independent, apart from the objects the harness
 # links (so the benchmark's hot paths are not built -fPIC).
 $(BUILD)/pic/%.o: %.c $(BUILD)/cflags
 	@mkdir -p $(dir $@)
-	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -fPIC -MMD -MP -c -o $@ $<
+	$(call say,CC,$@)$(call compile,$(CC) $(ALL_CFLAGS) -fPIC -MMD -MP -c -o $@ $<)
 
 # Every result records the build: commit and flags, compiled into env.o, rebuilt when they change.
 CTRBENCH_COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-BUILD_ID := $(CTRBENCH_COMMIT) $(ALL_CFLAGS) $(abspath scripts)
+BUILD_ID := $(CTRBENCH_COMMIT) $(CODE_CFLAGS) $(abspath scripts)
 $(BUILD)/build-id: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(BUILD_ID)' | cmp -s - $@ || echo '$(BUILD_ID)' > $@
 $(BUILD)/obj/bench/env.o: $(BUILD)/build-id
-$(BUILD)/obj/bench/env.o: EXTRA_DEFS = -DCTRBENCH_COMMIT='"$(CTRBENCH_COMMIT)"' -DCTRBENCH_CFLAGS='"$(ALL_CFLAGS)"'
+$(BUILD)/obj/bench/env.o: EXTRA_DEFS = -DCTRBENCH_COMMIT='"$(CTRBENCH_COMMIT)"' -DCTRBENCH_CFLAGS='"$(CODE_CFLAGS)"'
 .PHONY: FORCE
 # ctrbench report execs scripts/report of this tree ($CTRBENCH_SCRIPTS_DIR overrides it).
 $(BUILD)/obj/bench/cmd-report.o: $(BUILD)/build-id
@@ -185,7 +193,7 @@ TESTALGO_OBJ := $(BUILD)/testalgo/counters/ctr.o $(BUILD)/testalgo/counters/capr
 	$(BUILD)/testalgo/bench/loops.o
 $(BUILD)/testalgo/%.o: %.c $(BUILD)/cflags
 	@mkdir -p $(dir $@)
-	$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -MMD -MP -DCTR_TEST_ALGOS $(if $(filter counters/%,$<),,$(BENCH_CFLAGS)) -c -o $@ $<
+	$(call say,CC,$@)$(call compile,$(CC) $(ALL_CFLAGS) -MMD -MP -DCTR_TEST_ALGOS $(if $(filter counters/%,$<),,$(BENCH_CFLAGS)) -c -o $@ $<)
 $(TESTALGO_OBJ): | $(BUILD)/deps-ok
 $(BUILD)/testalgo/ctrbench: $(filter-out $(BUILD)/obj/bench/loops.o,$(BENCH_OBJ)) $(TESTALGO_OBJ) $(PROJ_LIB) \
 		$(filter-out $(BUILD)/obj/counters/ctr.o $(BUILD)/obj/counters/capread.o,$(LIB_OBJ))
@@ -293,7 +301,7 @@ $(BUILD)/fuzzers/%: tests/fuzz/%.c $(TEST_LINK_OBJ) $(BUILD)/libctr.a
 	$(call say,LD,$@)$(CC) $(ALL_CFLAGS) $(BENCH_CFLAGS) -fsanitize=fuzzer -Wl,--wrap=die -o $@ $< \
 		$(TEST_LINK_OBJ) $(BUILD)/libctr.a $(BENCH_LIBS)
 fuzz: deps
-	$(Q)$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang WERROR= SAN=address,fuzzer-no-link \
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) BUILD=build/fuzz CC=clang WERROR= SAN=address,fuzzer-no-link \
 		$(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/fuzzers/%)
 	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/fuzzers/%)
 
