@@ -12,10 +12,12 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../project/proj.h"
 #include "../topology/topo.h"
@@ -480,6 +482,7 @@ static int pj_algo_wanted(const struct pj_opts *o, const char *algo)
 struct pj_against_row {
 	const char *algo, *wl, *shape, *pl;	/* borrowed from the file's objects */
 	int threads;
+	int64_t work_ns;
 	double meas, lo, hi;
 };
 
@@ -487,8 +490,10 @@ struct pj_against_row {
  * --against FILE: each measured update or charge line of FILE (of --algo's
  * algorithms, if given) beside its projection on --topology.  FILE is read
  * as every results reader reads it (bench_results_load: its schema, no key
- * twice, each field in range), and every line is projected before anything
- * is printed, so a line the projection refuses leaves stdout empty.
+ * twice, each field in range), and every line is checked (proj_can_run)
+ * before anything is printed, so a line the projection refuses leaves
+ * stdout empty; then each row is printed as its projection ends (a long
+ * one shows the rows before it at once, and a SIGINT keeps them).
  */
 static int pj_against(const char *path, const struct pj_opts *o, const struct topo *topo,
 		      const struct proj_calib *cal, long ops)
@@ -512,7 +517,6 @@ static int pj_against(const char *path, const struct pj_opts *o, const struct to
 	for (int i = 0; i < res.n; i++) {
 		json_t *l = res.line[i].obj;
 		struct pj_against_row *w = &rows[n];
-		struct proj_result r;
 
 		if (json_object_get(l, "kind"))
 			continue;	/* a projected or c2c line: nothing measured to set beside a projection */
@@ -528,12 +532,7 @@ static int pj_against(const char *path, const struct pj_opts *o, const struct to
 		    (strcmp(w->wl, "update") && strcmp(w->wl, "charge")) || !pj_algo_wanted(o, w->algo) ||
 		    proj_can_run(w->algo, bench_proj_raw(w->algo), pj_workload(w->wl), 0, err, sizeof(err)))
 			continue;	/* not measured, not asked for, or not one the model runs (a baseline without a pattern) */
-		bench_project_one(&(const struct bench_proj_req){ .algo = w->algo, .workload = pj_workload(w->wl),
-				  .shape = w->shape, .threads = w->threads, .topo = topo, .placement = w->pl,
-				  .calib = cal, .work_ns = (int64_t)json_integer_value(json_object_get(l, "work_ns")),
-				  .ops = ops, .warmup = ops / 10, .seed = BENCH_PROJ_SEED }, &r, NULL);
-		w->lo = r.ns_overlap / (double)r.ops;
-		w->hi = r.ns_serial / (double)r.ops;
+		w->work_ns = (int64_t)json_integer_value(json_object_get(l, "work_ns"));
 		n++;
 	}
 	if (!n)
@@ -544,10 +543,18 @@ static int pj_against(const char *path, const struct pj_opts *o, const struct to
 	printf("%-18s %-8s %-10s %3s %-10s %12s %24s %10s\n", "algo", "workload", "shape", "thr",
 	       "placement", "measured ns", "projected overlap..serial", "meas/proj");
 	for (int i = 0; i < n; i++) {
-		const struct pj_against_row *w = &rows[i];
-		const double ratio = w->meas < w->lo ? w->meas / w->lo : w->meas > w->hi ? w->meas / w->hi : 1.0;
+		struct pj_against_row *w = &rows[i];
+		struct proj_result r;
+		double ratio;
 		char buf[64];
 
+		bench_project_one(&(const struct bench_proj_req){ .algo = w->algo, .workload = pj_workload(w->wl),
+				  .shape = w->shape, .threads = w->threads, .topo = topo, .placement = w->pl,
+				  .calib = cal, .work_ns = w->work_ns, .ops = ops, .warmup = ops / 10,
+				  .seed = BENCH_PROJ_SEED }, &r, NULL);
+		w->lo = r.ns_overlap / (double)r.ops;
+		w->hi = r.ns_serial / (double)r.ops;
+		ratio = w->meas < w->lo ? w->meas / w->lo : w->meas > w->hi ? w->meas / w->hi : 1.0;
 		snprintf(buf, sizeof(buf), "%.1f..%.1f", w->lo, w->hi);
 		printf("%-18s %-8s %-10s %3d %-10s %12.1f %24s %10.2f %s\n", w->algo, w->wl, w->shape, w->threads,
 		       w->pl, w->meas, buf, ratio, pj_flag(ratio) ? "OUTSIDE 0.5-2x" : "");
@@ -773,6 +780,21 @@ static void pj_project_all(const struct pj_opts *o, const struct topo *topo, con
 	free(res);
 }
 
+/*
+ * SIGINT, SIGTERM: a projection in flight cannot be stopped part-way (the
+ * model runs to its operation count), so the command ends at once; every
+ * row before it is on stdout already (line-buffered), whole, and stays.
+ */
+static void pj_on_signal(int sig)
+{
+	static const char msg[] = "ctrbench: project: interrupted: the rows printed are kept, the one in flight is lost\n";
+	ssize_t w = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+
+	(void)w;
+	(void)sig;
+	_exit(1);
+}
+
 int bench_cmd_project(int argc, char **argv)
 {
 	struct pj_opts o = { .workload = "update", .placement = "compact", .readers = 1, .ops = 2000, .reads = 20,
@@ -782,7 +804,12 @@ int bench_cmd_project(int argc, char **argv)
 	struct proj_calib cal;
 	struct topo *topo;
 	char err[256];
+	struct sigaction sa = { .sa_handler = pj_on_signal };
 
+	/* each line out as it is printed, not at the end: a row shows (and survives a SIGINT) as it is done */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	pj_parse_args(argc, argv, &o, &validate, &against);
 	/* the modes take their own configurations: an --algo they would not use is refused, not ignored */
 	if (validate && against)

@@ -189,6 +189,16 @@ static void exec_label(const struct bench_exec_group *g, const struct bench_algo
 	snprintf(buf, len, "%s%s%s", ba->name, g->label ? " " : "", g->label ? g->label : "");
 }
 
+/* "rep 2/3 of update chain:2 --threads 1 --placement compact" (no label: "rep 2/3"). */
+static void exec_round_label(const struct bench_exec_group *g, int k, char *buf, size_t len)
+{
+	const char *l = g->label;
+
+	if (l && !strncmp(l, "· ", strlen("· ")))
+		l += strlen("· ");
+	snprintf(buf, len, "rep %d/%d%s%s", k + 1, g->cfg->reps, l ? " of " : "", l ? l : "");
+}
+
 /* What the group's process knows of its reps; [i * reps + k] is algorithm i's rep k. */
 struct exec_state {
 	struct bench_exec *x;		/* the settings */
@@ -273,11 +283,10 @@ static int exec_measure(struct exec_state *st, int i, int k)
 	snprintf(what + strlen(what), sizeof(what) - strlen(what), ", rep %d of %d", k + 1, st->reps);
 	bench_progress_start(what);
 	err = bench_run_one(cfg, st->g->algos[i], r);
-	for (int o = 0; o < st->reps; o++)
-		left += o != k && !st->have[i * st->reps + o];
-	exec_label(st->g, st->g->algos[i], what, sizeof(what));
-	snprintf(what + strlen(what), sizeof(what) - strlen(what), " (%d rep%s)", st->reps,
-		 st->reps == 1 ? "" : "s");
+	/* the rep round (rep k of every algorithm, exec_child_run's order) ends with the last one it runs */
+	for (int j = i + 1; j < st->g->nr_algos; j++)
+		left += !st->sent[j] && !st->have[j * st->reps + k];
+	exec_round_label(st->g, k, what, sizeof(what));
 	bench_progress_end(err || left ? NULL : what);
 	if (err) {
 		/* Not bad input: the machine refused (memory, threads).  Exit 1, not 2. */
@@ -373,6 +382,8 @@ static int exec_child_run(struct bench_exec *x, struct bench_exec_group *g, int 
 	bench_setup_threads(g->cfg);
 	for (int i = 0; i < nr && x->resume; i++)
 		exec_read_back(&st, i);
+	/* read back, not run: not in the progress counts nor in its time left */
+	bench_progress_reuse(st.reused * reps + st.reused_reps);
 	/* rep-major: A, B, C, then A, B, C again */
 	for (int rep = 0; rep < reps && !stop; rep++)
 		for (int i = 0; i < nr && !stop; i++) {

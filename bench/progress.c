@@ -2,19 +2,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "progress.h"
 
-static struct {
+struct progress_state {
 	int tty;		/* stderr is a terminal: the rewritten line */
+	int force;		/* CTRBENCH_PROGRESS=1: off a terminal from the start */
 	int total;		/* measurements planned, 0 unknown */
-	int done;		/* measurements ended */
+	int done;		/* measurements ended, here or in a group's process */
+	int dropped;		/* planned ones that will not run here: read back, or their group ended */
+	int settled;		/* done + dropped at the last bench_progress_advance */
 	double secs_each;	/* estimate before the first ends */
-	double start;		/* when the plan was made */
+	double secs_done;	/* what the ended ones took, start to end */
+	double start;		/* when the plan was made; 0: no plan, nothing shown */
+	double mstart;		/* when the measurement in flight began */
 	int shown;		/* the terminal line is on screen */
-} bp;
+};
+
+/*
+ * Shared with the groups' processes (bench_exec forks one per group): what
+ * they count is this process's count, and a group that dies keeps what it
+ * counted.  If the mapping fails, a private copy: the groups' counts are
+ * then lost to this process and bench_progress_advance drops them.
+ */
+static struct progress_state bp_private, *bp = &bp_private;
 
 double bench_now(void)
 {
@@ -40,26 +54,50 @@ void bench_progress_plan(int total, double secs_each)
 
 	if (env && !strcmp(env, "0"))	/* CTRBENCH_PROGRESS=0: no progress at all (the tests) */
 		return;
-	bp.tty = isatty(STDERR_FILENO);
-	bp.total = total;
-	bp.done = 0;
-	bp.secs_each = secs_each;
-	bp.start = bench_now();
+	if (bp == &bp_private) {
+		void *m = mmap(NULL, sizeof(*bp), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+		if (m != MAP_FAILED)
+			bp = m;
+	}
+	memset(bp, 0, sizeof(*bp));
+	bp->tty = isatty(STDERR_FILENO);
+	bp->force = env && !strcmp(env, "1");
+	bp->total = total;
+	bp->secs_each = secs_each;
+	bp->start = bench_now();
+}
+
+int bench_progress_on(void)
+{
+	return bp->start != 0;
+}
+
+/* Measurements still to run here. */
+static int progress_left(void)
+{
+	int left = bp->total - bp->dropped - bp->done;
+
+	return left > 0 ? left : 0;
+}
+
+/* Seconds left: the mean of those timed here (before any, the plan's) times those left. */
+static double progress_secs_left(void)
+{
+	return (bp->done ? bp->secs_done / bp->done : bp->secs_each) * progress_left();
 }
 
 /* "[3/12] 0:04 elapsed, ~0:12 left" (no total: "[3] 0:04 elapsed"). */
 static void bench_progress_where(char *buf, size_t len)
 {
-	double el = bench_now() - bp.start;
-	double per = bp.done ? el / bp.done : bp.secs_each;
 	char e[32], l[32];
 
-	bench_fmt_secs(e, sizeof(e), el);
-	if (bp.total > 0) {
-		bench_fmt_secs(l, sizeof(l), per * (bp.total - bp.done > 0 ? bp.total - bp.done : 0));
-		snprintf(buf, len, "[%d/%d] %s elapsed, ~%s left", bp.done, bp.total, e, l);
+	bench_fmt_secs(e, sizeof(e), bench_now() - bp->start);
+	if (bp->total > 0) {
+		bench_fmt_secs(l, sizeof(l), progress_secs_left());
+		snprintf(buf, len, "[%d/%d] %s elapsed, ~%s left", bp->done, bp->total - bp->dropped, e, l);
 	} else {
-		snprintf(buf, len, "[%d] %s elapsed", bp.done, e);
+		snprintf(buf, len, "[%d] %s elapsed", bp->done, e);
 	}
 }
 
@@ -67,38 +105,63 @@ void bench_progress_start(const char *what)
 {
 	char where[96];
 
-	if (!bp.tty || !bp.start)
+	if (!bp->start)
+		return;
+	bp->mstart = bench_now();
+	if (!bp->tty)
 		return;
 	bench_progress_where(where, sizeof(where));
 	fprintf(stderr, "\r\033[K%s: %s", where, what);
 	fflush(stderr);
-	bp.shown = 1;
+	bp->shown = 1;
 }
 
-void bench_progress_end(const char *config_done)
+void bench_progress_end(const char *round_done)
 {
-	char where[96];
+	const double now = bench_now();
+	char l[32];
 
-	if (!bp.start)
+	if (!bp->start)
 		return;
-	bp.done++;
-	if (bp.tty || !config_done || bench_now() - bp.start < 1.0)
+	bp->done++;
+	if (bp->mstart)
+		bp->secs_done += now - bp->mstart;
+	bp->mstart = 0;
+	if (bp->tty || !round_done || (!bp->force && now - bp->start < 1.0))
 		return;
-	bench_progress_where(where, sizeof(where));
-	fprintf(stderr, "ctrbench: %s: done %s\n", where, config_done);
+	if (bp->total > 0) {
+		bench_fmt_secs(l, sizeof(l), progress_secs_left());
+		fprintf(stderr, "ctrbench: progress: %s done, %d/%d measurements, %s left\n", round_done,
+			bp->done, bp->total - bp->dropped, l);
+	} else {
+		fprintf(stderr, "ctrbench: progress: %s done, %d measurements\n", round_done, bp->done);
+	}
+	fflush(stderr);
+}
+
+void bench_progress_reuse(int n)
+{
+	if (bp->start)
+		bp->dropped += n;
 }
 
 void bench_progress_advance(int n)
 {
-	if (bp.start)
-		bp.done += n;
+	int counted;
+
+	if (!bp->start)
+		return;
+	counted = bp->done + bp->dropped - bp->settled;
+	if (counted < n)
+		bp->dropped += n - counted;
+	bp->settled = bp->done + bp->dropped;
 }
 
 void bench_progress_clear(void)
 {
-	if (bp.shown) {
+	if (bp->shown) {
 		fputs("\r\033[K", stderr);
 		fflush(stderr);
-		bp.shown = 0;
+		bp->shown = 0;
 	}
 }

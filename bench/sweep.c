@@ -125,6 +125,8 @@ int bench_sweep_exec(const struct bench_sweep *s)
 	};
 	struct bench_exec x = { .name = "sweep", .journal_name = s->out };
 	const int tty = isatty(STDERR_FILENO);
+	struct bench_summary *sums = bench_xcalloc((size_t)s->nr_algos, sizeof(*sums));
+	int nr_failed = 0;	/* configurations that could not run, died or failed verification */
 	double start;
 
 	sweep_open_out(&st);
@@ -148,9 +150,12 @@ int bench_sweep_exec(const struct bench_sweep *s)
 		char *label = sweep_describe(s, s->workload[w], s->shape[sh], s->placement[pl], s->threads[th], 0);
 		/* algorithms innermost, reps interleaved among them: drift over a long sweep hits them alike */
 		struct bench_exec_group g = { .cfg = &cfg, .algos = s->algo, .nr_algos = s->nr_algos,
-					      .label = label, .what = what };
+					      .label = label, .what = what, .sums = sums };
 
 		bench_exec(&x, &g, 1);
+		/* an interrupted group's configurations are unfinished, not failed */
+		for (int a = 0; a < s->nr_algos && !x.interrupted; a++)
+			nr_failed += sums[a].k == 0 || sums[a].med.verify == 0;
 		bench_shape_free(&cfg.shape);
 		free(what);
 		free(label);
@@ -166,15 +171,13 @@ int bench_sweep_exec(const struct bench_sweep *s)
 				" verification\n", x.reused_mismatch, x.reused_mismatch == 1 ? "" : "s", s->out);
 			x.failed = 1;
 		}
-		if (tty) {
-			char e[32];
-
-			bench_fmt_secs(e, sizeof(e), bench_now() - start);
-			fprintf(stderr, "ctrbench: sweep: %d of %d configurations in '%s' (%d run now,"
-				" %d already there) in %s\n", x.configs_done, total, s->out,
-				x.configs_done - x.reused, x.reused, e);
-		}
+		/* off a terminal too (a log of a long sweep ends with what it did), unless CTRBENCH_PROGRESS=0 */
+		if (tty || bench_progress_on())
+			fprintf(stderr, "ctrbench: sweep: %d of %d configurations in '%s': %d measured now,"
+				" %d already there, %d failed, in %.1f s\n", x.configs_done, total, s->out,
+				x.configs_done - x.reused, x.reused, nr_failed, bench_now() - start);
 	}
+	free(sums);
 	close(st.fd);
 	bench_exec_release(&x);
 	bench_results_free(&st.done);
