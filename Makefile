@@ -1,6 +1,7 @@
 # ctrbench - plain Makefile, sources found by wildcard.
 #   make            build build/libctr.a and build/ctrbench
-#   make test       install what is missing, build, run every test (plain, TSan, ASan+UBSan)
+#   make test       install what is missing, build, run the quick tier of tests (plain, TSan, ASan+UBSan)
+#   make check-long the long tier: the slowest tests, most CLI tests under ASan, the browser test
 #   make test-lib   libctr's own tests (tests/unit/, tests/mt/) built and run with libctr and cmocka only
 #   make run        install what is missing, build, run the default benchmark
 #   make V=1        show the commands
@@ -30,7 +31,7 @@ pc = $(shell PKG_CONFIG_PATH='$(PKG_CONFIG_PATH)' pkg-config $(1) 2>/dev/null)
 OPT := $(if $(SAN),-O1 -fno-omit-frame-pointer -fsanitize=$(SAN) -DCTR_DEBUG,-O2)
 # -Werror is for development: `make test`, `make run` and CI pass WERROR=-Werror (and so does
 # DEVELOPER=1); a user's plain `make` or `make install` warns without failing on a newer compiler.
-ifneq ($(filter test run,$(MAKECMDGOALS)),)
+ifneq ($(filter test check-long test-build run,$(MAKECMDGOALS)),)
 export DEVELOPER := 1
 endif
 WERROR ?= $(if $(filter 1,$(DEVELOPER)),-Werror)
@@ -81,7 +82,7 @@ BENCH_LIBS := $(call pc,--libs --static libperf) $(call pc,--libs jansson hwloc)
 TEST_CFLAGS := $(call pc,--cflags cmocka)
 TEST_LIBS := $(call pc,--libs cmocka)
 
-.PHONY: all lib bench tests lib-tests test test-lib test-plain test-tsan test-asan run deps print-libs clean install uninstall man fuzz fuzzers
+.PHONY: all lib bench tests lib-tests test test-build check-long test-lib test-plain test-tsan test-asan run deps print-libs clean install uninstall man fuzz fuzzers
 all: lib bench
 lib: $(BUILD)/libctr.a $(BUILD)/libctr.so $(BUILD)/include/ctr.h
 bench: $(BUILD)/ctrbench
@@ -273,15 +274,44 @@ RUN_TESTS = scripts/run-tests.sh
 # against the plain build and the ASan+UBSan one.
 CLI_TESTS := $(wildcard tests/cli*.sh)
 
-test: deps
+# Every check, in two tiers that CI runs both of: `make test` (under 10 minutes on a fresh clone of
+# this 2-vCPU guest, tests run one per CPU at once) and `make check-long` (the rest, about 15 more).
+ALL_CHECKS := $(TESTS) $(BUILD)/api_demo $(CLI_TESTS:%=%@$(BUILD)/ctrbench) \
+	$(MT_TESTS:build/%=build/tsan/%) \
+	$(ST_TESTS:build/%=build/asan/%) build/asan/api_demo $(CLI_TESTS:%=%@build/asan/ctrbench) \
+	tests/install_test.sh tests/make_rebuild.sh tests/lib_alone.sh
+# The long tier: what took longest in a fresh clone's make test here (seconds, under other load):
+# TSan's test_mt_rstat 245 and test_mt_charge 125 (both also run plain in make test); the
+# projection's model matrix 75 (206 under ASan), the scenario tables 61 (60), the projection 42
+# (55), limits' probes 25 (27), the projection docs 20 (40); the browser test, which installs
+# Chromium and playwright once (scripts/install-deps.sh --browser, about 350 MB); lib_alone's
+# scratch builds 50; and every other CLI test under ASan but the quick ones below.
+LONG_CLI := tests/cli_project_model.sh tests/cli_scenario.sh tests/cli_project.sh tests/cli_limits.sh \
+	tests/cli_projection_doc.sh tests/cli_report_browser.sh
+# CLI tests that run under ASan in make test too: the ones that took under 15 s there.
+QUICK_ASAN_CLI := tests/cli_c2c.sh tests/cli_compare.sh tests/cli_exec.sh tests/cli_progress.sh \
+	tests/cli_readme.sh tests/cli_recommend.sh tests/cli_report_folder.sh tests/cli_scenario_out.sh \
+	tests/cli_scenario_project.sh tests/cli_schema.sh tests/cli_subsys.sh tests/cli_sweep.sh \
+	tests/cli_topo.sh tests/cli_validate.sh tests/cli_project_calib.sh
+LONG_CHECKS := build/tsan/tests/test_mt_rstat build/tsan/tests/test_mt_charge tests/lib_alone.sh \
+	$(LONG_CLI:%=%@$(BUILD)/ctrbench) \
+	$(filter-out $(QUICK_ASAN_CLI:%=%@build/asan/ctrbench),$(CLI_TESTS:%=%@build/asan/ctrbench))
+QUICK_CHECKS := $(filter-out $(LONG_CHECKS),$(ALL_CHECKS))
+# One test per CPU at once (scripts/run-tests.sh); RUN_TESTS_JOBS=1 runs them one by one.
+RUN_TESTS_JOBS ?= $(NPROC)
+export RUN_TESTS_JOBS
+
+# What both tiers run on: the plain build, TSan's and ASan+UBSan's.
+test-build: deps
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) all tests
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) BUILD=build/tsan SAN=thread $(MT_TESTS:build/%=build/tsan/%)
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) BUILD=build/asan SAN=address,undefined $(ST_TESTS:build/%=build/asan/%) \
 		build/asan/api_demo build/asan/ctrbench build/asan/testalgo/ctrbench
-	$(Q)$(RUN_TESTS) $(TESTS) $(BUILD)/api_demo $(CLI_TESTS:%=%@$(BUILD)/ctrbench) \
-		$(MT_TESTS:build/%=build/tsan/%) \
-		$(ST_TESTS:build/%=build/asan/%) build/asan/api_demo $(CLI_TESTS:%=%@build/asan/ctrbench) \
-		tests/install_test.sh tests/lib_alone.sh
+test: test-build
+	$(Q)$(RUN_TESTS) $(QUICK_CHECKS)
+	@echo "make test: the quick tier; make check-long runs the rest ($(words $(LONG_CHECKS)) more, about 15 min, CI runs both)"
+check-long: test-build
+	$(Q)$(RUN_TESTS) $(LONG_CHECKS)
 
 # make test-lib: libctr's own tiers alone (tests/unit/, tests/mt/), built as tests/lib_alone.sh
 # builds them, with none of the harness's libraries; LIB_ALONE=unit runs tests/unit/'s only.

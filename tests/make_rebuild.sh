@@ -13,8 +13,12 @@ mkdir -p "$src"
 cp -r Makefile counters scripts "$src"/
 b=$src/build
 ctr=build/obj/counters/ctr.o
-# targets are relative to the copy (BUILD is build/ there)
-run() { make -C "$src" --no-print-directory "$@" >"$tmp/out" 2>"$tmp/err"; }
+# targets are relative to the copy (BUILD is build/ there); not make test's DEVELOPER=1 (which it
+# exports) nor its make flags: each step says its own
+run() {
+	env -u DEVELOPER -u WERROR -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		make -C "$src" --no-print-directory "$@" >"$tmp/out" 2>"$tmp/err"
+}
 cd "$src" || exit 1
 
 run "$ctr"

@@ -56,9 +56,10 @@ static void test_run_everything(void **state)
 		cfg.readers = w == BENCH_READERS ? 2 : 0;
 		/*
 		 * 7 threads on 2 CPUs, the updaters never sleeping: a 40 ms window gave a
-		 * reader no time slice at all 2 times in 9 under a load of 13-27 (TSan).
+		 * reader no time slice at all 2 times in 9 under a load of 13-27 (TSan); 40 ms
+		 * gave locked_tree's latency phase no sample once with make test's two jobs.
 		 */
-		cfg.duration_ms = w == BENCH_READERS ? 150 : 40;
+		cfg.duration_ms = w == BENCH_READERS ? 150 : 100;
 		cfg.read_node = BENCH_READ_RANDOM;
 		for (int i = 0; i < bench_nr_algos; i++) {
 			const struct bench_algo *ba = &bench_algos[i];
