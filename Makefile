@@ -309,6 +309,9 @@ RUN_SWEEP = --algo all --workload update --shape chain:8 --threads 1..2 --placem
 # Beside the sweep, ctrbench limits (one round of 100 ms harness windows, about 5 s): each figure's
 # ratio to this machine's physical limit, in its own file and on the report page.
 RUN_LIMITS = --rounds 1 --duration-ms 100
+# make run ends with the verdict (ctrbench recommend --verdict), every line within 100 columns;
+# RUN_WIDE=1 prints the report's full throughput and ratio-to-limit tables before it, as before.
+RUN_WIDE =
 run: deps
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) all
 	$(Q)mkdir -p $(RUN_OUT) && stamp=$$(date +%Y%m%d-%H%M%S) && out=$(RUN_OUT)/results-$$stamp.jsonl && \
@@ -316,11 +319,13 @@ run: deps
 	$(BUILD)/ctrbench sweep $(RUN_SWEEP) --out $$out && \
 	$(BUILD)/ctrbench limits $(RUN_LIMITS) --format json >$$lim.tmp && mv $$lim.tmp $$lim && \
 	$(BUILD)/ctrbench report $$out $$lim --out $(RUN_OUT)/table --format markdown >/dev/null && \
-	sed -n '/^## Throughput/,/^## /{/^## [^T]/d;p}' $(RUN_OUT)/table/report.md && \
-	sed -n '/^## Ratio to the limit/,/^## /{/^## [^R]/d;p}' $(RUN_OUT)/table/report.md && \
+	$(if $(RUN_WIDE),sed -n '/^## Throughput/,/^## /{/^## [^T]/d;p}' $(RUN_OUT)/table/report.md && \
+	sed -n '/^## Ratio to the limit/,/^## /{/^## [^R]/d;p}' $(RUN_OUT)/table/report.md &&) \
 	$(BUILD)/ctrbench report $$out $$lim --out $(RUN_OUT)/report >/dev/null && \
+	$(BUILD)/ctrbench recommend --verdict --results $$out && \
 	echo "results: $$out (earlier runs: $(RUN_OUT)/results-*.jsonl)" && \
 	echo "limits:  $$lim" && \
+	echo "tables:  $(RUN_OUT)/table/report.md (make run RUN_WIDE=1 prints them here)" && \
 	echo "report:  $(RUN_OUT)/report/index.html"
 
 clean:

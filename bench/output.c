@@ -434,12 +434,6 @@ static void bench_output_one(struct bench_output *o, const struct bench_config *
 		size_t len;
 		FILE *t;
 
-		if (o->kept) {
-			json_t *j = bench_record_json(cfg, o->nr_cpus, r, sum, reps);
-
-			if (j)
-				json_array_append_new(o->kept, j);
-		}
 		if (o->wide)
 			printf("%-14s %12.4g %9.2f ", r->ba->name, r->ops_per_sec, r->ns_per_op);
 		else

@@ -97,6 +97,7 @@ struct rec_state {
 	const char *results;		/* --results, or the quick sweep's file */
 	char *quick;			/* the quick sweep's file, NULL with --results */
 	int json;			/* --format json */
+	int verdict;			/* --verdict: the verdict alone (bench/verdict.h) */
 	int status;			/* the quick sweep's exit status */
 	struct bench_results r;		/* the file's lines */
 	struct rec_line *lines;		/* the usable ones: update and readers, plain cost */
