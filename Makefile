@@ -312,6 +312,9 @@ RUN_LIMITS = --rounds 1 --duration-ms 100
 # make run ends with the verdict (ctrbench recommend --verdict), every line within 100 columns;
 # RUN_WIDE=1 prints the report's full throughput and ratio-to-limit tables before it, as before.
 RUN_WIDE =
+# (a variable of its own: the sed ranges' commas would split $(if)'s arguments)
+RUN_WIDE_TABLES = sed -n '/^\#\# Throughput/,/^\#\# /{/^\#\# [^T]/d;p}' $(RUN_OUT)/table/report.md && \
+	sed -n '/^\#\# Ratio to the limit/,/^\#\# /{/^\#\# [^R]/d;p}' $(RUN_OUT)/table/report.md &&
 run: deps
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) all
 	$(Q)mkdir -p $(RUN_OUT) && stamp=$$(date +%Y%m%d-%H%M%S) && out=$(RUN_OUT)/results-$$stamp.jsonl && \
@@ -319,8 +322,7 @@ run: deps
 	$(BUILD)/ctrbench sweep $(RUN_SWEEP) --out $$out && \
 	$(BUILD)/ctrbench limits $(RUN_LIMITS) --format json >$$lim.tmp && mv $$lim.tmp $$lim && \
 	$(BUILD)/ctrbench report $$out $$lim --out $(RUN_OUT)/table --format markdown >/dev/null && \
-	$(if $(RUN_WIDE),sed -n '/^## Throughput/,/^## /{/^## [^T]/d;p}' $(RUN_OUT)/table/report.md && \
-	sed -n '/^## Ratio to the limit/,/^## /{/^## [^R]/d;p}' $(RUN_OUT)/table/report.md &&) \
+	$(if $(RUN_WIDE),$(RUN_WIDE_TABLES)) \
 	$(BUILD)/ctrbench report $$out $$lim --out $(RUN_OUT)/report >/dev/null && \
 	$(BUILD)/ctrbench recommend --verdict --results $$out && \
 	echo "results: $$out (earlier runs: $(RUN_OUT)/results-*.jsonl)" && \

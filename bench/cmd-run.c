@@ -257,6 +257,15 @@ static void run_check(struct run_args *a)
 
 }
 
+/* The table's end: the verdict on what it printed (bench/verdict.h). */
+static void run_verdict(struct bench_output *o)
+{
+	if (o->kept && json_array_size(o->kept))
+		bench_verdict_print(o->kept, NULL, "the figures above, kept in no file (--format json >FILE"
+				    " keeps them)");
+	json_decref(o->kept);
+}
+
 int bench_cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -330,10 +339,7 @@ int bench_cmd_run(int argc, char **argv)
 	if (x.interrupted)
 		fprintf(stderr, "ctrbench: interrupted: printed what was measured\n");
 	bench_output_end(&a.out, &a.cfg);
-	if (a.out.kept && json_array_size(a.out.kept))
-		bench_verdict_print(a.out.kept, NULL, "the figures above, kept in no file (--format json >FILE"
-				    " keeps them)");
-	json_decref(a.out.kept);
+	run_verdict(&a.out);
 	bench_shape_free(&a.cfg.shape);
 	bench_setup_release(&a.cfg);
 	return failed ? 1 : 0;

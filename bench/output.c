@@ -127,7 +127,7 @@ void bench_output_begin(struct bench_output *o, const struct bench_config *cfg, 
 		FILE *t = bench_lines_open(&buf, &len);
 
 		if (cfg->env)
-			bench_env_print(stdout, cfg->env);
+			bench_env_print(t, cfg->env);
 		fprintf(t, "# %s on %s (%d nodes, depth %d), %d updater%s in %d slot%s + %d reader%s on %d CPU%s%s;"
 		       " %d ms measured after %d ms warm-up\n",
 		       bench_workload_name(cfg->workload), cfg->shape.spec, cfg->shape.nr_nodes,

@@ -339,6 +339,40 @@ static double rec_staleness(const struct rec_variant *v, double flush_ms, char *
 }
 
 /*
+ * What is judged before the staleness rule: a harness baseline (never
+ * ranked) and the verdict's one-figure query.  1 if v is judged here.
+ */
+static int rec_judge_aside(struct rec_variant *v, const struct rec_query *q)
+{
+	if (v->baseline) {
+		const struct bench_algo *ba = bench_algo_find(v->algo);
+
+		/* the registry's own words: "baseline: the harness floor, ..." */
+		snprintf(v->reason, sizeof(v->reason), "harness %s; not a counter",
+			 ba ? ctr_algo_summary(ba->algo) : "baseline");
+		return 1;
+	}
+	/*
+	 * The verdict (bench/verdict.c): one workload's figure alone, no
+	 * staleness rule: exact and approximate designs are listed apart there,
+	 * by the bound each states, rather than ruled out here.
+	 */
+	if (q->only) {
+		const struct rec_pick *p = !strcmp(q->only, "readers") ? &v->rd : &v->upd;
+
+		if (!p->found)
+			snprintf(v->reason, sizeof(v->reason), "no %s results", q->only);
+		else if (p->mismatch_line)
+			snprintf(v->reason, sizeof(v->reason), "verification failed in the results (line %d)",
+				 p->mismatch_line);
+		else
+			v->admitted = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * Whether v meets --max-staleness, and its read error in words.  A time
  * bound comes from the algorithm itself (struct ctr_algo.staleness_ms, via
  * rec_staleness), given the longest flush the results measured: nothing
@@ -363,31 +397,8 @@ static void rec_judge(struct rec_variant *v, const struct rec_query *q)
 	snprintf(v->staleness, sizeof(v->staleness), "%s; observed off by %lld%s", kind, (long long)seen,
 		 v->rd.found ? " under updates" : "");
 
-	if (v->baseline) {
-		const struct bench_algo *ba = bench_algo_find(v->algo);
-
-		/* the registry's own words: "baseline: the harness floor, ..." */
-		snprintf(v->reason, sizeof(v->reason), "harness %s; not a counter",
-			 ba ? ctr_algo_summary(ba->algo) : "baseline");
+	if (rec_judge_aside(v, q))
 		return;
-	}
-	/*
-	 * The verdict (bench/verdict.c): one workload's figure alone, no
-	 * staleness rule: exact and approximate designs are listed apart there,
-	 * by the bound each states, rather than ruled out here.
-	 */
-	if (q->only) {
-		const struct rec_pick *p = !strcmp(q->only, "readers") ? &v->rd : &v->upd;
-
-		if (!p->found)
-			snprintf(v->reason, sizeof(v->reason), "no %s results", q->only);
-		else if (p->mismatch_line)
-			snprintf(v->reason, sizeof(v->reason), "verification failed in the results (line %d)",
-				 p->mismatch_line);
-		else
-			v->admitted = 1;
-		return;
-	}
 	if (!v->upd.found || !v->rd.found) {
 		snprintf(v->reason, sizeof(v->reason), "no %s results (a sweep with --workload update,readers"
 			 " gives both)", !v->upd.found && !v->rd.found ? "update or readers" :
