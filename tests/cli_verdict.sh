@@ -67,3 +67,28 @@ for l in lines:
 PY
 }
 check "recommend --verdict: exact and approximate designs apart, by their stated bounds" lists_ok
+
+# The report's summary: exact and approximate designs ranked apart, what the machine cannot show up top
+"$B" report "$tmp/res.jsonl" --out "$tmp/rep" >"$tmp/out" 2>"$tmp/err"
+summary_ok() {
+	python3 - "$tmp/rep/index.html" "$tmp/res.jsonl" <<'PY'
+import html, json, re, sys
+page = open(sys.argv[1]).read()
+s = page[page.index('id="summary"'):page.index("</section>", page.index('id="summary"'))]
+assert "<dt>cannot show</dt>" in s and "effects shown" in s, s[:500]
+rows = [[html.unescape(re.sub("<[^>]+>", "", c)).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)]
+        for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", s, re.S)]
+rows = [r for r in rows if len(r) >= 5]
+lines = {l["algo"]: l for l in map(json.loads, open(sys.argv[2])) if not l["baseline"]}
+kinds = {r[4]: r[3].split(" ")[0] for r in rows}
+for a, l in lines.items():
+    want = "exact" if l["read_error_bound"] == 0 and not l["read_error_at_rest"] else "approximate"
+    assert kinds.get(a) == want, (a, kinds, want)
+# each kind ranked apart: each list's first row is rank 1
+firsts = {}
+for r in rows:
+    firsts.setdefault(r[3].split(" ")[0], r[2])
+assert set(firsts.values()) == {"1"} and len(firsts) == 2, firsts
+PY
+}
+check "report: summary ranks exact and approximate apart, says what the machine cannot show" summary_ok
