@@ -299,8 +299,8 @@ fuzz: deps
 
 # The default benchmark, each configuration measured once: a sweep of every algorithm over 1 and 2
 # threads into a new dated results file (earlier runs' files are kept), ctrbench limits into a
-# limits file of the same date, their tables (the Markdown report's throughput and ratio-to-limit
-# tables) and their HTML report page (build/run/report/index.html).
+# limits file of the same date, their Markdown report (build/run/table/report.md) and HTML report
+# page (build/run/report/index.html), then the verdict (ctrbench recommend --verdict).
 RUN_OUT = $(BUILD)/run
 # 3 reps of 200 ms after a 50 ms warm-up: a configuration's windows are never shorter than the
 # 200 ms they were; the default 200 ms warm-up made a fresh clone's make run 72 s, over its 60.
