@@ -337,8 +337,8 @@ fuzz: deps
 
 # The default benchmark, each configuration measured once: a sweep of every algorithm over 1 and 2
 # threads into a new dated results file (earlier runs' files are kept), ctrbench limits into a
-# limits file of the same date, their tables (the Markdown report's throughput and ratio-to-limit
-# tables) and their HTML report page (build/run/report/index.html).
+# limits file of the same date, their Markdown report (build/run/table/report.md) and HTML report
+# page (build/run/report/index.html), then the verdict (ctrbench recommend --verdict).
 RUN_OUT = $(BUILD)/run
 # 3 reps of 200 ms after a 50 ms warm-up: a configuration's windows are never shorter than the
 # 200 ms they were; the default 200 ms warm-up made a fresh clone's make run 72 s, over its 60.
@@ -347,6 +347,12 @@ RUN_SWEEP = --algo all --workload update --shape chain:8 --threads 1..2 --placem
 # Beside the sweep, ctrbench limits (one round of 100 ms harness windows, about 5 s): each figure's
 # ratio to this machine's physical limit, in its own file and on the report page.
 RUN_LIMITS = --rounds 1 --duration-ms 100
+# make run ends with the verdict (ctrbench recommend --verdict), every line within 100 columns;
+# RUN_WIDE=1 prints the report's full throughput and ratio-to-limit tables before it, as before.
+RUN_WIDE =
+# (a variable of its own: the sed ranges' commas would split $(if)'s arguments)
+RUN_WIDE_TABLES = sed -n '/^\#\# Throughput/,/^\#\# /{/^\#\# [^T]/d;p}' $(RUN_OUT)/table/report.md && \
+	sed -n '/^\#\# Ratio to the limit/,/^\#\# /{/^\#\# [^R]/d;p}' $(RUN_OUT)/table/report.md &&
 run: deps
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) all
 	$(Q)mkdir -p $(RUN_OUT) && stamp=$$(date +%Y%m%d-%H%M%S) && out=$(RUN_OUT)/results-$$stamp.jsonl && \
@@ -354,11 +360,12 @@ run: deps
 	$(BUILD)/ctrbench sweep $(RUN_SWEEP) --out $$out && \
 	$(BUILD)/ctrbench limits $(RUN_LIMITS) --format json >$$lim.tmp && mv $$lim.tmp $$lim && \
 	$(BUILD)/ctrbench report $$out $$lim --out $(RUN_OUT)/table --format markdown >/dev/null && \
-	sed -n '/^## Throughput/,/^## /{/^## [^T]/d;p}' $(RUN_OUT)/table/report.md && \
-	sed -n '/^## Ratio to the limit/,/^## /{/^## [^R]/d;p}' $(RUN_OUT)/table/report.md && \
+	$(if $(RUN_WIDE),$(RUN_WIDE_TABLES)) \
 	$(BUILD)/ctrbench report $$out $$lim --out $(RUN_OUT)/report >/dev/null && \
+	$(BUILD)/ctrbench recommend --verdict --results $$out && \
 	echo "results: $$out (earlier runs: $(RUN_OUT)/results-*.jsonl)" && \
 	echo "limits:  $$lim" && \
+	echo "tables:  $(RUN_OUT)/table/report.md (make run RUN_WIDE=1 prints them here)" && \
 	echo "report:  $(RUN_OUT)/report/index.html"
 
 clean:

@@ -83,6 +83,9 @@ void bench_check_utf8(const char *what, const char *s);
 
 #include <getopt.h>
 
+/* --wide, a long option only: the full tables (output.h, BENCH_COLUMNS) */
+#define BENCH_OPT_WIDE 1000
+
 /* Options a command may have, at most (bench_getopt's bookkeeping). */
 #define BENCH_MAX_OPTS 64
 

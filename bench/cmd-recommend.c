@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "run.h"
 #include "recommend/recommend.h"
+#include "verdict.h"
 
 static double rec_parse_rate(const char *opt, const char *s)
 {
@@ -137,6 +138,9 @@ static const char *const rec_help =
 	"  --results FILE           sweep results to rank from (default: a quick sweep now, 100 ms runs)\n"
 	"  --threads T              CPUs the target updates from (default: the most the results have)\n"
 	"  --format F               table or json (default table)\n"
+	"  --verdict                with --results: the verdict alone, as run and make run end with: the\n"
+	"                           designs measured, ranked by each workload's figure, exact and\n"
+	"                           approximate ones apart (no other option needed)\n"
 	"\n"
 	"example: ctrbench recommend --updates-per-sec 2e6 --reads-per-sec 1e4 --depth 5 \\\n"
 	"             --max-staleness 1%,2s --results results.jsonl\n";
@@ -152,6 +156,7 @@ static void rec_parse_args(int argc, char **argv, struct rec_state *st)
 		{ "threads", required_argument, NULL, 't' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "counter-value", required_argument, NULL, 'V' },
+		{ "verdict", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -185,12 +190,20 @@ static void rec_parse_args(int argc, char **argv, struct rec_state *st)
 		case 'V':
 			st->q.value = bench_parse_num("counter-value", optarg, 1e-9, 1e18);
 			break;
+		case 'v':
+			st->verdict = 1;
+			break;
 		default:
 			bench_die_getopt(c, argv);
 		}
 	}
 	if (optind < argc)
 		die("unexpected argument '%s'", argv[optind]);
+	if (st->verdict) {
+		if (!st->results)
+			die("recommend --verdict needs --results FILE");
+		return;
+	}
 	{
 		static const char *const need[] = { "--updates-per-sec U", "--reads-per-sec R",
 						    "--depth D", "--max-staleness " REC_STALENESS_SYNTAX };
@@ -209,6 +222,11 @@ int bench_cmd_recommend(int argc, char **argv)
 	st->machines = json_array();
 	st->caveats = json_array();
 	rec_parse_args(argc, argv, st);
+	if (st->verdict) {
+		bench_verdict_file(st->results);
+		bench_rec_free(st);
+		return 0;
+	}
 	if (!st->results && bench_rec_quick_sweep(st))
 		return 1;
 	bench_rec_load(st);

@@ -27,6 +27,7 @@
 #include "progress.h"
 #include "setup.h"
 #include "sweep.h"
+#include "verdict.h"
 
 #define BENCH_MAX_THREADS 4096
 #define BENCH_MAX_SLOTS 8192	/* the kernel's NR_CPUS at most on x86-64 */
@@ -63,6 +64,8 @@ static const char *const bench_run_help =
 	"  --duration-ms MS         measured window per rep (default 1000)\n"
 	"  --warmup-ms MS           untimed run before it (default 200)\n"
 	"  --format F               table, csv or json (default table)\n"
+	"  --wide                   table: every column (mean, p90, max too) and notes on one line each\n"
+	"                           (default: 100 columns, then the verdict)\n"
 	"  --force                  run even where the tree and buffers need more than MemAvailable\n"
 	"\n"
 	"example: ctrbench run --algo atomic_tree,percpu_hier --shape chain:8 --threads 2 --format json\n";
@@ -212,6 +215,9 @@ static void run_option(int opt, char **argv, struct run_args *a)
 	case 'F':
 		a->cfg.force = 1;
 		break;
+	case BENCH_OPT_WIDE:
+		a->out.wide = 1;
+		break;
 	case 'f':
 		if (bench_output_parse_format(optarg, &a->out.format))
 			die("unknown format '%s' (want table, csv or json)", optarg);
@@ -251,6 +257,15 @@ static void run_check(struct run_args *a)
 
 }
 
+/* The table's end: the verdict on what it printed (bench/verdict.h). */
+static void run_verdict(struct bench_output *o)
+{
+	if (o->kept && json_array_size(o->kept))
+		bench_verdict_print(o->kept, NULL, "the figures above, kept in no file (--format json >FILE"
+				    " keeps them)");
+	json_decref(o->kept);
+}
+
 int bench_cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -278,6 +293,7 @@ int bench_cmd_run(int argc, char **argv)
 		{ "flush-period-ms", required_argument, NULL, 'P' },
 		{ "charge-burst", required_argument, NULL, 'B' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "wide", no_argument, NULL, BENCH_OPT_WIDE },
 		{ "limit-headroom", required_argument, NULL, 'L' },
 		{ "limit-levels", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -307,6 +323,8 @@ int bench_cmd_run(int argc, char **argv)
 	bench_setup_machine(&a.cfg, a.topology, a.events);
 	bench_setup_threads(&a.cfg);
 	bench_check_memory(&a.cfg, algos, nr_algos);
+	if (a.out.format == BENCH_FMT_TABLE)
+		a.out.kept = json_array();	/* for the verdict */
 	bench_output_begin(&a.out, &a.cfg, topo_nr_pus(a.cfg.topo));
 	a.cfg.reps = a.reps;
 	/* a measurement: warm-up, the window, then the latency phase (a quarter of it) */
@@ -321,6 +339,7 @@ int bench_cmd_run(int argc, char **argv)
 	if (x.interrupted)
 		fprintf(stderr, "ctrbench: interrupted: printed what was measured\n");
 	bench_output_end(&a.out, &a.cfg);
+	run_verdict(&a.out);
 	bench_shape_free(&a.cfg.shape);
 	bench_setup_release(&a.cfg);
 	return failed ? 1 : 0;

@@ -417,6 +417,9 @@ static void exec_collect(struct bench_exec *x, struct bench_exec_group *g, char 
 
 			if (o && i >= 0 && i < g->nr_algos && g->sums)
 				bench_record_parse(o, &g->sums[i]);
+			/* run's table: the summaries kept in this process, for the verdict (bench/verdict.h) */
+			if (o && x->out && x->out->kept)
+				json_array_append(x->out->kept, o);
 			json_decref(o);
 		} else if (line[0] == 'T') {
 			int m = 0, d = 0, r = 0, rr = 0, rb = 0, wf = 0;

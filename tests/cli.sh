@@ -206,7 +206,7 @@ for r in map(json.loads, open(sys.argv[1])):
 PY
 then ok "--options read=batch: reader flush figures in the JSON"; else nok "--options read=batch (exit $rc)"; sed 's/^/#   /' "$tmp/batch"; fi
 "$B" run --reps 1 --algo rstat_force --workload readers --readers 4 --shape chain:2 --threads 1 \
-	--duration-ms 50 --warmup-ms 0 --options read=mutex >"$tmp/mutex"
+	--duration-ms 50 --warmup-ms 0 --options read=mutex --wide >"$tmp/mutex"
 if grep -qE '^  read flushes +[0-9.e+-]+ flushes/read, lock wait [0-9]+ ns/read; of [0-9]+ reads that needed one [0-9]+ flushed \(1\), 0 were served' "$tmp/mutex"; then
 	ok "--options read=mutex: table shows flushes per read and lock wait"
 else nok "--options read=mutex table"; sed 's/^/#   /' "$tmp/mutex"; fi

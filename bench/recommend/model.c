@@ -339,6 +339,40 @@ static double rec_staleness(const struct rec_variant *v, double flush_ms, char *
 }
 
 /*
+ * What is judged before the staleness rule: a harness baseline (never
+ * ranked) and the verdict's one-figure query.  1 if v is judged here.
+ */
+static int rec_judge_aside(struct rec_variant *v, const struct rec_query *q)
+{
+	if (v->baseline) {
+		const struct bench_algo *ba = bench_algo_find(v->algo);
+
+		/* the registry's own words: "baseline: the harness floor, ..." */
+		snprintf(v->reason, sizeof(v->reason), "harness %s; not a counter",
+			 ba ? ctr_algo_summary(ba->algo) : "baseline");
+		return 1;
+	}
+	/*
+	 * The verdict (bench/verdict.c): one workload's figure alone, no
+	 * staleness rule: exact and approximate designs are listed apart there,
+	 * by the bound each states, rather than ruled out here.
+	 */
+	if (q->only) {
+		const struct rec_pick *p = !strcmp(q->only, "readers") ? &v->rd : &v->upd;
+
+		if (!p->found)
+			snprintf(v->reason, sizeof(v->reason), "no %s results", q->only);
+		else if (p->mismatch_line)
+			snprintf(v->reason, sizeof(v->reason), "verification failed in the results (line %d)",
+				 p->mismatch_line);
+		else
+			v->admitted = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * Whether v meets --max-staleness, and its read error in words.  A time
  * bound comes from the algorithm itself (struct ctr_algo.staleness_ms, via
  * rec_staleness), given the longest flush the results measured: nothing
@@ -363,14 +397,8 @@ static void rec_judge(struct rec_variant *v, const struct rec_query *q)
 	snprintf(v->staleness, sizeof(v->staleness), "%s; observed off by %lld%s", kind, (long long)seen,
 		 v->rd.found ? " under updates" : "");
 
-	if (v->baseline) {
-		const struct bench_algo *ba = bench_algo_find(v->algo);
-
-		/* the registry's own words: "baseline: the harness floor, ..." */
-		snprintf(v->reason, sizeof(v->reason), "harness %s; not a counter",
-			 ba ? ctr_algo_summary(ba->algo) : "baseline");
+	if (rec_judge_aside(v, q))
 		return;
-	}
 	if (!v->upd.found || !v->rd.found) {
 		snprintf(v->reason, sizeof(v->reason), "no %s results (a sweep with --workload update,readers"
 			 " gives both)", !v->upd.found && !v->rd.found ? "update or readers" :
@@ -459,7 +487,7 @@ static int rec_cmp_cost(const void *a, const void *b)
  * ties.  One without an interval (one rep) joins a group its point falls
  * in; otherwise it ranks alone, untested.
  */
-static void rec_ties(struct rec_variant **o, int n)
+void bench_rec_ties(struct rec_variant **o, int n)
 {
 	double top = -INFINITY;		/* the group's highest hi */
 	int start = 0;			/* its first */
@@ -548,6 +576,14 @@ void bench_rec_load(struct rec_state *st)
 {
 	bench_results_load(st->results, 0, &st->r);
 	bench_results_check_partial(&st->r, st->results, "recommend");
+	if (!bench_rec_take(st))
+		die("'%s' has no results of the update or readers workload", st->results);
+}
+
+int bench_rec_take(struct rec_state *st)
+{
+	const char *src = st->results ? st->results : "the results";
+
 	st->lines = calloc((size_t)st->r.n + 1, sizeof(*st->lines));
 	st->tmp = calloc((size_t)st->r.n + 1, sizeof(*st->tmp));
 	if (!st->lines || !st->tmp)
@@ -558,9 +594,9 @@ void bench_rec_load(struct rec_state *st)
 		long long d, t, done, asked;
 
 		if (!json_is_string(json_object_get(o, "algo")) || !w)
-			die("%s:%d: not a result line (no \"algo\" or \"workload\")", st->results, st->r.line[i].lineno);
+			die("%s:%d: not a result line (no \"algo\" or \"workload\")", src, st->r.line[i].lineno);
 		if (!bench_rec_int(o, "depth", &d) || !bench_rec_int(o, "threads", &t))
-			die("%s:%d: \"depth\" or \"threads\" is missing or not an integer", st->results,
+			die("%s:%d: \"depth\" or \"threads\" is missing or not an integer", src,
 			    st->r.line[i].lineno);
 		if (strcmp(w, "update") && strcmp(w, "readers"))
 			continue;	/* charge: not part of this cost model */
@@ -579,10 +615,9 @@ void bench_rec_load(struct rec_state *st)
 		if (t > st->max_threads)
 			st->max_threads = (int)t;
 	}
-	if (!st->nr_lines)
-		die("'%s' has no results of the update or readers workload", st->results);
 	if (!st->q.threads)
 		st->q.threads = st->max_threads;
+	return st->nr_lines;
 }
 
 /* Each variant's figures, its verdict, and the admitted ones by cost. */
@@ -602,7 +637,17 @@ void bench_rec_rank(struct rec_state *st)
 		n = rec_lines_of(st->lines, st->nr_lines, v, "readers", "read_ns.mean", st->tmp);
 		rec_pick(st->tmp, n, &st->q, st->q.threads, "read_ns.mean", &v->rd);
 		v->has_cost = v->upd.found && v->rd.found;
-		if (v->has_cost) {
+		if (st->q.only) {
+			/* the verdict: that workload's figure, ns, as the cost */
+			const struct rec_pick *p = !strcmp(st->q.only, "readers") ? &v->rd : &v->upd;
+
+			v->has_cost = p->found;
+			v->cost = p->value;
+			v->has_iv = p->has_iv;
+			v->cost_lo = p->lo;
+			v->cost_hi = p->hi;
+			v->level = p->level;
+		} else if (v->has_cost) {
 			v->cost = st->q.updates * v->upd.value * 1e-9 + st->q.reads * v->rd.value * 1e-9;
 			v->has_iv = v->upd.has_iv && v->rd.has_iv;
 			v->cost_lo = st->q.updates * v->upd.lo * 1e-9 + st->q.reads * v->rd.lo * 1e-9;
@@ -614,7 +659,7 @@ void bench_rec_rank(struct rec_state *st)
 			st->order[st->ranked++] = v;
 	}
 	qsort(st->order, (size_t)st->ranked, sizeof(*st->order), rec_cmp_cost);
-	rec_ties(st->order, st->ranked);
+	bench_rec_ties(st->order, st->ranked);
 	rec_environment(st->lines, st->nr_lines, &st->q, st->max_threads, st->machines, st->caveats);
 }
 

@@ -32,6 +32,8 @@ struct rec_query {
 	double value;			/* --counter-value: the target counter's value, P%'s base; 0 if not given */
 	long long ms;			/* ... T: at most T ms old; 0 if not given */
 	const char *spec;		/* ... as typed */
+	const char *only;		/* the verdict: "update" or "readers", that figure alone, no
+					 * staleness rule; NULL: the cost model */
 };
 
 /* The figure taken for one workload of one algorithm variant, and the lines behind it. */
@@ -95,6 +97,7 @@ struct rec_state {
 	const char *results;		/* --results, or the quick sweep's file */
 	char *quick;			/* the quick sweep's file, NULL with --results */
 	int json;			/* --format json */
+	int verdict;			/* --verdict: the verdict alone (bench/verdict.h) */
 	int status;			/* the quick sweep's exit status */
 	struct bench_results r;		/* the file's lines */
 	struct rec_line *lines;		/* the usable ones: update and readers, plain cost */
@@ -125,6 +128,12 @@ void bench_rec_add_once(json_t *set, const char *s);
 
 /* model.c: the file's usable lines into st->lines (dies on a line that is not a result). */
 void bench_rec_load(struct rec_state *st);
+
+/* model.c: st->r's usable lines into st->lines (dies on a line that is not a result); their number. */
+int bench_rec_take(struct rec_state *st);
+
+/* model.c: ranks of o[0..n), in cost order: overlapping intervals share one, as ties. */
+void bench_rec_ties(struct rec_variant **o, int n);
 
 /* model.c: each variant's figures, its verdict, the admitted ones by cost, the environment. */
 void bench_rec_rank(struct rec_state *st);
