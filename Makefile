@@ -279,13 +279,13 @@ CLI_TESTS := $(wildcard tests/cli*.sh)
 ALL_CHECKS := $(TESTS) $(BUILD)/api_demo $(CLI_TESTS:%=%@$(BUILD)/ctrbench) \
 	$(MT_TESTS:build/%=build/tsan/%) \
 	$(ST_TESTS:build/%=build/asan/%) build/asan/api_demo $(CLI_TESTS:%=%@build/asan/ctrbench) \
-	tests/install_test.sh tests/make_rebuild.sh tests/lib_alone.sh
+	tests/install_test.sh tests/make_rebuild.sh tests/lib_alone.sh tests/make_run.sh
 # The long tier: what took longest in a fresh clone's make test here (seconds, under other load):
 # TSan's test_mt_rstat 245 and test_mt_charge 125 (both also run plain in make test); the
 # projection's model matrix 75 (206 under ASan), the scenario tables 61 (60), the projection 42
 # (55), limits' probes 25 (27), the projection docs 20 (40); the browser test, which installs
 # Chromium and playwright once (scripts/install-deps.sh --browser, about 350 MB); lib_alone's
-# scratch builds 50; and every other CLI test under ASan but the quick ones below.
+# scratch builds 50; make run on a 100-column terminal, 45; and every other CLI test under ASan but the quick ones below.
 LONG_CLI := tests/cli_project_model.sh tests/cli_scenario.sh tests/cli_project.sh tests/cli_limits.sh \
 	tests/cli_projection_doc.sh tests/cli_report_browser.sh
 # CLI tests that run under ASan in make test too: the ones that took under 15 s there.
@@ -293,7 +293,7 @@ QUICK_ASAN_CLI := tests/cli_c2c.sh tests/cli_compare.sh tests/cli_exec.sh tests/
 	tests/cli_readme.sh tests/cli_recommend.sh tests/cli_report_folder.sh tests/cli_scenario_out.sh \
 	tests/cli_scenario_project.sh tests/cli_schema.sh tests/cli_subsys.sh tests/cli_sweep.sh \
 	tests/cli_topo.sh tests/cli_validate.sh tests/cli_project_calib.sh
-LONG_CHECKS := build/tsan/tests/test_mt_rstat build/tsan/tests/test_mt_charge tests/lib_alone.sh \
+LONG_CHECKS := build/tsan/tests/test_mt_rstat build/tsan/tests/test_mt_charge tests/lib_alone.sh tests/make_run.sh \
 	$(LONG_CLI:%=%@$(BUILD)/ctrbench) \
 	$(filter-out $(QUICK_ASAN_CLI:%=%@build/asan/ctrbench),$(CLI_TESTS:%=%@build/asan/ctrbench))
 QUICK_CHECKS := $(filter-out $(LONG_CHECKS),$(ALL_CHECKS))

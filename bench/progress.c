@@ -131,10 +131,11 @@ void bench_progress_end(const char *round_done)
 		return;
 	if (bp->total > 0) {
 		bench_fmt_secs(l, sizeof(l), progress_secs_left());
-		fprintf(stderr, "ctrbench: progress: %s done, %d/%d measurements, %s left\n", round_done,
-			bp->done, bp->total - bp->dropped, l);
+		/* 87 columns for make run's rounds: "ctrbench: rep 1/3 of update chain:8 ... compact: 16/96, 0:25 left" */
+		fprintf(stderr, "ctrbench: %s: %d/%d, %s left\n", round_done, bp->done,
+			bp->total - bp->dropped, l);
 	} else {
-		fprintf(stderr, "ctrbench: progress: %s done, %d measurements\n", round_done, bp->done);
+		fprintf(stderr, "ctrbench: %s: %d done\n", round_done, bp->done);
 	}
 	fflush(stderr);
 }

@@ -171,11 +171,15 @@ int bench_sweep_exec(const struct bench_sweep *s)
 				" verification\n", x.reused_mismatch, x.reused_mismatch == 1 ? "" : "s", s->out);
 			x.failed = 1;
 		}
-		/* off a terminal too (a log of a long sweep ends with what it did), unless CTRBENCH_PROGRESS=0 */
+		/*
+		 * off a terminal too (a log of a long sweep ends with what it did), unless
+		 * CTRBENCH_PROGRESS=0; the file on a line of its own, so the counts fit 100 columns
+		 */
 		if (tty || bench_progress_on())
-			fprintf(stderr, "ctrbench: sweep: %d of %d configurations in '%s': %d measured now,"
-				" %d already there, %d failed, in %.1f s\n", x.configs_done, total, s->out,
-				x.configs_done - x.reused, x.reused, nr_failed, bench_now() - start);
+			fprintf(stderr, "ctrbench: sweep: %d of %d configurations: %d measured now,"
+				" %d already there, %d failed, in %.1f s\nctrbench: sweep: in '%s'\n",
+				x.configs_done, total, x.configs_done - x.reused, x.reused, nr_failed,
+				bench_now() - start, s->out);
 	}
 	free(sums);
 	close(st.fd);

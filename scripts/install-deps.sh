@@ -308,7 +308,7 @@ main() {
     esac
     install_packages
     install_libperf
-    log "done. Use: PKG_CONFIG_PATH=$LIBPERF_PREFIX/lib64/pkgconfig pkg-config --cflags --libs libperf"
+    log "done. Use: PKG_CONFIG_PATH=$LIBPERF_PREFIX/lib64/pkgconfig"
 }
 
 main "$@"

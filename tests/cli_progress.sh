@@ -43,15 +43,15 @@ fi
 "$B" run --algo atomic_tree,percpu_hier --shape chain:2 --threads 1 --reps 2 --duration-ms 300 \
 	>"$tmp/out" 2>"$tmp/err"
 check "run off a terminal, past its first second: the last rep round's line, nothing rewritten in place" eval \
-	'grep -Eq "^ctrbench: progress: rep 2/2 done, 4/4 measurements, [0-9]+:[0-9]{2} left$" "$tmp/err" &&
+	'grep -Eq "^ctrbench: rep 2/2: 4/4, [0-9]+:[0-9]{2} left$" "$tmp/err" &&
 	 ! grep -q $'"'"'\r'"'"' "$tmp/err"'
 CTRBENCH_PROGRESS=1 "$B" run --algo atomic_tree,percpu_hier --shape chain:2 --threads 1 --reps 3 \
 	--duration-ms 20 --warmup-ms 0 >"$tmp/out" 2>"$tmp/err"
 check "CTRBENCH_PROGRESS=1: one line per rep round (not per algorithm), each with its counts" eval \
-	'[ "$(grep -c "^ctrbench: progress: " "$tmp/err")" -eq 3 ] &&
-	 grep -Eq "^ctrbench: progress: rep 1/3 done, 2/6 measurements, [0-9]+:[0-9]{2} left$" "$tmp/err" &&
-	 grep -Eq "^ctrbench: progress: rep 2/3 done, 4/6 measurements, " "$tmp/err" &&
-	 grep -Eq "^ctrbench: progress: rep 3/3 done, 6/6 measurements, 0:00 left$" "$tmp/err"'
+	'[ "$(grep -c "^ctrbench: rep " "$tmp/err")" -eq 3 ] &&
+	 grep -Eq "^ctrbench: rep 1/3: 2/6, [0-9]+:[0-9]{2} left$" "$tmp/err" &&
+	 grep -Eq "^ctrbench: rep 2/3: 4/6, " "$tmp/err" &&
+	 grep -Eq "^ctrbench: rep 3/3: 6/6, 0:00 left$" "$tmp/err"'
 "$B" run --algo atomic_tree --shape chain:2 --threads 1 --reps 1 --duration-ms 20 >"$tmp/out" 2>"$tmp/err"
 check "a run under a second says nothing on stderr" test ! -s "$tmp/err"
 CTRBENCH_PROGRESS=0 "$B" run --algo atomic_tree,percpu_hier --shape chain:2 --threads 1 --reps 3 \
@@ -64,17 +64,18 @@ check "CTRBENCH_PROGRESS=0: no progress at all" test ! -s "$tmp/err"
 SW=(sweep --algo atomic_tree,percpu_hier --shape chain:2 --duration-ms 300 --warmup-ms 0 --reps 2)
 CTRBENCH_PROGRESS=1 "$B" "${SW[@]}" --threads 1 --out "$tmp/r.jsonl" >"$tmp/out" 2>"$tmp/err"
 check "sweep off a terminal: one line per rep round, naming the configuration, and a closing line" eval \
-	'[ "$(grep -c "^ctrbench: progress: " "$tmp/err")" -eq 2 ] &&
-	 grep -q "^ctrbench: progress: rep 1/2 of update chain:2 --threads 1 --placement compact done, 2/4 measurements, " "$tmp/err" &&
-	 grep -Eq "^ctrbench: sweep: 2 of 2 configurations in '"'"'$tmp/r.jsonl'"'"': 2 measured now, 0 already there, 0 failed, in [0-9.]+ s$" "$tmp/err"'
+	'[ "$(grep -c "^ctrbench: rep " "$tmp/err")" -eq 2 ] &&
+	 grep -q "^ctrbench: rep 1/2 of update chain:2 --threads 1 --placement compact: 2/4, " "$tmp/err" &&
+	 grep -Eq "^ctrbench: sweep: 2 of 2 configurations: 2 measured now, 0 already there, 0 failed, in [0-9.]+ s$" "$tmp/err" \
+	 && grep -qx "ctrbench: sweep: in '"'"'$tmp/r.jsonl'"'"'" "$tmp/err"'
 CTRBENCH_PROGRESS=1 "$B" "${SW[@]}" --threads 1..2 --out "$tmp/r.jsonl" --resume >"$tmp/out" 2>"$tmp/err"
-first=$(grep -m1 "^ctrbench: progress: " "$tmp/err")
+first=$(grep -m1 "^ctrbench: rep " "$tmp/err")
 check "resumed sweep: its first line counts only the new configurations, with time left from them" eval \
-	'[[ "$first" == "ctrbench: progress: rep 1/2 of update chain:2 --threads 2 --placement compact done, 2/4 measurements, "* ]] &&
+	'[[ "$first" == "ctrbench: rep 1/2 of update chain:2 --threads 2 --placement compact: 2/4, "* ]] &&
 	 [[ "$first" =~ ", "[0-9]+:[0-9]{2}" left"$ ]] && [[ "$first" != *", 0:00 left" ]]'
 check "resumed sweep's closing line: measured now, already there, failed, seconds, the file" eval \
-	'grep -q "^ctrbench: progress: rep 2/2 of update chain:2 --threads 2 --placement compact done, 4/4 measurements, 0:00 left$" "$tmp/err" &&
-	 grep -Eq "^ctrbench: sweep: 4 of 4 configurations in '"'"'$tmp/r.jsonl'"'"': 2 measured now, 2 already there, 0 failed, in [0-9.]+ s$" "$tmp/err"'
+	'grep -q "^ctrbench: rep 2/2 of update chain:2 --threads 2 --placement compact: 4/4, 0:00 left$" "$tmp/err" &&
+	 grep -Eq "^ctrbench: sweep: 4 of 4 configurations: 2 measured now, 2 already there, 0 failed, in [0-9.]+ s$" "$tmp/err"'
 
 # A configuration half done (its rep lines there, no summary): only the reps it lacks count.
 SW=(sweep --algo atomic_tree,percpu_hier --shape chain:2 --threads 1 --duration-ms 20 --warmup-ms 0 --reps 3)
@@ -82,8 +83,8 @@ CTRBENCH_PROGRESS=0 "$B" "${SW[@]}" --out "$tmp/h.jsonl" >"$tmp/out" 2>"$tmp/err
 grep '"kind":"rep","rep":[01],' "$tmp/h.jsonl" >"$tmp/h2.jsonl"
 CTRBENCH_PROGRESS=1 "$B" "${SW[@]}" --out "$tmp/h2.jsonl" --resume >"$tmp/out" 2>"$tmp/err"
 check "resuming reps 1-2 of 3: one round to run, 2/2 measurements" eval \
-	'[ "$(grep -c "^ctrbench: progress: " "$tmp/err")" -eq 1 ] &&
-	 grep -q "^ctrbench: progress: rep 3/3 of update chain:2 --threads 1 --placement compact done, 2/2 measurements, 0:00 left$" "$tmp/err" &&
+	'[ "$(grep -c "^ctrbench: rep " "$tmp/err")" -eq 1 ] &&
+	 grep -q "^ctrbench: rep 3/3 of update chain:2 --threads 1 --placement compact: 2/2, 0:00 left$" "$tmp/err" &&
 	 grep -q ": 2 measured now, 0 already there, 0 failed, " "$tmp/err"'
 CTRBENCH_PROGRESS=0 "$B" "${SW[@]}" --out "$tmp/q.jsonl" >"$tmp/out" 2>"$tmp/err"
 check "CTRBENCH_PROGRESS=0: sweep off a terminal says nothing" test ! -s "$tmp/err"
