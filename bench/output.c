@@ -302,6 +302,17 @@ static void bench_output_one(struct bench_output *o, const struct bench_config *
 			     const struct bench_result *r, const struct bench_summary *sum,
 			     const struct bench_result *reps);
 
+/* Under a NOISY row: its likely cause (noise.h), as host.noise_cause says it. */
+static void bench_noise_footnote(const struct bench_output *o, const struct bench_config *cfg,
+				 const struct bench_result *r, const struct bench_summary *sum)
+{
+	char why[128];
+
+	if (bench_summary_noisy(sum))
+		printf("  %-12s likely cause: %s\n", "noisy",
+		       bench_noise_cause(&r->host, o->nr_cpus, cfg->threads + cfg->readers, why, sizeof(why)));
+}
+
 void bench_output_summary(struct bench_output *o, const struct bench_config *cfg,
 			  const struct bench_result *reps, int k)
 {
@@ -358,7 +369,7 @@ static void bench_output_one(struct bench_output *o, const struct bench_config *
 		if (r->verify == 0)
 			printf(" (node %d: %lld, want %lld)", r->bad_node, (long long)r->got,
 			       (long long)r->want);
-		if (sum && sum->k > 1 && sum->stat[BF_OPS_PER_SEC].cv > BENCH_NOISY_CV)
+		if (bench_summary_noisy(sum))
 			printf(" NOISY");
 		putchar('\n');
 		if (l->batch > 1)
@@ -379,6 +390,7 @@ static void bench_output_one(struct bench_output *o, const struct bench_config *
 			else
 				printf("  %-12s %d%s: one rep, no interval\n", "reps", sum->k, of);
 		}
+		bench_noise_footnote(o, cfg, r, sum);
 		bench_table_details(cfg, r);
 		break;
 	}
