@@ -397,6 +397,18 @@ static void bench_output_one(struct bench_output *o, const struct bench_config *
 			     const struct bench_result *r, const struct bench_summary *sum,
 			     const struct bench_result *reps);
 
+/* Under a NOISY row: its likely cause (noise.h), as host.noise_cause says it. */
+static void bench_noise_footnote(FILE *t, const struct bench_output *o,
+				 const struct bench_config *cfg, const struct bench_result *r,
+				 const struct bench_summary *sum)
+{
+	char why[128];
+
+	if (bench_summary_noisy(sum))
+		fprintf(t, "  %-12s likely cause: %s\n", "noisy",
+		       bench_noise_cause(&r->host, o->nr_cpus, cfg->threads + cfg->readers, why, sizeof(why)));
+}
+
 void bench_output_summary(struct bench_output *o, const struct bench_config *cfg,
 			  const struct bench_result *reps, int k)
 {
@@ -464,7 +476,7 @@ static void bench_output_one(struct bench_output *o, const struct bench_config *
 		if (r->verify == 0)
 			printf(" (node %d: %lld, want %lld)", r->bad_node, (long long)r->got,
 			       (long long)r->want);
-		if (sum && sum->k > 1 && sum->stat[BF_OPS_PER_SEC].cv > BENCH_NOISY_CV)
+		if (bench_summary_noisy(sum))
 			printf(" NOISY");
 		putchar('\n');
 		t = bench_lines_open(&buf, &len);
@@ -486,6 +498,7 @@ static void bench_output_one(struct bench_output *o, const struct bench_config *
 			else
 				fprintf(t, "  %-12s %d%s: one rep, no interval\n", "reps", sum->k, of);
 		}
+		bench_noise_footnote(t, o, cfg, r, sum);
 		bench_table_details(t, cfg, r);
 		bench_lines_close(t, &buf, o->wide);
 		break;

@@ -228,6 +228,14 @@ static json_t *bench_field_value(int f, const struct bench_rec_ctx *x)
 	case BF_DETAILS_FROM_REP: return k > 1 ? json_integer(sum->rep_index) : json_null();
 	case BF_STATS: return k > 1 ? bench_stats_json(sum) : json_null();
 	case BF_REPS: return k > 1 ? bench_reps_json(sum, x->reps) : json_null();
+	case BF_HOST: return json_object();
+	case BF_HOST_NOISE_CAUSE: {
+		char why[128];
+
+		return bench_summary_noisy(sum) ?
+		       json_string(bench_noise_cause(&r->host, x->nr_cpus, cfg->threads + cfg->readers, why,
+						     sizeof(why))) : json_null();
+	}
 	case BF_ENV: return cfg->env ? json_incref(cfg->env) : json_null();
 	default:
 		/* a row with SRC FN and no case here: a bug the schema test catches */
@@ -357,6 +365,7 @@ int bench_record_parse(json_t *o, struct bench_summary *s)
 	if (!s->med.ba)
 		return -EINVAL;
 	s->k = (int)bench_num_at(o, "reps_done", 1);
+	bench_noise_clear(&s->med.host);	/* a line from before "host", or a null member: unknown */
 	for (int f = 0; f < BF_NR; f++) {
 		json_t *st = json_is_object(stats) ? json_object_get(stats, bench_fields[f].path) : NULL;
 

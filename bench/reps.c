@@ -89,6 +89,11 @@ void bench_summarize(const struct bench_result *reps, int k, struct bench_summar
 	for (int i = 0; i < k; i++)
 		worst = reps[i].verify == 0 ? 0 : worst == 0 ? 0 : reps[i].verify < worst ? reps[i].verify : worst;
 	s->med.verify = worst;
+	/* the host over every rep, not the median rep's alone: noise in any of them spreads the K */
+	if (k)
+		s->med.host = reps[0].host;
+	for (int i = 1; i < k; i++)
+		bench_noise_pool(&s->med.host, &reps[i].host);
 	for (int i = 0; i < k && worst == 0; i++) {
 		if (reps[i].verify == 0) {
 			s->med.bad_node = reps[i].bad_node;

@@ -6,11 +6,12 @@
 #ifndef BENCH_REPS_H
 #define BENCH_REPS_H
 
+#include "noise.h"
 #include "run.h"
 #include "schema.h"
 
-/* CV above this flags a figure as noisy (the table says so). */
-#define BENCH_NOISY_CV 0.10
+/* CV above this flags a figure as noisy (the table says so): 0.10 (noise.h: a test may set it). */
+#define BENCH_NOISY_CV (bench_noisy_cv())
 
 struct bench_stat {
 	double median;		/* of the K values */
@@ -48,5 +49,11 @@ struct bench_summary {
 };
 
 void bench_summarize(const struct bench_result *reps, int k, struct bench_summary *s);
+
+/* s's throughput is noisy: the table's NOISY, which host.noise_cause explains (noise.h). */
+static inline int bench_summary_noisy(const struct bench_summary *s)
+{
+	return s && s->k > 1 && s->stat[BF_OPS_PER_SEC].cv > BENCH_NOISY_CV;
+}
 
 #endif /* BENCH_REPS_H */

@@ -640,10 +640,12 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 	struct ctr_tree *t = NULL;
 	int64_t *limit = NULL;
 	uint64_t t0 = 0, t1 = 0;
+	struct bench_noise_sample host0, host1;
 	int started = 0, err = -ENOMEM;
 
 	memset(r, 0, sizeof(*r));
 	r->ba = ba;
+	bench_noise_clear(&r->host);
 	ws = ctr_zalloc_aligned(sizeof(*ws) * total);
 	th = calloc(total, sizeof(*th));
 	tids = calloc(total, sizeof(*tids));
@@ -668,6 +670,8 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 	if (err)
 		goto out;
 	r->has_flush = ba->algo->flush_stats != NULL;
+	/* the host from the threads' start to their join: warm-up, window and latency phase */
+	bench_noise_sample(&host0);
 	for (int i = 0; i < total; i++) {
 		ws[i].tree = t;
 		err = -pthread_create(&tids[i], NULL, bench_worker_main, &th[i]);
@@ -683,6 +687,8 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 	atomic_store_explicit(&gate.phase, BENCH_STOP, memory_order_release);
 	for (int i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
+	bench_noise_sample(&host1);
+	bench_noise_interval(&host0, &host1, &r->host);
 	if (err)
 		goto out;
 	/* Before verification, whose exact reads flush. */

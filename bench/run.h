@@ -10,6 +10,7 @@
 
 #include "../topology/topo.h"
 #include "bench.h"
+#include "noise.h"
 
 /* A tree shape as given on the command line. */
 struct bench_shape {
@@ -141,6 +142,7 @@ struct bench_result {
 	int *cpu_requested;		/* per thread (updaters, then readers): PU it pinned to (-errno) */
 	int *cpu_observed;		/* per thread: PU it was on at the end */
 	int thread_failed;		/* the thread (from 1) pthread_create refused; 0: all started */
+	struct bench_host host;		/* the host from the threads' start to their end (noise.h) */
 };
 
 /*

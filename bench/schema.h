@@ -28,7 +28,7 @@
  *           the K: a bound must hold in every rep), BS_REP (taken from the rep
  *           details_from_rep names), BS_ALL (computed over all reps)
  *   SRC     where the writer takes the value: R(member) of struct bench_result,
- *           C(member) of struct bench_config, FN (bench_field_value() in output.c
+ *           C(member) of struct bench_config, FN (bench_field_value() in record.c
  *           computes it), SUB (written as part of the object at its parent path)
  *   WHEN    BW_ALL, BW_READERS (null unless the readers workload), BW_CHARGE (null
  *           unless charge or store), BW_NOREADERS (null with readers: their CPU time is
@@ -41,7 +41,7 @@
  *
  * Adding a field: add its X() line where it belongs in the line's order; if
  * SRC is R() or C(), that is all for a number or a string member; if FN,
- * add its case to bench_field_value() in output.c.  If it is a setting
+ * add its case to bench_field_value() in record.c.  If it is a setting
  * (BI_KNOB) that `sweep` does not pass to its runs, give it DEFAULT (run's
  * default) so --resume keys still match.  Bump BENCH_SCHEMA_VERSION when a
  * field changes meaning or is removed (readers refuse lines of other
@@ -150,6 +150,14 @@
 	X(STATS_OPS_LEVEL, "stats.ops_per_sec.level", BT_NUM, BI_NONE, BS_ALL, SUB, BW_ALL, 1, "null", "ops_per_sec: the interval's coverage") \
 	X(STATS_OPS_CV, "stats.ops_per_sec.cv", BT_NUM, BI_NONE, BS_ALL, SUB, BW_ALL, 1, "null", "ops_per_sec: coefficient of variation over the reps") \
 	X(REPS, "reps", BT_ARR, BI_NONE, BS_ALL, FN, BW_ALL, 0, "null", "each rep's ops_per_sec, ns_per_op, cpu_ns_per_op, update_ns.p50/p99, verify (null with one rep)") \
+	X(HOST, "host", BT_OBJ, BI_NONE, BS_ALL, FN, BW_ALL, 0, "null", "the host while the reps ran, from /proc (bench/noise.h); a member is null where it could not be read") \
+	X(HOST_LOAD1_START, "host.load1_start", BT_NUM, BI_NONE, BS_ALL, R(host.load1_start), BW_ALL, 0, "null", "1-minute load average (/proc/loadavg) as the first rep started") \
+	X(HOST_LOAD1_END, "host.load1_end", BT_NUM, BI_NONE, BS_ALL, R(host.load1_end), BW_ALL, 0, "null", "... as the last rep ended") \
+	X(HOST_SECONDS, "host.seconds", BT_NUM, BI_NONE, BS_ALL, R(host.seconds), BW_ALL, 0, "null", "seconds the shares cover: each rep's threads from start to join, summed over the reps") \
+	X(HOST_STEAL, "host.steal", BT_NUM, BI_NONE, BS_ALL, R(host.steal), BW_ALL, 0, "null", "share of all CPUs' time the hypervisor gave other guests (/proc/stat steal)") \
+	X(HOST_IOWAIT, "host.iowait", BT_NUM, BI_NONE, BS_ALL, R(host.iowait), BW_ALL, 0, "null", "share of all CPUs' time idle waiting on I/O (/proc/stat iowait)") \
+	X(HOST_OTHERS, "host.others", BT_NUM, BI_NONE, BS_ALL, R(host.others), BW_ALL, 0, "null", "share of all CPUs' time other processes used: busy jiffies less this process's utime + stime") \
+	X(HOST_NOISE_CAUSE, "host.noise_cause", BT_STR, BI_NONE, BS_ALL, FN, BW_ALL, 0, "null", "likely cause of a noisy ops_per_sec (the table's NOISY, bench_noise_cause); null if not noisy") \
 	X(ENV, "env", BT_OBJ, BI_NONE, BS_SAME, FN, BW_ALL, 0, NULL, "the machine and build (bench/env.h)") \
 	X(ENV_COMMIT, "env.commit", BT_STR, BI_BUILD, BS_SAME, SUB, BW_ALL, 0, NULL, "ctrbench commit") \
 	X(ENV_CFLAGS, "env.cflags", BT_STR, BI_BUILD, BS_SAME, SUB, BW_ALL, 0, NULL, "compiler flags") \
@@ -178,7 +186,8 @@
 	X(READ_NS_OVER_1MS, 0, 1) X(READ_NS_OVER_1S, 0, 1) X(READ_ERROR_MAX_ABS, 0, BR_ANY) \
 	X(READ_ERROR_MEAN_ABS, 0, BR_ANY) X(BIND_FAILURES, 0, 8192) X(TASK_CLOCK_NS, 0, BR_ANY) \
 	X(REPS_DONE, 1, 1000) X(DETAILS_FROM_REP, 0, 1000) X(STATS_OPS_LEVEL, 0, 1) \
-	X(STATS_OPS_CV, 0, BR_ANY)
+	X(STATS_OPS_CV, 0, BR_ANY) X(HOST_LOAD1_START, 0, BR_ANY) X(HOST_LOAD1_END, 0, BR_ANY) \
+	X(HOST_SECONDS, 0, BR_ANY) X(HOST_STEAL, 0, 1) X(HOST_IOWAIT, 0, 1) X(HOST_OTHERS, 0, 1)
 
 enum bench_field_id {
 #define BF_ENUM_(id, ...) BF_##id,
