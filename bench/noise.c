@@ -33,7 +33,7 @@ static FILE *bench_proc_open(const char *name)
 	return fopen(path, "re");
 }
 
-static void bench_read_loadavg(struct bench_noise_sample *s)
+static void bench_noise_read_loadavg(struct bench_noise_sample *s)
 {
 	FILE *f = bench_proc_open("loadavg");
 	double v;
@@ -45,7 +45,7 @@ static void bench_read_loadavg(struct bench_noise_sample *s)
 }
 
 /* The aggregate "cpu " line: user nice system idle iowait irq softirq steal [guest guest_nice]. */
-static void bench_read_stat(struct bench_noise_sample *s)
+static void bench_noise_read_stat(struct bench_noise_sample *s)
 {
 	FILE *f = bench_proc_open("stat");
 	char line[1024];
@@ -72,7 +72,7 @@ static void bench_read_stat(struct bench_noise_sample *s)
 }
 
 /* utime and stime, fields 14 and 15, counted after the ")" that ends comm (which may hold spaces). */
-static void bench_read_self(struct bench_noise_sample *s)
+static void bench_noise_read_self(struct bench_noise_sample *s)
 {
 	FILE *f = bench_proc_open("self/stat");
 	char line[2048], *p;
@@ -95,9 +95,9 @@ void bench_noise_sample(struct bench_noise_sample *s)
 	s->load1 = NAN;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	s->t = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-	bench_read_loadavg(s);
-	bench_read_stat(s);
-	bench_read_self(s);
+	bench_noise_read_loadavg(s);
+	bench_noise_read_stat(s);
+	bench_noise_read_self(s);
 }
 
 void bench_noise_clear(struct bench_host *h)
