@@ -293,7 +293,11 @@ QUICK_ASAN_CLI := tests/cli_c2c.sh tests/cli_compare.sh tests/cli_exec.sh tests/
 	tests/cli_readme.sh tests/cli_recommend.sh tests/cli_report_folder.sh tests/cli_scenario_out.sh \
 	tests/cli_scenario_project.sh tests/cli_schema.sh tests/cli_subsys.sh tests/cli_sweep.sh \
 	tests/cli_topo.sh tests/cli_validate.sh tests/cli_project_calib.sh
-LONG_CHECKS := build/tsan/tests/test_mt_rstat build/tsan/tests/test_mt_charge tests/lib_alone.sh tests/make_run.sh \
+# The harness's concurrency tests under TSan are long too: they need the whole harness built with
+# TSan (a minute of compiling), and run plain in make test.
+TSAN_HARNESS := $(patsubst build/%,build/tsan/%,$(filter $(HARNESS_TESTS),$(MT_TESTS)))
+LONG_CHECKS := build/tsan/tests/test_mt_rstat build/tsan/tests/test_mt_charge $(TSAN_HARNESS) \
+	tests/lib_alone.sh tests/make_run.sh \
 	$(LONG_CLI:%=%@$(BUILD)/ctrbench) \
 	$(filter-out $(QUICK_ASAN_CLI:%=%@build/asan/ctrbench),$(CLI_TESTS:%=%@build/asan/ctrbench))
 QUICK_CHECKS := $(filter-out $(LONG_CHECKS),$(ALL_CHECKS))
@@ -304,13 +308,15 @@ export RUN_TESTS_JOBS
 # What both tiers run on: the plain build, TSan's and ASan+UBSan's.
 test-build: deps
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) all tests
-	$(Q)$(MAKE) --no-print-directory -j$(NPROC) BUILD=build/tsan SAN=thread $(MT_TESTS:build/%=build/tsan/%)
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) BUILD=build/tsan SAN=thread \
+		$(filter-out $(TSAN_HARNESS),$(MT_TESTS:build/%=build/tsan/%))
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) BUILD=build/asan SAN=address,undefined $(ST_TESTS:build/%=build/asan/%) \
 		build/asan/api_demo build/asan/ctrbench build/asan/testalgo/ctrbench
 test: test-build
 	$(Q)$(RUN_TESTS) $(QUICK_CHECKS)
 	@echo "make test: the quick tier; make check-long runs the rest ($(words $(LONG_CHECKS)) more, about 15 min, CI runs both)"
 check-long: test-build
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) BUILD=build/tsan SAN=thread $(TSAN_HARNESS)
 	$(Q)$(RUN_TESTS) $(LONG_CHECKS)
 
 # make test-lib: libctr's own tiers alone (tests/unit/, tests/mt/), built as tests/lib_alone.sh
