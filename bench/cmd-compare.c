@@ -783,10 +783,13 @@ static void print_table(const struct configs *cs, const struct outcome *out, con
 		}
 		free(rows[i]);
 	}
-	if (!o->wide)
-		printf("# --wide: %s95%% CI, p and why (what decided the verdict, what differed) too\n",
-		       show[4] && show[5] ? "" : show[4] ? "settings (the same in every row), " : show[5] ?
-		       "placement (the same in every row), " : "placement, settings (the same in every row), ");
+	if (!o->wide) {
+		note = cell("--wide: %s95%% CI, p and why (what decided the verdict, what differed) too",
+			    show[4] && show[5] ? "" : show[4] ? "settings (the same in every row), " : show[5] ?
+			    "placement (the same in every row), " : "placement, settings (the same in every row), ");
+		bench_print_wrapped(stdout, "# ", "#   ", "", note, 0);
+		free(note);
+	}
 	free(rows);
 }
 
