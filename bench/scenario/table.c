@@ -369,9 +369,12 @@ void scn_common_notes(const struct scn_ctx *c, const char *workers)
 	if (c->s->seed_table && c->seeds.why)
 		scn_note(c, "seed figures: %s %s (set CTRBENCH_SEEDS to tables.csv): none shown", c->seeds.path,
 			 c->seeds.why);
-	else if (c->s->seed_table)
+	else if (c->s->seed_table && c->wide)
 		scn_note(c, "under a row: the seed's posted figure (\"seed %.3s\", from tables.csv, table %s) and"
 			 " ours/seed where the two are one quantity", c->s->seed, c->s->seed_table);
+	else if (c->s->seed_table)
+		scn_note(c, "beside ours: the seed's posted figure (\"seed %.3s\", from tables.csv, table %s) and"
+			 " ours/seed where the two are one quantity (\"-\": none)", c->s->seed, c->s->seed_table);
 	scn_note(c, "periodic flush every %d ms where an algorithm has a flusher (the kernel's is 2000 ms:"
 		 " scaled so a window holds about 10; --flush-period-ms)", c->flush_period_ms);
 }
