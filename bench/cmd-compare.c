@@ -19,6 +19,7 @@
 #include "stats.h"
 #include "results.h"
 #include "schema.h"
+#include "output.h"
 
 /* ---- reading result files ---- */
 
@@ -213,6 +214,7 @@ struct cmp_opts {
 	const char *calibrate;		/* --calibrate FILE: write this A/A comparison's noise there */
 	int fail_on;			/* --fail-on: 0 never, 1 slower, 2 changed */
 	int json;			/* --format json */
+	int wide;			/* --wide: every column, notes on one line each */
 };
 
 enum verdict { V_NO_CHANGE, V_FASTER, V_SLOWER, V_NOISE, V_INCONCLUSIVE, V_NA, V_ONLY_A, V_ONLY_B };
@@ -678,10 +680,10 @@ static json_t *outcome_json(const struct configs *cs, int i, const struct outcom
 
 enum { NCOL = 13 };
 
-/* Column j of the table: numbers right-aligned, names left, the last one ends the line. */
-static void print_cell(int j, int w, const char *s)
+/* Column j of the table: numbers right-aligned, names left, the last one (last) ends the line. */
+static void print_cell(int j, int w, const char *s, int last)
 {
-	if (j == NCOL - 1)
+	if (last)
 		printf("%s\n", s);
 	else if (j >= 6 && j <= 10)
 		printf("%*s  ", w, s);
@@ -727,20 +729,22 @@ static void print_table(const struct configs *cs, const struct outcome *out, con
 		"algo", "workload", "shape", "threads", "placement", "settings", "A median", "B median",
 		"B/A", "95% CI", "p", "verdict", "why",
 	};
-	char ***rows = bench_xmalloc(sizeof(*rows) * (size_t)(cs->n + 1));
-	int w[NCOL];
+	char ***rows = bench_xmalloc(sizeof(*rows) * (size_t)(cs->n + 1)), *note;
+	int w[NCOL], show[NCOL], last = NCOL - 1;
 
-	printf("# compare: A = %s, B = %s; metric %s (%s is faster); B/A = median(B) / median(A)\n",
-	       file[0], file[1], o->metric, o->higher_better ? "higher" : "lower");
+	note = cell("compare: A = %s, B = %s; metric %s (%s is faster); B/A = median(B) / median(A)",
+		    file[0], file[1], o->metric, o->higher_better ? "higher" : "lower");
+	bench_print_wrapped(stdout, "# ", "#   ", "", note, o->wide);
+	free(note);
 	{
-		int n = 0;
+		char buf[1024] = "";
 
 		for (int f = 0; f < BF_NR; f++)
 			if (cmp_ignored[f])
-				printf("%s%s", n++ ? ", " : "# --ignore: lines paired whatever their ",
-				       bench_fields[f].path);
-		if (n)
-			putchar('\n');
+				snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s",
+					 *buf ? ", " : "--ignore: lines paired whatever their ", bench_fields[f].path);
+		if (*buf)
+			bench_print_wrapped(stdout, "# ", "#   ", "", buf, o->wide);
 	}
 	printf("# changed (faster/slower) when both: Mann-Whitney U two-sided p < %g (exact up to %d samples)\n"
 	       "#   and |B/A - 1| beyond the threshold: the larger of --noise-threshold %.3gx and the noise\n"
@@ -755,14 +759,36 @@ static void print_table(const struct configs *cs, const struct outcome *out, con
 			if ((int)strlen(rows[i][j]) > w[j])
 				w[j] = (int)strlen(rows[i][j]);
 	}
+	/*
+	 * The default table fits BENCH_COLUMNS (issue 31): the key, both
+	 * medians, B/A and the verdict; placement and settings only where the
+	 * rows differ in them (else they would not tell the rows apart); the
+	 * CI, p and why are --wide's (and the JSON's).
+	 */
+	for (int j = 0; j < NCOL; j++) {
+		show[j] = o->wide || j <= 3 || (j >= 6 && j <= 8) || j == 11;
+		for (int i = 1; !show[j] && j >= 4 && j <= 5 && i < cs->n; i++)
+			show[j] = strcmp(rows[i][j], rows[0][j]) != 0;
+	}
+	if (!o->wide)
+		last = 11;
 	for (int j = 0; j < NCOL; j++)
-		print_cell(j, w[j], head[j]);
+		if (show[j])
+			print_cell(j, w[j], head[j], j == last);
 	for (int i = 0; i < cs->n; i++) {
 		for (int j = 0; j < NCOL; j++) {
-			print_cell(j, w[j], rows[i][j]);
+			if (show[j])
+				print_cell(j, w[j], rows[i][j], j == last);
 			free(rows[i][j]);
 		}
 		free(rows[i]);
+	}
+	if (!o->wide) {
+		note = cell("--wide: %s95%% CI, p and why (what decided the verdict, what differed) too",
+			    show[4] && show[5] ? "" : show[4] ? "settings (the same in every row), " : show[5] ?
+			    "placement (the same in every row), " : "placement, settings (the same in every row), ");
+		bench_print_wrapped(stdout, "# ", "#   ", "", note, 0);
+		free(note);
 	}
 	free(rows);
 }
@@ -788,6 +814,8 @@ static const char *const cmp_help =
 	"  --ignore-algo            the same as --ignore algo\n"
 	"  --fail-on slower|changed exit 1 when a configuration is slower / changed (default: exit 0)\n"
 	"  --format table|json      (default table)\n"
+	"  --wide                   table: every column (placement, settings, 95% CI, p, why too) and\n"
+	"                           notes on one line each (default: what fits 100 columns)\n"
 	"\n"
 	"example: ctrbench compare before.jsonl after.jsonl --fail-on slower\n";
 
@@ -828,6 +856,7 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o, const char *fi
 		{ "significance-level", required_argument, NULL, 'a' },
 		{ "noise-threshold", required_argument, NULL, 't' }, { "noise", required_argument, NULL, 'n' },
 		{ "calibrate", required_argument, NULL, 'c' }, { "fail-on", required_argument, NULL, 'F' },
+		{ "wide", no_argument, NULL, BENCH_OPT_WIDE },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -844,6 +873,7 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o, const char *fi
 		case 't': o->noise = parse_real("noise-threshold", optarg, -1e-12, 1000) / 100; break;
 		case 'n': o->noise_file = optarg; break;
 		case 'c': o->calibrate = optarg; break;
+		case BENCH_OPT_WIDE: o->wide = 1; break;
 		case 'F':
 			if (strcmp(optarg, "slower") && strcmp(optarg, "changed"))
 				die("bad value '%s' for --fail-on (want slower or changed)", optarg);

@@ -60,6 +60,9 @@ static const char *const scn_help =
 	"                           --readers (stat-read-storm: its readers, default 10000) and --format\n"
 	"  --calibration FILE       with --project (default: published Genoa figures): c2c --format json\n"
 	"  --ops N                  with --project: operations per projected worker (default 300)\n"
+	"  --wide                   table: the algorithms side by side, the seed's figures and ours/seed\n"
+	"                           in rows under each row, notes on one line each (default: what fits\n"
+	"                           100 columns, a line per algorithm and row)\n"
 	"\n"
 	"example: ctrbench scenario zswap-store-limit --quick\n";
 
@@ -104,6 +107,7 @@ static const struct option scn_long_opts[] = {
 	{ "from", required_argument, NULL, 'F' },
 	{ "slots", required_argument, NULL, 'S' },
 	{ "limit-headroom", required_argument, NULL, 'H' },
+	{ "wide", no_argument, NULL, BENCH_OPT_WIDE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -112,6 +116,7 @@ static unsigned scn_parse_one(int opt, char **argv, struct scn_ctx *c, char **al
 {
 	switch (opt) {
 	case 'q': c->quick = 1; return 0;
+	case BENCH_OPT_WIDE: c->wide = 1; return 0;
 	case 'f':
 		if (strcmp(optarg, "table") && strcmp(optarg, "json"))
 			die("unknown format '%s' (want table or json)", optarg);

@@ -13,9 +13,10 @@ D=tests/data
 . tests/tap.sh
 BAD_PREFIX=compare
 
-# run ARGS...: compare into $tmp/out and $tmp/err, exit status in $rc.
+# run ARGS...: compare into $tmp/out and $tmp/err, exit status in $rc.  --wide: the checks read
+# the full table, its CI, p and why (cli_verdict.sh checks the default one).
 run() {
-	"$B" compare "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	"$B" compare --wide "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
 	rc=$?
 }
 

@@ -68,7 +68,8 @@ check "compare reads the summaries only: 4 rows of 3 reps each, rep lines skippe
 	'[ $? -eq 0 ] && [ "$(grep -c "atomic_tree\|percpu_hier" "$tmp/out")" -ge 4 ] && grep -q " (3) " "$tmp/out" && ! grep -q "[0-9]p)" "$tmp/out"'
 
 # A scenario: its rows are configurations handed to the same executor.
-SC=(scenario zswap-store-nolimit --quick --reps 3 --algo atomic_tree,percpu_hier)
+# --wide: the checks read a row's cells on its label's line (the default puts one algorithm a line)
+SC=(scenario zswap-store-nolimit --quick --wide --reps 3 --algo atomic_tree,percpu_hier)
 kill9 "$tmp/c.jsonl" 5 "$B" "${SC[@]}" --out "$tmp/c.jsonl"
 n=$(lines "$tmp/c.jsonl")
 cp "$tmp/c.jsonl" "$tmp/c0.jsonl"
@@ -103,7 +104,7 @@ check "recommend ranks from the summaries of that file" eval \
 "$B" run --algo empty --shape chain:2 --threads 1 --reps 1 --duration-ms 5 --warmup-ms 0 --work-iters 300 \
 	--format json >"$tmp/w.jsonl" 2>"$tmp/err"
 check "run --work-iters 300 records work_iters 300" eval '[ $? -eq 0 ] && grep -q "\"work_iters\":300," "$tmp/w.jsonl"'
-"$B" compare "$tmp/s.jsonl" "$tmp/s.jsonl" --metric cpu_ns_per_op >"$tmp/out" 2>"$tmp/err"
+"$B" compare "$tmp/s.jsonl" "$tmp/s.jsonl" --metric cpu_ns_per_op --wide >"$tmp/out" 2>"$tmp/err"
 check "compare --metric cpu_ns_per_op reads every rep's CPU time" eval \
 	'[ $? -eq 0 ] && grep -q "metric cpu_ns_per_op (lower is faster)" "$tmp/out" && grep -q " (3) " "$tmp/out"'
 BADVAL="--work-iters" bad run --workload charge --work-iters 5

@@ -34,7 +34,7 @@ check "a bad argument: exit 2, one line naming it" eval '[ $rc -eq 2 ] && [ "$(w
 # (timer.resolution_ns), not this machine's (issue 25: 0.4 ns here, 0.95 ns in the file, and the
 # page regenerated differently on every host whose TSC differs).  Each copy below differs from the
 # committed file in that field only, so the table must differ in that line only.
-LL=(scenario zswap-load-latency --algo rstat_force,rstat_ratelimit,percpu_hier,atomic_tree --duration-ms 500)
+LL=(scenario zswap-load-latency --algo rstat_force,rstat_ratelimit,percpu_hier,atomic_tree --duration-ms 500 --wide)  # --wide: the notes read whole, on one line each
 res_copy() {	# res_copy OUT MODE: docs/results/zswap-load-latency.jsonl with its resolutions changed
 	python3 - docs/results/zswap-load-latency.jsonl "$1" "$2" <<'PY'
 import json, sys

@@ -17,10 +17,11 @@ SEED4="rstat_force rstat_ratelimit percpu_hier atomic_tree"
 ALL=$("$B" list | awk '$1 != "empty" && $1 != "shared_atomic" { print $1 }' | tr '\n' ' ')
 
 # scn NAME ARGS...: run a quick scenario into $tmp/NAME.{out,err,jsonl}; status in $rc.
+# --wide: the checks below read the full table, the algorithms side by side (cli_verdict.sh the default).
 scn() {
 	local name=$1
 	shift
-	"$B" scenario "$name" --quick --out "$tmp/$name.jsonl" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	"$B" scenario "$name" --quick --wide --out "$tmp/$name.jsonl" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
 	rc=$?
 }
 
@@ -347,7 +348,7 @@ PY
 check "zswap-store-limit: under each depth, seed 000's figure from tables.csv; no ours/seed, said why" eval \
 	'python3 "$tmp/seedrows.py" "$tmp/zswap-store-limit.out" docs/seeds/tables.csv none &&
 	 grep -q "so no ours/seed: a ratio of unlike quantities" "$tmp/zswap-store-limit.out"'
-"$B" scenario zswap-store-limit --quick --work-ns 35000 --algo rstat_force,rstat_ratelimit,percpu_hier,atomic_tree \
+"$B" scenario zswap-store-limit --quick --wide --work-ns 35000 --algo rstat_force,rstat_ratelimit,percpu_hier,atomic_tree \
 	--out "$tmp/work.jsonl" >"$tmp/work.out" 2>"$tmp/work.err"
 rc=$?
 check "... and with --work-ns 35000 standing in for the compression, ours/seed under each" eval \
@@ -363,11 +364,11 @@ check "shrinker-count: seed 001's figures beside rstat_force" eval \
 # $CTRBENCH_SEEDS names the file; a missing one is said in the header and no figure is shown.
 sed 's/^store_limit,\(.*\),depth 1,a_rstat_force,567116,/store_limit,\1,depth 1,a_rstat_force,1234,/' \
 	docs/seeds/tables.csv >"$tmp/seeds.csv"
-CTRBENCH_SEEDS="$tmp/seeds.csv" "$B" scenario zswap-store-limit --quick --from "$tmp/zswap-store-limit.jsonl" \
+CTRBENCH_SEEDS="$tmp/seeds.csv" "$B" scenario zswap-store-limit --quick --wide --from "$tmp/zswap-store-limit.jsonl" \
 	>"$tmp/seeds.out" 2>&1
 check "\$CTRBENCH_SEEDS: its figures are the ones shown" eval \
 	'grep -A1 "^depth 1 " "$tmp/seeds.out" | grep -q "^  seed 000 *1234 "'
-CTRBENCH_SEEDS="$tmp/none.csv" "$B" scenario zswap-store-limit --quick --from "$tmp/zswap-store-limit.jsonl" \
+CTRBENCH_SEEDS="$tmp/none.csv" "$B" scenario zswap-store-limit --quick --wide --from "$tmp/zswap-store-limit.jsonl" \
 	>"$tmp/noseeds.out" 2>&1
 rc=$?
 check "a missing seeds file: said in the header, no seed rows, the table still printed" eval \
@@ -376,14 +377,14 @@ check "a missing seeds file: said in the header, no seed rows, the table still p
 
 # --from FILE: the tables from a results file, nothing measured: the same table as the run printed.
 for s in zswap-store-limit stat-read-storm shrinker-count; do
-	"$B" scenario $s --quick --from "$tmp/$s.jsonl" >"$tmp/$s.from" 2>"$tmp/$s.from.err"
+	"$B" scenario $s --quick --wide --from "$tmp/$s.jsonl" >"$tmp/$s.from" 2>"$tmp/$s.from.err"
 	rc=$?
 	check "--from: $s's table from its results equals the one its run printed" eval \
 		'[ $rc -eq 0 ] && [ ! -s "$tmp/$s.from.err" ] &&
 		 diff <(grep -v "^# raw results\|^# read from\|^# this machine\|^# the machine that" "$tmp/$s.out") \
 		      <(grep -v "^# raw results\|^# read from\|^# this machine\|^# the machine that" "$tmp/$s.from")'
 done
-"$B" scenario zswap-store-limit --quick --reps 2 --from "$tmp/zswap-store-limit.jsonl" >"$tmp/miss.out" 2>"$tmp/miss.err"
+"$B" scenario zswap-store-limit --quick --wide --reps 2 --from "$tmp/zswap-store-limit.jsonl" >"$tmp/miss.out" 2>"$tmp/miss.err"
 rc=$?
 check "--from with other options: exit 1, 'not run' cells, said on stderr" eval \
 	'[ $rc -eq 1 ] && grep -q "^depth 1 .*not run" "$tmp/miss.out" && grep -q "not in" "$tmp/miss.err"'

@@ -3,7 +3,8 @@
 # of run's table output within 100 columns at COLUMNS=100, exact and approximate designs in
 # lists apart (by the bound each algorithm states in the results, never by name), the evidence
 # file named, what the machine cannot show, the next commands; --wide restores the full table;
-# json output has no verdict.
+# json output has no verdict. The scenario and compare tables too: within 100 columns by default,
+# --wide gives their full tables.
 # Usage: cli_verdict.sh [CTRBENCH_BINARY]
 set -u
 cd "$(dirname "$0")/.."
@@ -92,3 +93,34 @@ assert set(firsts.values()) == {"1"} and len(firsts) == 2, firsts
 PY
 }
 check "report: summary ranks exact and approximate apart, says what the machine cannot show" summary_ok
+
+# scenario: its default table within 100 columns (a line per algorithm and row), --wide the full one
+"$B" scenario worker-scaling --quick --out "$tmp/scn.jsonl" >"$tmp/scn" 2>"$tmp/err"
+rc=$?
+check "scenario worker-scaling --quick: exit 0, a table" \
+	sh -c 'test $1 -eq 0 && grep -qE "^workers +algo +ours$" "$2"' _ $rc "$tmp/scn"
+check "scenario: every line within 100 columns" test -z "$(awk 'length > 100' "$tmp/scn")"
+check "scenario: every algorithm of the results on a line of its own" python3 - "$tmp/scn" "$tmp/scn.jsonl" <<'PY'
+import json, sys
+algos = {json.loads(l)["algo"] for l in open(sys.argv[2])}
+named = {l.split()[-2] for l in open(sys.argv[1]) if not l.startswith("#") and len(l.split()) >= 2}
+assert algos and algos <= named, (algos, named)
+PY
+"$B" scenario worker-scaling --quick --from "$tmp/scn.jsonl" --wide >"$tmp/out" 2>"$tmp/err"
+check "scenario --wide: the full table, the algorithms side by side past 100 columns" \
+	sh -c 'test -n "$(awk "length > 100" "$1")" && grep -qE "^workers +rstat_force +rstat_ratelimit" "$1"' \
+	_ "$tmp/out"
+
+# compare: the key, both medians, B/A and the verdict by default; --wide adds the CI, p and why
+"$B" compare tests/data/compare_a.jsonl tests/data/compare_b.jsonl >"$tmp/cmp" 2>"$tmp/err"
+rc=$?
+check "compare: exit 0, the narrow header" \
+	sh -c 'test $1 -eq 0 && grep -qE "^algo +workload +shape +threads +A median +B median +B/A +verdict$" "$2"' \
+	_ $rc "$tmp/cmp"
+check "compare: every line within 100 columns" test -z "$(awk 'length > 100' "$tmp/cmp")"
+check "compare: the verdicts still there" \
+	sh -c 'grep -q " faster$" "$1" && grep -q " only in A$" "$1"' _ "$tmp/cmp"
+"$B" compare tests/data/compare_a.jsonl tests/data/compare_b.jsonl --wide >"$tmp/out" 2>"$tmp/err"
+check "compare --wide: the full table (placement, settings, 95% CI, p, why), past 100 columns" \
+	sh -c 'test -n "$(awk "length > 100" "$1")" &&
+	       grep -qE "placement +settings +A median +B median +B/A +95% CI +p +verdict +why$" "$1"' _ "$tmp/out"

@@ -82,7 +82,7 @@ check "...and the installed script itself runs" grep -q "^usage: ctrbench report
 # The scenarios' seed figures: installed in share/ctrbench/seeds, found by the staged binary.
 check "the seeds' tables.csv is installed" cmp -s docs/seeds/tables.csv "$stage/usr/share/ctrbench/seeds/tables.csv"
 sed -i 's/,depth 1,a_rstat_force,567116,/,depth 1,a_rstat_force,4321,/' "$stage/usr/share/ctrbench/seeds/tables.csv"
-CTRBENCH_PROGRESS=0 CTRBENCH_SEEDS= "$stage/usr/bin/ctrbench" scenario zswap-store-limit --quick --algo rstat_force \
+CTRBENCH_PROGRESS=0 CTRBENCH_SEEDS= "$stage/usr/bin/ctrbench" scenario zswap-store-limit --quick --wide --algo rstat_force \
 	--out "$tmp/sl.jsonl" >"$tmp/out" 2>"$tmp/err"
 check "the installed ctrbench reads the seed figures installed beside it (not the tree's)" \
 	eval 'grep -A1 "^depth 1 " "$tmp/out" | grep -q "^  seed 000 *4321$"'

@@ -139,6 +139,7 @@ struct scn_ctx {
 	int no_cap;				/* --no-cap: seed thread counts even past this machine's PUs */
 	int pus;				/* this machine's PUs */
 	int table;				/* print the table (else JSON lines on stdout) */
+	int wide;				/* --wide: algorithms side by side, notes on one line (table.c) */
 	struct bench_config base;		/* the machine, set up once */
 	const struct bench_algo *algos[BENCH_MAX_ALGOS];	/* the columns */
 	int nr_algos;				/* their number */
@@ -245,6 +246,8 @@ struct scn_seedref {
 
 void scn_header(const struct scn_ctx *c, const char *corner, int width);
 void scn_row(const struct scn_ctx *c, const char *label, int width, scn_value_fn fn);
+/* A row of cells made by the scenario, one per algorithm (c->algos), as scn_row prints them. */
+void scn_row_cells(const struct scn_ctx *c, const char *label, int width, char (*cells)[64]);
 /* scn_row, then the seed's figures of ref under it and ours/seed. */
 void scn_row_seed(const struct scn_ctx *c, const char *label, int width, scn_value_fn fn,
 		  const struct scn_seedref *ref);

@@ -53,23 +53,22 @@ static void scn_read_pressure_run(struct scn_ctx *c)
 
 		base = scn_10k_reads_ms(&c->sums[0], &noisy);
 		base_sd = scn_10k_sd(&c->sums[0], &noisy);
-		printf("%-26s", "average delta %");
+		char cells[BENCH_MAX_ALGOS][64];
+
 		for (int i = 0; i < c->nr_algos; i++) {
 			double v = c->sums[i].k ? scn_10k_reads_ms(&c->sums[i], &noisy) : NAN;
-			char buf[32];
 
-			snprintf(buf, sizeof(buf), "%+.1f%%", 100 * (v / base - 1));
-			printf(" %*s", SCN_COL, isnan(v) || isnan(base) ? "n/a" : buf);
+			snprintf(cells[i], sizeof(cells[i]), isnan(v) || isnan(base) ? "n/a" : "%+.1f%%",
+				 100 * (v / base - 1));
 		}
-		printf("\n%-26s", "stddev delta %");
+		scn_row_cells(c, "average delta %", 26, cells);
 		for (int i = 0; i < c->nr_algos; i++) {
 			double v = c->sums[i].k ? scn_10k_sd(&c->sums[i], &noisy) : NAN;
-			char buf[32];
 
-			snprintf(buf, sizeof(buf), "%+.1f%%", 100 * (v / base_sd - 1));
-			printf(" %*s", SCN_COL, isnan(v) || isnan(base_sd) || !(base_sd > 0) ? "n/a" : buf);
+			snprintf(cells[i], sizeof(cells[i]), isnan(v) || isnan(base_sd) || !(base_sd > 0) ? "n/a" :
+				 "%+.1f%%", 100 * (v / base_sd - 1));
 		}
-		putchar('\n');
+		scn_row_cells(c, "stddev delta %", 26, cells);
 	}
 	scn_row(c, "read p99 ns", 26, scn_read_p99);
 	(void)stop;

@@ -33,6 +33,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -42,6 +43,7 @@
 #include "../../counters/rstat_llist.h"
 #include "../../topology/topo.h"
 #include "../cli.h"
+#include "../output.h"
 #include "../record.h"
 #include "../reps.h"
 #include "../results.h"
@@ -55,6 +57,7 @@ struct scn_subsys_args {
 	int reps;				/* repetitions, interleaved by lock mode */
 	int duration_ms, warmup_ms;		/* per run */
 	int table;				/* print the table (else only the JSON lines) */
+	int wide;				/* --wide: the notes on one line each */
 	FILE *raw;				/* the result lines (rep lines, then summaries), or NULL */
 };
 
@@ -451,22 +454,40 @@ struct sub_plan {
 	int updaters, readers;		/* memory's updaters; readers per subsystem */
 	int pus, wrapped;		/* the machine's PUs; the placement wrapped */
 	const char *where;		/* "this machine", or the file's */
+	int wide;			/* --wide: the notes on one line each (else broken at 100 columns) */
 };
+
+/* A "# " note of the header, broken at BENCH_COLUMNS unless wide (issue 31). */
+static void sub_note(int wide, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sub_note(int wide, const char *fmt, ...)
+{
+	va_list ap;
+	char *text;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die("out of memory");
+	bench_print_wrapped(stdout, "# ", "#   ", "", text, wide);
+	free(text);
+}
 
 static void sub_header(const struct sub_plan *p)
 {
-	printf("# subsys-flush-locks, from kernel 6.16's per-subsystem rstat locks (JP Kobryn's series);"
-	       " %d rep%s of %d ms after %d ms warm-up per lock mode, interleaved; median [min, max]\n",
-	       p->reps, p->reps == 1 ? "" : "s", p->duration_ms, p->warmup_ms);
-	printf("# %s subsys=2 on %s: memory (stat 0): %d updaters (+1/-1 pairs on random leaves)"
-	       " and %d readers; io (stat 1): %d readers, no updates; every read flushes its node's"
-	       " subtree of its subsystem, back to back\n", p->algo, SUB_SHAPE, p->updaters, p->readers,
-	       p->readers);
-	printf("# lock=global: both subsystems' flushes take one lock (before 6.16); lock=per-tree: one"
-	       " each (6.16 on); figures per subsystem are of its own flushes, from the lock's counts\n");
-	printf("# %s: %d PUs, %d threads%s; the cover letter's 52 CPUs and 1M stat reads are"
-	       " not reproduced, only the lock figures' layout (seed 001)\n", p->where, p->pus,
-	       p->updaters + 2 * p->readers, p->wrapped ? " (placement wrapped)" : "");
+	sub_note(p->wide, "subsys-flush-locks, from kernel 6.16's per-subsystem rstat locks (JP Kobryn's series);"
+		 " %d rep%s of %d ms after %d ms warm-up per lock mode, interleaved; median [min, max]",
+		 p->reps, p->reps == 1 ? "" : "s", p->duration_ms, p->warmup_ms);
+	sub_note(p->wide, "%s subsys=2 on %s: memory (stat 0): %d updaters (+1/-1 pairs on random leaves)"
+		 " and %d readers; io (stat 1): %d readers, no updates; every read flushes its node's"
+		 " subtree of its subsystem, back to back", p->algo, SUB_SHAPE, p->updaters, p->readers,
+		 p->readers);
+	sub_note(p->wide, "lock=global: both subsystems' flushes take one lock (before 6.16); lock=per-tree: one"
+		 " each (6.16 on); figures per subsystem are of its own flushes, from the lock's counts");
+	sub_note(p->wide, "%s: %d PUs, %d threads%s; the cover letter's 52 CPUs and 1M stat reads are"
+		 " not reproduced, only the lock figures' layout (seed 001)", p->where, p->pus,
+		 p->updaters + 2 * p->readers, p->wrapped ? " (placement wrapped)" : "");
 }
 
 /* A number at path in o, NAN where it is not one. */
@@ -686,7 +707,8 @@ static int scn_subsys_measure(const struct scn_subsys_args *a)
 	sigaction(SIGTERM, &sa, NULL);
 	if (a->table)
 		sub_header(&(struct sub_plan){ c.ba->name, a->reps, a->duration_ms, a->warmup_ms, c.cfg[0].threads,
-					       c.cfg[0].readers / SUB_NR, c.nr_cpus, c.cfg[0].wrapped, "this machine" });
+					       c.cfg[0].readers / SUB_NR, c.nr_cpus, c.cfg[0].wrapped, "this machine",
+					       a->wide });
 	/* interleaved: global, per-tree, then again */
 	for (int rep = 0; rep < a->reps && !c.failed && !sub_interrupted; rep++)
 		for (int g = 1; g >= 0 && !sub_interrupted; g--) {
@@ -737,7 +759,7 @@ static int sub_from_lines(const struct bench_results *r, json_t **lines)
  * measuring nothing.  0, or 1 when a lock mode has no lines there (its
  * column "not run", said on stderr); bad input dies.
  */
-static int scn_subsys_from(const char *path)
+static int scn_subsys_from(const char *path, int wide)
 {
 	struct bench_results r = { 0 };
 	json_t **lines, *o;
@@ -758,7 +780,7 @@ static int scn_subsys_from(const char *path)
 		(int)json_integer_value(json_object_get(o, "threads")),
 		(int)json_integer_value(json_object_get(o, "readers")) / SUB_NR,
 		(int)json_integer_value(json_object_get(o, "cpus")),
-		json_is_true(json_object_get(o, "placement_wrapped")), "the file's machine" });
+		json_is_true(json_object_get(o, "placement_wrapped")), "the file's machine", wide });
 	sub_table(lines, n);
 	for (int g = 0; g < 2; g++) {
 		int have = 0;
@@ -786,11 +808,11 @@ static void scn_subsys_run(struct scn_ctx *c)
 	const int ms = c->quick && c->duration_ms < 300 ? 300 : c->duration_ms;
 	const struct scn_subsys_args a = {
 		.base = &c->base, .reps = c->reps, .duration_ms = ms, .warmup_ms = c->warmup_ms,
-		.table = c->table, .raw = c->raw.fp ? c->raw.fp : c->table ? NULL : stdout,
+		.table = c->table, .wide = c->wide, .raw = c->raw.fp ? c->raw.fp : c->table ? NULL : stdout,
 	};
 
 	/* --from: the table from the file's lines (the engine has checked them), nothing run */
-	c->failed |= c->from ? scn_subsys_from(c->from) : scn_subsys_measure(&a);
+	c->failed |= c->from ? scn_subsys_from(c->from, c->wide) : scn_subsys_measure(&a);
 }
 
 const struct scn scn_subsys_flush_locks = {

@@ -10,10 +10,38 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../bench.h"
+#include "../output.h"
 #include "scenario.h"
+
+/*
+ * The default (narrow) table fits BENCH_COLUMNS (issue 31: 214 to 364
+ * columns, one per algorithm): a row of the wide table becomes one line
+ * per algorithm, "label  algo  ours  seed  ours/seed", the label on its
+ * first; --wide (c->wide) keeps the algorithms side by side, the seed's
+ * figures and ours/seed in rows of their own under each row.
+ */
+#define SCN_NARROW_ALGO 21	/* the longest algorithm name */
+#define SCN_NARROW_COL 12	/* ours, seed, ours/seed */
+
+/* The narrow table has seed and ours/seed columns: the scenario has a seed table and its figures were read. */
+static int scn_narrow_seeds(const struct scn_ctx *c)
+{
+	return c->s->seed_table && !c->seeds.why;
+}
+
+/* One narrow line: the label (or blanks), the algorithm, its cell, the seed's and the ratio's where the table has them. */
+static void scn_narrow_line(const struct scn_ctx *c, const char *label, int width, const char *algo,
+			    const char *ours, const char *seed, const char *ratio)
+{
+	printf("%-*s %-*s %*s", width, label, SCN_NARROW_ALGO, algo, SCN_NARROW_COL, ours);
+	if (scn_narrow_seeds(c))
+		printf(" %*s %*s", SCN_NARROW_COL, seed, SCN_NARROW_COL, ratio);
+	putchar('\n');
+}
 
 /* The seed's four designs (000's tables): its column, and the algorithm that stands for it. */
 const struct scn_design scn_designs[4] = {
@@ -27,6 +55,13 @@ void scn_header(const struct scn_ctx *c, const char *corner, int width)
 {
 	if (!c->table)
 		return;
+	if (!c->wide) {
+		char seed[32];
+
+		snprintf(seed, sizeof(seed), "seed %.3s", c->s->seed);
+		scn_narrow_line(c, corner, width, "algo", "ours", seed, "ours/seed");
+		return;
+	}
 	printf("%-*s", width, corner);
 	for (int i = 0; i < c->nr_algos; i++)
 		printf(" %*s", SCN_COL, c->algos[i]->name);
@@ -38,44 +73,89 @@ void scn_header(const struct scn_ctx *c, const char *corner, int width)
  * noisy median (CV > 10%), "[3/5]" after one from 3 of 5 reps asked
  * (interrupted: scn_row says so under the row).
  */
-static void scn_cell(const struct bench_summary *s, double v, int noisy, int reps)
+static void scn_cell_fmt(char *buf, size_t len, const struct bench_summary *s, double v, int noisy, int reps)
 {
-	char buf[64];
-
 	if (!s->k)
-		snprintf(buf, sizeof(buf), "not run");
+		snprintf(buf, len, "not run");
 	else if (s->med.verify == 0)
-		snprintf(buf, sizeof(buf), "FAIL");
+		snprintf(buf, len, "FAIL");
 	else if (isnan(v))
-		snprintf(buf, sizeof(buf), "n/a");
+		snprintf(buf, len, "n/a");
 	else if (fabs(v) >= 1000 || v == floor(v))
-		snprintf(buf, sizeof(buf), "%.0f%s", v, noisy ? "~" : "");
+		snprintf(buf, len, "%.0f%s", v, noisy ? "~" : "");
 	else if (fabs(v) >= 1)
-		snprintf(buf, sizeof(buf), "%.1f%s", v, noisy ? "~" : "");
+		snprintf(buf, len, "%.1f%s", v, noisy ? "~" : "");
 	else
-		snprintf(buf, sizeof(buf), "%.3g%s", v, noisy ? "~" : "");
+		snprintf(buf, len, "%.3g%s", v, noisy ? "~" : "");
 	if (s->k && s->k < reps)
-		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "[%d/%d]", s->k, reps);
-	printf(" %*s", SCN_COL, buf);
+		snprintf(buf + strlen(buf), len - strlen(buf), "[%d/%d]", s->k, reps);
+}
+
+void scn_row_cells(const struct scn_ctx *c, const char *label, int width, char (*cells)[64])
+{
+	if (!c->table)
+		return;
+	if (!c->wide) {
+		for (int i = 0; i < c->nr_algos; i++)
+			scn_narrow_line(c, i ? "" : label, width, c->algos[i]->name, cells[i], "-", "-");
+		fflush(stdout);
+		return;
+	}
+	printf("%-*s", width, label);
+	for (int i = 0; i < c->nr_algos; i++)
+		printf(" %*s", SCN_COL, cells[i]);
+	putchar('\n');
+	fflush(stdout);
 }
 
 static int scn_short_reps_said;	/* the [k/K] note printed */
 
+/* The cells of a row (scn_row), with the seed's figures and ours/seed of ref where it has them (NULL: none). */
+static void scn_row_ref(const struct scn_ctx *c, const char *label, int width, scn_value_fn fn,
+			const struct scn_seedref *ref);
+
 void scn_row(const struct scn_ctx *c, const char *label, int width, scn_value_fn fn)
 {
+	scn_row_ref(c, label, width, fn, NULL);
+}
+
+static const struct bench_seed_fig *scn_seed_fig(const struct scn_ctx *c, const struct scn_seedref *ref,
+						 const char *algo);
+static void scn_seed_cells(const struct bench_seed_fig *g, double scale, double ours, char *fig, char *ratio,
+			   size_t len);
+
+static void scn_row_ref(const struct scn_ctx *c, const char *label, int width, scn_value_fn fn,
+			const struct scn_seedref *ref)
+{
+	char cells[BENCH_MAX_ALGOS][64];
 	int short_reps = 0;
 
 	if (!c->table)
 		return;
-	printf("%-*s", width, label);
 	for (int i = 0; i < c->nr_algos; i++) {
 		int noisy = 0;
 		double v = c->sums[i].k ? fn(&c->sums[i], &noisy) : NAN;
 
-		scn_cell(&c->sums[i], v, noisy, c->reps);
+		scn_cell_fmt(cells[i], sizeof(cells[i]), &c->sums[i], v, noisy, c->reps);
 		short_reps |= c->sums[i].k && c->sums[i].k < c->reps;
 	}
-	putchar('\n');
+	if (c->wide || !ref || !ref->row) {
+		scn_row_cells(c, label, width, cells);
+	} else {
+		const double scale = ref->scale > 0 ? ref->scale : 1;
+
+		for (int i = 0; i < c->nr_algos; i++) {
+			const struct bench_seed_fig *g = scn_seed_fig(c, ref, c->algos[i]->name);
+			char fig[64], ratio[64];
+			int noisy = 0;
+			double v = c->sums[i].k && c->sums[i].med.verify != 0 ? fn(&c->sums[i], &noisy) : NAN;
+
+			scn_seed_cells(g, scale, v, fig, ratio, sizeof(fig));
+			/* unlike quantities: no ratio, the header's note says why */
+			scn_narrow_line(c, i ? "" : label, width, c->algos[i]->name, cells[i], fig,
+					ref->unlike ? "-" : ratio);
+		}
+	}
 	/* said once, under the first such row: one scenario a process (issue 31: under every row) */
 	if (short_reps && !scn_short_reps_said++)
 		printf("# [k/K] = from k of the K reps asked (interrupted); --resume measures the rest\n");
@@ -158,7 +238,7 @@ static void scn_seed_beside(const struct scn_ctx *c, const struct scn_seedref *r
 	const double scale = ref->scale > 0 ? ref->scale : 1;
 	int any = 0;
 
-	if (!c->table || !ref->row)
+	if (!c->table || !ref->row || !c->wide)	/* narrow: on the row's lines (scn_row_ref) */
 		return;
 	for (int i = 0; i < c->nr_algos; i++) {
 		const struct bench_seed_fig *g = scn_seed_fig(c, ref, c->algos[i]->name);
@@ -188,7 +268,7 @@ static void scn_seed_beside(const struct scn_ctx *c, const struct scn_seedref *r
 void scn_row_seed(const struct scn_ctx *c, const char *label, int width, scn_value_fn fn,
 			 const struct scn_seedref *ref)
 {
-	scn_row(c, label, width, fn);
+	scn_row_ref(c, label, width, fn, ref);
 	scn_seed_beside(c, ref, width, fn);
 	fflush(stdout);
 }
@@ -214,14 +294,24 @@ double scn_wall_ns(const struct bench_summary *s, int *noisy)
 void scn_note(const struct scn_ctx *c, const char *fmt, ...)
 {
 	va_list ap;
+	char *text;
+	int n;
 
 	if (!c->table)
 		return;
-	fputs("# ", stdout);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	n = vasprintf(&text, fmt, ap);
 	va_end(ap);
-	putchar('\n');
+	if (n < 0) {	/* no memory to break it: the note as it is */
+		fputs("# ", stdout);
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+		putchar('\n');
+		return;
+	}
+	bench_print_wrapped(stdout, "# ", "#   ", "", text, c->wide);
+	free(text);
 }
 
 /*
@@ -279,9 +369,12 @@ void scn_common_notes(const struct scn_ctx *c, const char *workers)
 	if (c->s->seed_table && c->seeds.why)
 		scn_note(c, "seed figures: %s %s (set CTRBENCH_SEEDS to tables.csv): none shown", c->seeds.path,
 			 c->seeds.why);
-	else if (c->s->seed_table)
+	else if (c->s->seed_table && c->wide)
 		scn_note(c, "under a row: the seed's posted figure (\"seed %.3s\", from tables.csv, table %s) and"
 			 " ours/seed where the two are one quantity", c->s->seed, c->s->seed_table);
+	else if (c->s->seed_table)
+		scn_note(c, "beside ours: the seed's posted figure (\"seed %.3s\", from tables.csv, table %s) and"
+			 " ours/seed where the two are one quantity (\"-\": none)", c->s->seed, c->s->seed_table);
 	scn_note(c, "periodic flush every %d ms where an algorithm has a flusher (the kernel's is 2000 ms:"
 		 " scaled so a window holds about 10; --flush-period-ms)", c->flush_period_ms);
 }
