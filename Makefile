@@ -20,6 +20,11 @@ say = $(if $(filter 1,$(V)),,@printf '  %-6s %s\n' $(1) $(2);)
 BUILD ?= build
 # make test and make run build with one job per CPU.
 NPROC := $(shell nproc 2>/dev/null || echo 2)
+# A plain `make` or `make install` builds with one job per CPU too, unless the user gives -j: a
+# serial build of a fresh clone took over a minute here, against 47 s with two jobs.
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(NPROC)
+endif
 CC ?= gcc
 # SAN=thread or SAN=address,undefined builds a sanitizer variant into BUILD (see `test`).
 SAN ?=
