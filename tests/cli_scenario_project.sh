@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # cli_scenario_project.sh - a scenario's projection is its measured run on another machine (issue 27,
-# points 7 and 8): shrinker-count projects tree:4x4 with its shrinkers reading a leaf (it projected
-# the root of chain:8) and both of the measured table's rows, shrinker=Y and N; every projection's
-# header gives nr_stats, the kernel's count of memcg stat items with its source, and slots, the
-# modelled machine's CPUs; stat-read-storm projects seed 004's regime (readers outnumbering the PUs) on
-# the measured storm's tree:50x5 (it projected PUs - 20 readers of a 1111-node tree), with the lone
-# read beside the posted figures for read=spin and read=mutex.  With --format json, one line per
+# points 7 and 8): shrinker-count projects tree:4x4 with seed 001's kswapds, one per node, reading the
+# root under a flush mutex (it projected the root of chain:8, then 4 shrinkers reading a leaf) and both
+# of the measured table's rows, shrinker=Y and N; every projection's header gives nr_stats, the
+# kernel's count of memcg stat items with its source, and slots, the modelled machine's CPUs;
+# stat-read-storm projects seed 004's regime (readers outnumbering the PUs, no other load but one
+# updater, 1K memcgs: the measured test 2), with the lone read beside the posted figures for
+# read=mutex and read=spin.  With --format json, one line per
 # projected configuration: project --format json's fields, then the scenario and the table cell it
 # stands for, written as each finishes; the table stays the default and unchanged.
 # Prints "ok - ..." / "not ok - ..." per check.  Usage: cli_scenario_project.sh [CTRBENCH_BINARY]
@@ -14,21 +15,23 @@ cd "$(dirname "$0")/.."
 B=${1:-build/ctrbench}
 . tests/tap.sh
 
-# --- shrinker-count: the measured definition, on 96 CPUs in 12 nodes (seed 001's machine) ----------
-timeout 120 "$B" scenario shrinker-count --project "pack:1 numa:12 l3:1 core:8 pu:1" --ops 50 \
+# --- shrinker-count: the measured definition, on 192 CPUs in 12 nodes (seed 001's machine) ---------
+timeout 120 "$B" scenario shrinker-count --project "pack:1 numa:12 l3:1 core:8 pu:2" --ops 50 \
 	>"$tmp/s.out" 2>"$tmp/s.err"
 rc=$?
 check "shrinker-count --project: exit 0, nothing on stderr" eval '[ $rc -eq 0 ] && [ ! -s "$tmp/s.err" ]'
-check "shrinker-count --project: the measured shape and reader node (tree:4x4, a leaf), not chain:8" eval \
-	'grep -q "on the leaves of tree:4x4" "$tmp/s.out" && grep -q "reading a leaf every 100 us" "$tmp/s.out" &&
-	 ! grep -q "chain:8" "$tmp/s.out"'
+check "shrinker-count --project: the measured shape, shrinkers and reader node (tree:4x4, 12 kswapds, the root)" eval \
+	'grep -q "on the leaves of tree:4x4" "$tmp/s.out" && grep -q "shrinker=Y: 12\$" "$tmp/s.out" &&
+	 grep -q "one per node) each reading the root every 5 ms" "$tmp/s.out" && ! grep -q "chain:8" "$tmp/s.out"'
+check "shrinker-count --project: the flush lock a mutex, as 001's profile has it, said in the header" eval \
+	'grep -q "lockkind=mutex" "$tmp/s.out" && grep -q "__mutex_lock in __cgroup_rstat_lock" "$tmp/s.out"'
 check "shrinker-count --project: the measured rows, shrinker=Y and N, for designs (a) and (b)" eval \
 	'[ "$(grep -cE "^rstat_(force|ratelimit) +[YN] " "$tmp/s.out")" -eq 4 ]'
 check "shrinker-count --project: the posted figure beside design (a) only, as measured" eval \
 	'grep -qE "^rstat_force +Y .* 248$" "$tmp/s.out" && grep -qE "^rstat_ratelimit +Y .* -$" "$tmp/s.out"'
 check "the header: nr_stats, the kernel's count of memcg stat items, with its source; slots the machine's CPUs" eval \
 	'grep -q "^# nr_stats 102 (kernel v6.18 mm/memcontrol.c: MEMCG_VMSTAT_SIZE 40" "$tmp/s.out" &&
-	 grep -q "; slots 96 (the modelled machine" "$tmp/s.out"'
+	 grep -q "; slots 192 (the modelled machine" "$tmp/s.out"'
 
 # --- stat-read-storm: seed 004's regime, readers outnumbering the PUs ------------------------------
 # The seed's 10000 readers on 384 CPUs take the model many minutes here (every updater's op for
@@ -38,11 +41,11 @@ T4="pack:1 l3:2 core:2 pu:1"
 timeout 300 "$B" scenario stat-read-storm --project "$T4" --readers 40 >"$tmp/r.out" 2>"$tmp/r.err"
 rc=$?
 check "stat-read-storm --project: exit 0, nothing on stderr" eval '[ $rc -eq 0 ] && [ ! -s "$tmp/r.err" ]'
-check "stat-read-storm --project: an updater per PU and --readers 40 of tree:50x5, each its own node" eval \
-	'grep -q "4 updaters (one per PU" "$tmp/r.out" && grep -q "40 readers" "$tmp/r.out" &&
-	 grep -q "each reading its own node of tree:50x5 every 100 ms" "$tmp/r.out"'
+check "stat-read-storm --project: --readers 40 of tree:10x100 (1K memcgs), each its own node, one updater" eval \
+	'grep -q "40 readers" "$tmp/r.out" && grep -q "each reading its own node of tree:10x100 (1K memcgs, 1011 nodes) every 100 ms" "$tmp/r.out" &&
+	 grep -q "no other load but 1 updater on a leaf" "$tmp/r.out"'
 # each posted row: a lone read, and the storm's figures
-for s in spin mutex; do
+for s in mutex spin; do
 	check "stat-read-storm --project: read=$s has a lone read and the storm's mean and max" eval \
 		'grep -qE "^$s +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+ " "$tmp/r.out"'
 done
@@ -130,11 +133,12 @@ check "shrinker-count --format json: shrinker=Y and N for designs (a) and (b); Y
 import json, sys
 l = [json.loads(x) for x in open(sys.argv[1])]
 cells = [(o["row"], o["column"], o["algo"], o["workload"], o["readers"]) for o in l]
-assert cells == [("shrinker=Y", "a_rstat_force", "rstat_force", "readers", 4),
-                 ("shrinker=Y", "b_rstat_ratelimit", "rstat_ratelimit", "readers", 4),
+assert cells == [("shrinker=Y", "a_rstat_force", "rstat_force", "readers", 12),
+                 ("shrinker=Y", "b_rstat_ratelimit", "rstat_ratelimit", "readers", 12),
                  ("shrinker=N", "a_rstat_force", "rstat_force", "update", 0),
                  ("shrinker=N", "b_rstat_ratelimit", "rstat_ratelimit", "update", 0)], cells
-assert all(o["shape"] == "tree:4x4" and "update=memcg" in o["options"].split(",") for o in l), l
+assert all(o["shape"] == "tree:4x4" and {"update=memcg", "lockkind=mutex"} <= set(o["options"].split(","))
+           for o in l), l
 assert [k["role"] for k in l[0]["locks"]][0] == "flush lock" and l[0]["reads"] > 0, l[0]["locks"]
 PY
 
@@ -143,12 +147,13 @@ rc=$?
 check "stat-read-storm --format json: exit 0, nothing on stderr" eval '[ $rc -eq 0 ] && [ ! -s "$tmp/err" ]'
 check "stat-read-storm --format json: every line parses, project's fields in order, then the cell" eval \
 	'python3 "$tmp/lines.py" "$tmp/schema.json" stat-read-storm "$tmp/stat-read-storm.json" >/dev/null'
-check "stat-read-storm --format json: spin and mutex, each its lone read (1 reader) and its storm (--readers 8)" \
+check "stat-read-storm --format json: mutex and spin, each its lone read (1 reader) and its storm (--readers 8)" \
 	python3 - "$tmp/stat-read-storm.json" <<'PY'
 import json, sys
 l = [json.loads(x) for x in open(sys.argv[1])]
 cells = [(o["row"], o["column"], o["readers"]) for o in l]
-assert cells == [("spin", "lone read", 1), ("spin", "storm", 8), ("mutex", "lone read", 1), ("mutex", "storm", 8)], cells
+assert cells == [("mutex", "lone read", 1), ("mutex", "storm", 8), ("spin", "lone read", 1), ("spin", "storm", 8)], cells
+assert all(o["shape"] == "tree:10x100" and o["threads"] == 1 for o in l), l
 assert all("read=" + o["row"] in o["options"].split(",") and o["reads"] > 0 and o["ns_per_read"]["serial"] > 0
            for o in l), l
 PY

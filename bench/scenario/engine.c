@@ -242,11 +242,12 @@ int scn_measure(struct scn_ctx *c, struct bench_config *cfg, const struct bench_
 }
 
 /*
- * scn_measure of every column in cfg: those that take SCN_RSTAT_UPDATE with
- * it added to cfg's options, the others as cfg is, in two measurements whose
- * summaries land in c->sums in column order.  Returns scn_measure's stop.
+ * scn_measure of every column in cfg: those that take add (SCN_RSTAT_UPDATE
+ * and what else the scenario's kernel had) with it added to cfg's options,
+ * the others as cfg is, in two measurements whose summaries land in c->sums
+ * in column order.  Returns scn_measure's stop.
  */
-int scn_measure_cols(struct scn_ctx *c, struct bench_config *cfg, const char *note)
+int scn_measure_cols_with(struct scn_ctx *c, struct bench_config *cfg, const char *note, const char *add)
 {
 	const struct bench_algo *part[2][BENCH_MAX_ALGOS];
 	struct bench_summary *got[2];
@@ -254,9 +255,9 @@ int scn_measure_cols(struct scn_ctx *c, struct bench_config *cfg, const char *no
 	const char *base = cfg->options;
 	char opt[128];
 
-	snprintf(opt, sizeof(opt), "%s%s%s", base ? base : "", base ? "," : "", SCN_RSTAT_UPDATE);
+	snprintf(opt, sizeof(opt), "%s%s%s", base ? base : "", base ? "," : "", add);
 	for (int i = 0; i < c->nr_algos; i++) {
-		const int k = scn_takes(c->algos[i], SCN_RSTAT_UPDATE);
+		const int k = scn_takes(c->algos[i], add);
 
 		idx[k][n[k]] = i;
 		part[k][n[k]++] = c->algos[i];
@@ -279,6 +280,12 @@ int scn_measure_cols(struct scn_ctx *c, struct bench_config *cfg, const char *no
 	free(got[1]);
 	return stop;
 }
+
+int scn_measure_cols(struct scn_ctx *c, struct bench_config *cfg, const char *note)
+{
+	return scn_measure_cols_with(c, cfg, note, SCN_RSTAT_UPDATE);
+}
+
 /* Workload w on chain:depth, the row "depth D"; returns scn_measure's stop. */
 int scn_measure_chain(struct scn_ctx *c, enum bench_workload w, int depth, int workers)
 {

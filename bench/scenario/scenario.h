@@ -212,6 +212,8 @@ int scn_measure(struct scn_ctx *c, struct bench_config *cfg, const struct bench_
 		const char *note);
 /* scn_measure of every column, SCN_RSTAT_UPDATE added for those that take it; summaries in column order. */
 int scn_measure_cols(struct scn_ctx *c, struct bench_config *cfg, const char *note);
+/* The same with add (options, SCN_RSTAT_UPDATE among them) for the columns that take all of it. */
+int scn_measure_cols_with(struct scn_ctx *c, struct bench_config *cfg, const char *note, const char *add);
 /* Workload w on chain:depth for every column, the row "depth D"; returns scn_measure's stop. */
 int scn_measure_chain(struct scn_ctx *c, enum bench_workload w, int depth, int workers);
 /* The seed's workers (want) capped at this machine's PUs unless --no-cap. */

@@ -18,11 +18,20 @@
 #include "scenario.h"
 
 /*
- * The storm (test 2), measured and projected alike: updaters on every PU,
- * readers each reading its own node (reader i node i mod 301) of tree:50x5
- * every 100 ms (--quick: 10 ms), under read=<strategy>.  The seed's 10000
- * readers on 384 CPUs are the projection's; measured, --readers (1000).
+ * The storm (test 2), measured and projected alike, as 004 ran it: readers
+ * and no other load ("doesn't generate any loads other than these stat
+ * reader threads") on 1K memcgs ("This test creates only 1K memory
+ * cgroups": tree:10x100, 1011 nodes), each reader reading its own node
+ * (reader i node i mod 1011) every 100 ms (--quick: 10 ms), under
+ * read=<strategy>.  One updater, on a leaf: the harness needs one, and it
+ * keeps the flushes from being all clean.  The seed's 10000 readers on 384
+ * CPUs are the projection's; measured, --readers (1000).  Test 0, the lone
+ * reader 004 set the storm against, runs on the same definition.
  */
+#define SCN_STORM_SEED_SHAPE "tree:10x100"
+#define SCN_STORM_SEED_NODES 1011
+#define SCN_STORM_SEED_UPDATERS 1
+/* Tests 1 and 3-5 (004's per-node readers, the subtree sizes): updaters on every PU, on tree:50x5. */
 #define SCN_STORM_SHAPE "tree:50x5"
 #define SCN_STORM_READ_NODE BENCH_READ_OWN
 #define SCN_STORM_SEED_READERS 10000
@@ -117,7 +126,9 @@ static int scn_storm_one(struct scn_ctx *c, int test, const struct bench_algo *b
 {
 	static const int subtree_node[] = { 0, 1, 51 };	/* tree:50x5 in BFS order: root, node 1, first leaf */
 	static const char *const subtree_name[] = { "root (301 nodes)", "top-level (6)", "leaf (1)" };
-	struct bench_config cfg = scn_config(c, BENCH_READERS, SCN_STORM_SHAPE, c->pus);
+	const int seeded = test == 0 || test == 2;	/* on 004's storm definition (SCN_STORM_SEED_SHAPE) */
+	struct bench_config cfg = scn_config(c, BENCH_READERS, seeded ? SCN_STORM_SEED_SHAPE : SCN_STORM_SHAPE,
+					     seeded ? SCN_STORM_SEED_UPDATERS : c->pus);
 	const int memcg = scn_takes(ba, SCN_RSTAT_UPDATE);
 	char opt[64], label[96];
 	int stop;
@@ -247,7 +258,7 @@ static void scn_read_storm_run(struct scn_ctx *c)
 
 	if (!lone || !storm)
 		die("out of memory");
-	snprintf(buf, sizeof(buf), "%d updaters (the seed's 10 per leaf, scaled to this machine) on"
+	snprintf(buf, sizeof(buf), "tests 1, 3-5: %d updaters (the seed's 10 per leaf, scaled to this machine) on"
 		 " tree:50x5 (50 top-level memcgs x 5 children, 301 nodes)", c->pus);
 	scn_common_notes(c, buf);
 	scn_note(c, "read= is the reader-side flush serialization of the rstat algorithms: spin (contend on"
@@ -257,6 +268,8 @@ static void scn_read_storm_run(struct scn_ctx *c)
 		 " flushes a reader did per read that needed one (the rest were served by another's flush;"
 		 " exact, from the algorithm's own counts); lock wait: time waiting for the flush lock per second;"
 		 " upd Mops/s: the updaters' throughput meanwhile (004's test 1 measured the updaters' run time)");
+	scn_note(c, "tests 0 and 2 as 004 ran its storm: its readers and no other load (one updater on a leaf:"
+		 " the harness needs one) on 1K memcgs, %s (%d nodes)", SCN_STORM_SEED_SHAPE, SCN_STORM_SEED_NODES);
 	scn_note(c, "test 0: a lone reader (the seed's \"no contention\"), reading a random node every ms");
 	scn_storm_header(c);
 	if (scn_storm_test(c, 0, lone, &nlone))
@@ -290,8 +303,8 @@ static int scn_storm_proj_one(const struct scn_proj *p, const char *strategy, in
 {
 	char opt[32];
 	const struct scn_proj_cfg pc = {
-		.algo = scn_designs[0].algo, .workload = BENCH_READERS, .shape = SCN_STORM_SHAPE,
-		.threads = topo_nr_pus(p->topo), .readers = readers, .read_node = read_node, .options = opt,
+		.algo = scn_designs[0].algo, .workload = BENCH_READERS, .shape = SCN_STORM_SEED_SHAPE,
+		.threads = SCN_STORM_SEED_UPDATERS, .readers = readers, .read_node = read_node, .options = opt,
 		.work_ns = 35000, .read_interval_ns = (int64_t)interval_us * 1000, .ops = 1, .reads = 3, .warmup = 1,
 		.row = strategy, .column = column,
 	};
@@ -301,29 +314,31 @@ static int scn_storm_proj_one(const struct scn_proj *p, const char *strategy, in
 }
 
 /*
- * Projected: seed 004's regime, the measured storm's definition with the
- * seed's reader count: an updater on every PU of the modelled machine and
- * 10000 readers (more than its PUs: the model's scheduler time-shares
- * them), design (a) under read=spin and read=mutex (the two posted rows);
- * the lone read is test 3's (one reader of the root), the storm's mean and
- * slowest read over it, and the posted figures beside.
+ * Projected: seed 004's regime, the measured storm's definition (test 2:
+ * readers only but one updater, 1K memcgs) with the seed's reader count,
+ * 10000 (more than the PUs: the model's scheduler time-shares them),
+ * design (a) under read=mutex and read=spin (the two posted rows; mutex
+ * first: the spin storm's yielding waiters take the model far longer); the
+ * lone read is one reader of the root on the same definition, the storm's
+ * mean and slowest read over it, and the posted figures beside.
  */
 static void scn_read_storm_project(const struct scn_proj *p)
 {
 	const char *const algo[1] = { scn_designs[0].algo };
-	static const char *const strat[] = { "spin", "mutex" };
+	static const char *const strat[] = { "mutex", "spin" };
 	/* the posted figure of each (tables.csv, read_storm), and what the seed said of its tail */
-	static const char *const rows[] = { "spinlock only 10K readers", "mutex 10K readers" };
-	static const char *const tail[] = { ", none > 1 s", ", 5% > 1 s" };
+	static const char *const rows[] = { "mutex 10K readers", "spinlock only 10K readers" };
+	static const char *const tail[] = { ", 5% > 1 s", ", none > 1 s" };
 	const struct bench_seed_fig *lone_g = bench_seed_find(p->seeds, "read_storm", "no contention", "read_latency");
 	const int pus = topo_nr_pus(p->topo);
 	const int readers = p->readers ? p->readers : SCN_STORM_SEED_READERS;	/* --readers, else the seed's */
 
-	printf("# seed 004 read storm: %d updaters (one per PU, as measured; 35 us of work), %d readers (the seed's 10000 unless --readers; %s\n"
-	       "# the model's PUs: time-shared) each reading its own node of %s every %d ms, %s; projected\n", pus,
-	       readers, readers > pus ? "more than" : "within", SCN_STORM_SHAPE,
-	       SCN_STORM_INTERVAL_US / 1000, scn_designs[0].algo);
-	printf("# lone read: one reader of the root every %d ms (the measured test 3); read ns: mean, max (the model's\n"
+	printf("# seed 004 read storm as 004 ran it (the measured test 2): %d readers (the seed's 10000 unless --readers;\n"
+	       "# %s the model's PUs: time-shared) each reading its own node of %s (1K memcgs, %d nodes) every %d ms,\n"
+	       "# no other load but %d updater on a leaf (35 us of work), %s; projected\n", readers,
+	       readers > pus ? "more than" : "within", SCN_STORM_SEED_SHAPE, SCN_STORM_SEED_NODES,
+	       SCN_STORM_INTERVAL_US / 1000, SCN_STORM_SEED_UPDATERS, scn_designs[0].algo);
+	printf("# lone read: one reader of the root every %d ms on the same definition; read ns: mean, max (the model's\n"
 	       "# result has no p99); storm/lone: the storm's mean over the lone read\n", SCN_STORM_LONE_INTERVAL_US / 1000);
 	scn_proj_kernel_note(algo, 1);
 	printf("%-10s %14s %14s %14s %11s %26s %16s\n", "read side", "storm mean ns", "storm max ns", "lone read ns",
