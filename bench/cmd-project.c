@@ -123,6 +123,7 @@ static void pj_print_header(const struct pj_opts *o, const struct topo *topo, co
 	       cal->ns[PROJ_C_XCCX], cal->ns[PROJ_C_XCCX_RH], cal->ns[PROJ_C_SOCKET], cal->ns[PROJ_C_DRAM], cal->hit_ns,
 	       cal->hit_rmw_ns);
 	pj_print_contention(cal);
+	proj_capacity_print(topo, cal);
 	printf("# topology: %s (%d PUs); placement %s; %d updaters", topo_spec(topo), topo_nr_pus(topo), o->placement,
 	       o->threads);
 	if (!strcmp(o->workload, "readers"))
@@ -453,6 +454,7 @@ static int pj_validate_here(const struct proj_calib *given, int ms)
 	pj_here_contention(&h);
 	printf("# calibration: %s\n", h.cal.source);
 	pj_print_contention(&h.cal);
+	proj_capacity_print(h.cfg.topo, &h.cal);
 	if (h.hand >= 0)
 		printf("# handovers: 2 threads adding to one shared atomic here hand its line over %.3f times per add, "
 		       "a burst of %.1f adds (measured now; the model keeps a contended line for that burst)\n",

@@ -19,8 +19,8 @@
  * nviennot/core-to-core-latency runs on 2 x EPYC 9654, 2 x 9454 and a
  * 9274F: ~10 ns between SMT siblings, ~26 ns within a CCX, ~100 ns to
  * another CCX of the socket with the line's home there, ~200 ns with its
- * home on the other socket, ~195 ns to the other socket.  DRAM (first touch
- * only, since nothing is evicted) 110 ns: the usual Genoa local figure, an
+ * home on the other socket, ~195 ns to the other socket.  DRAM (a first
+ * touch, or a line every cache dropped) 110 ns: the usual Genoa local figure, an
  * assumption, not one of those results.  A hit: 0.5 ns (an L1 load's
  * 4-5 cycles at ~3.7 GHz, with two or three issued per cycle); a locked RMW
  * that hits: 5 ns (the ~18 cycles of a lock-prefixed add on Zen).  Both are
@@ -73,6 +73,55 @@ void proj_calib_contention_default(struct proj_calib *c)
 	c->mutex_spin_ns = 2000;
 	snprintf(c->mutex_spin_src, sizeof(c->mutex_spin_src),
 		 "assumption: a kernel mutex's optimistic spin, bounded here at 2 us before the waiter sleeps");
+	/*
+	 * Zen 4's caches as AMD gives them for EPYC 9004 (1 MB of L2 per core,
+	 * 32 MB of L3 per CCD); the L3 hit's ~50 cycles at ~3.7 GHz is an
+	 * assumption (no AMD figure found), said as one.
+	 */
+	c->l2_bytes = 1LL << 20;
+	c->l3_bytes = 32LL << 20;
+	c->l3_hit_ns = 13.5;
+	snprintf(c->cache_src, sizeof(c->cache_src), "default: Zen 4's, EPYC 9004: 1 MB L2 per core, 32 MB L3 per CCD");
+	snprintf(c->l3_hit_src, sizeof(c->l3_hit_src), "assumption: ~50 cycles at ~3.7 GHz");
+}
+
+/* n bytes as a size a user reads: "1 MiB", "32 MiB", "512 KiB", "96 B". */
+static const char *proj_size(long long n, char *buf, size_t len)
+{
+	if (n >= (1LL << 20) && n % (1LL << 20) == 0)
+		snprintf(buf, len, "%lld MiB", n >> 20);
+	else if (n >= 1024 && n % 1024 == 0)
+		snprintf(buf, len, "%lld KiB", n >> 10);
+	else
+		snprintf(buf, len, "%lld B", n);
+	return buf;
+}
+
+void proj_capacity_print(const struct topo *t, const struct proj_calib *c)
+{
+	struct proj_capacity cap;
+	char l2[32], l3[32];
+
+	proj_capacity_of(t, c, &cap);
+	printf("#   capacity: L2 %s per core, L3 %s per L3 (a victim cache of its L2s), L3 hit %.1f ns (%s)\n",
+	       proj_size(cap.l2_bytes, l2, sizeof(l2)), proj_size(cap.l3_bytes, l3, sizeof(l3)), cap.l3_hit_ns,
+	       cap.src);
+}
+
+void proj_capacity_of(const struct topo *t, const struct proj_calib *c, struct proj_capacity *out)
+{
+	const long long l2 = t ? topo_cache_bytes(t, 2) : 0, l3 = t ? topo_cache_bytes(t, 3) : 0;
+
+	out->l2_bytes = l2 > 0 ? l2 : c->l2_bytes;
+	out->l3_bytes = l3 > 0 ? l3 : c->l3_bytes;
+	out->l3_hit_ns = c->l3_hit_ns;
+	if (l2 > 0 && l3 > 0)
+		snprintf(out->src, sizeof(out->src), "sizes the topology's; L3 hit %s", c->l3_hit_src);
+	else if (l2 > 0 || l3 > 0)
+		snprintf(out->src, sizeof(out->src), "the topology's %s, the %s the %s; L3 hit %s", l2 > 0 ? "L2" : "L3",
+			 l2 > 0 ? "L3" : "L2", c->cache_src, c->l3_hit_src);
+	else
+		snprintf(out->src, sizeof(out->src), "sizes %s; L3 hit %s", c->cache_src, c->l3_hit_src);
 }
 
 /* ---- calibration from a c2c file ---- */

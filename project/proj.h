@@ -62,7 +62,23 @@ struct proj_calib {
 	char mlp_src[128];
 	double mutex_spin_ns;	/* a kernel mutex's optimistic spin before its waiter sleeps (lockkind=mutex) */
 	char mutex_spin_src[128];
+	/* The capacity model's defaults, where the topology gives no size (proj_capacity): */
+	long long l2_bytes;	/* one core's L2 (its L1 inside it) */
+	long long l3_bytes;	/* one L3 (a CCX's), a victim cache of its cores' L2s */
+	double l3_hit_ns;	/* a load or store served from the core's own L3 */
+	char cache_src[128];	/* the sizes' */
+	char l3_hit_src[128];
 };
+
+/* The caches one projection models: the topology's sizes where it has them, else the calibration's. */
+struct proj_capacity {
+	long long l2_bytes, l3_bytes;
+	double l3_hit_ns;
+	char src[320];		/* where each figure came from, printed with every projection */
+};
+void proj_capacity_of(const struct topo *t, const struct proj_calib *c, struct proj_capacity *out);
+/* Its line of a projection's header ("#   capacity: ..."), on stdout. */
+void proj_capacity_print(const struct topo *t, const struct proj_calib *c);
 /* The default: published Genoa one-way figures (see docs/projection.md). */
 void proj_calib_default(struct proj_calib *c);
 /* Only the contention figures (burst .. mutex_spin_ns), their defaults. */
@@ -151,6 +167,11 @@ struct proj_result {
 	char starved_why[256];		/* which, and why: printed with the result */
 	long charges_refused;
 	double accesses;		/* reported accesses on the tree's lines, all operations */
+	/* the capacity model, the whole run (the warmup and the tree's creation included): */
+	long l3_hits;			/* misses of an L2 served by the core's own L3 (no transfer) */
+	long l2_evictions;		/* lines an L2 dropped for room (into its L3) */
+	long l3_evictions;		/* lines an L3 dropped for room (the next access is DRAM's) */
+	struct proj_capacity cap;	/* the sizes it used and their source */
 };
 
 /* 0 if the model can run on topology t (a core, and an L3 or package, for every PU), else -EINVAL and why. */

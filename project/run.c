@@ -423,6 +423,10 @@ static void sim_collect(struct proj_result *res)
 	/* per virtual second figures (locks) divide by the window every thread measured in */
 	res->elapsed_ns = run.windows ? run.win1 - run.win0 : 0;
 	res->accesses = sim.accesses;
+	res->l3_hits = sim.l3_hits;
+	res->l2_evictions = sim.evictions;
+	res->l3_evictions = sim.dram_evicted;
+	res->cap = sim.capacity;
 	res->switches = sim.switches;
 	sim_lock_table(res);
 }

@@ -91,6 +91,9 @@ struct sim_line *sim_line_of(uintptr_t addr)
 		l->waiter = -1;
 		l->parked = -1;
 		l->sync = 0;
+		l->gen = l->vgen = 0;
+		l->victim_pu = -1;
+		l->ref = 0;
 		l->sharers = &sim.bits[h * sim.words];
 		memset(l->sharers, 0, sizeof(uint64_t) * sim.words);
 		l->home = home_os >= 0 && home_os <= sim.max_numa_os && sim.numa_of_os[home_os] >= 0 ?
@@ -147,7 +150,141 @@ static int sim_grow(void)
 	return 0;
 }
 
-/* A load by PU p: the class it is served from (-1: a hit), the line moved to S (or E from memory). */
+/* ---- the capacity model ---- */
+
+/*
+ * Each core's L2 and each L3 hold at most their size in lines.  An L2 is
+ * filled by its core's misses; full, it drops the line that came in
+ * first and has not been hit since it last came round (FIFO with a second
+ * chance, LRU's usual stand-in).  What an L2 drops goes to its L3 (Zen's
+ * L3 is a victim cache of its CCX's L2s): a later miss of that CCX is an
+ * L3 hit (l3_hit_ns, no transfer), another CCX's is served from there as
+ * from that core.  A full L3 drops its oldest (FIFO); a line nobody holds
+ * any more comes from DRAM next time.  A store anywhere makes the L3's copy
+ * stale.  Approximations: one "hit since" bit per line, not per cache; a
+ * line filled into several L2s can be dropped by capacity only from the
+ * last one that filled it (the others lose it when it is written).
+ */
+#define SIM_L3_HIT (-2)		/* a class of sim_load/sim_store: the core's own L3 had it */
+
+/* The line of tag if the table has it: no insertion, no growth (the callers hold line pointers). */
+static struct sim_line *sim_line_find(uintptr_t tag)
+{
+	size_t h = sim_hash(tag);
+
+	while (sim.lines[h].tag && sim.lines[h].tag != tag)
+		h = (h + 1) & (sim.cap - 1);
+	return sim.lines[h].tag ? &sim.lines[h] : NULL;
+}
+
+static void sim_ring_push(struct sim_ring *r, uintptr_t tag, uint32_t gen)
+{
+	if (r->n == r->cap) {
+		const size_t cap = r->cap ? r->cap * 2 : 64;
+		struct sim_rent *e = malloc(cap * sizeof(*e));
+
+		if (!e)
+			abort();	/* out of memory: the model cannot go on (as sim_line_of) */
+		for (size_t i = 0; i < r->n; i++)
+			e[i] = r->e[(r->head + i) & (r->cap - 1)];
+		free(r->e);
+		r->e = e;
+		r->cap = cap;
+		r->head = 0;
+	}
+	r->e[(r->head + r->n++) & (r->cap - 1)] = (struct sim_rent){ .tag = tag, .gen = gen };
+}
+
+static struct sim_rent sim_ring_pop(struct sim_ring *r)
+{
+	const struct sim_rent e = r->e[r->head];
+
+	r->head = (r->head + 1) & (r->cap - 1);
+	r->n--;
+	return e;
+}
+
+/* Line l, dropped by the L2 of PU pu's core, into that L3; a full L3 drops its oldest. */
+static void sim_l3_fill(struct sim_line *l, int pu)
+{
+	const int c = sim.pus[pu].l3;
+	struct sim_ring *r = &sim.l3[c];
+
+	l->victim_pu = pu;
+	sim_ring_push(r, l->tag, ++l->vgen);
+	while (r->n > r->max) {
+		const struct sim_rent e = sim_ring_pop(r);
+		struct sim_line *x = sim_line_find(e.tag);
+
+		if (x && x->victim_pu >= 0 && x->vgen == e.gen && sim.pus[x->victim_pu].l3 == c) {
+			x->victim_pu = -1;
+			sim.dram_evicted++;
+		}
+	}
+}
+
+/* Core k's L2 drops line x: every copy of its PUs (an owner's dirty one written back), into its L3. */
+static void sim_l2_drop(struct sim_line *x, int k)
+{
+	int pu = -1;
+
+	if (x->owner >= 0 && sim.pus[x->owner].core == k) {
+		pu = x->owner;
+		x->owner = -1;
+	}
+	for (int w = 0; w < sim.words && x->nsharers; w++)
+		for (uint64_t b = x->sharers[w]; b; b &= b - 1) {
+			const int q = w * 64 + __builtin_ctzll(b);
+
+			if (sim.pus[q].core == k) {
+				x->sharers[w] &= ~(1ull << (q % 64));
+				x->nsharers--;
+				pu = q;
+			}
+		}
+	if (pu < 0)
+		return;		/* invalidated since: nothing of it left here */
+	sim.evictions++;
+	sim_l3_fill(x, pu);
+}
+
+/* A miss of PU pu brought line l into its core's L2; a full L2 drops one. */
+static void sim_l2_fill(struct sim_line *l, int pu)
+{
+	const int k = sim.pus[pu].core;
+	struct sim_ring *r = &sim.l2[k];
+
+	l->ref = 0;
+	sim_ring_push(r, l->tag, ++l->gen);
+	while (r->n > r->max) {
+		const struct sim_rent e = sim_ring_pop(r);
+		struct sim_line *x = sim_line_find(e.tag);
+
+		if (!x || x->gen != e.gen)
+			continue;	/* filled again since (here or elsewhere): that fill's entry stands for it */
+		if (x->ref) {
+			x->ref = 0;	/* hit since: round once more */
+			sim_ring_push(r, e.tag, e.gen);
+			continue;
+		}
+		sim_l2_drop(x, k);
+	}
+}
+
+/* Where a miss of PU p on l comes from when no PU holds it: its own L3, another L3, or DRAM. */
+static int sim_uncached_class(const struct sim_line *l, int p)
+{
+	if (l->victim_pu < 0)
+		return PROJ_C_DRAM;
+	if (sim.pus[l->victim_pu].l3 == sim.pus[p].l3)
+		return SIM_L3_HIT;
+	return sim_class(p, l->victim_pu, l->home);
+}
+
+/*
+ * A load by PU p: the class it is served from (-1: a hit; SIM_L3_HIT), the
+ * line moved to S (or E from memory or an L3).
+ */
 static int sim_load(struct sim_line *l, int p)
 {
 	int cls = -1;
@@ -173,19 +310,24 @@ static int sim_load(struct sim_line *l, int p)
 		l->sharers[p / 64] |= 1ull << (p % 64);
 		l->nsharers++;
 	} else {
-		cls = PROJ_C_DRAM;
+		cls = sim_uncached_class(l, p);
 		l->owner = p;	/* E */
 	}
 	return cls;
 }
 
-/* A store or RMW by PU p: the class it waits for (-1: a hit), the line moved to M at p. */
+/*
+ * A store or RMW by PU p: the class it waits for (-1: a hit; SIM_L3_HIT),
+ * the line moved to M at p; an L3's copy is stale from now on.
+ */
 static int sim_store(struct sim_line *l, int p)
 {
-	int far = -1;
+	int far = -1, cls;
 
-	if (l->owner == p)
+	if (l->owner == p) {
+		l->victim_pu = -1;
 		return -1;
+	}
 	/* every other copy is invalidated: the farthest bounds the wait */
 	if (l->owner >= 0)
 		far = sim_class(p, l->owner, l->home);
@@ -204,12 +346,21 @@ static int sim_store(struct sim_line *l, int p)
 		memset(l->sharers, 0, sizeof(uint64_t) * sim.words);
 	l->nsharers = 0;
 	l->owner = p;
-	return far >= 0 ? far : PROJ_C_DRAM;
+	cls = far >= 0 ? far : sim_uncached_class(l, p);
+	l->victim_pu = -1;
+	return cls;
 }
 
 
 void sim_machine_teardown(void)
 {
+	for (int i = 0; sim.l2 && i < sim.nr_cores; i++)
+		free(sim.l2[i].e);
+	for (int i = 0; sim.l3 && i < sim.nr_l3; i++)
+		free(sim.l3[i].e);
+	free(sim.l2);
+	free(sim.l3);
+	sim.l2 = sim.l3 = NULL;
 	free(sim.pus);
 	free(sim.numa_pkg);
 	free(sim.numa_of_os);
@@ -312,7 +463,14 @@ static int sim_burst_stall(struct sim_thread *t, struct sim_line *l)
 			l->waiter = -1;	/* it has the line: no longer the one the others wait behind */
 		return 0;
 	}
-	if (l->waiter >= 0 && l->waiter != me && sim.th[l->waiter].state != VT_DONE) {
+	/*
+	 * A waiter off its CPU (its slice ended, it sleeps, it is done) has no
+	 * request outstanding: it no longer holds the others back (one in its
+	 * PU's run queue kept 600 readers stepping 5 ns at a time for 3 ms).
+	 */
+	if (l->waiter >= 0 && l->waiter != me && sim.th[l->waiter].state != VT_RUNNING)
+		l->waiter = -1;
+	if (l->waiter >= 0 && l->waiter != me) {
 		/* requests are served in order: the first one waiting for the burst goes first */
 		until = (l->hold > t->now ? l->hold : t->now) + win;
 	} else if (l->owner < 0 || l->burst_n >= sim.cal->burst || l->hold < t->now - win ||
@@ -394,10 +552,17 @@ void proj_sim_access(uintptr_t addr, unsigned size, int kind)
 	sim.accesses += 1;
 	had = l->owner == t->pu;
 	cls = kind == PROJ_LOAD ? sim_load(l, t->pu) : sim_store(l, t->pu);
-	if (cls < 0)
+	if (cls == -1) {
 		c = kind == PROJ_RMW ? sim.cal->hit_rmw_ns : sim.cal->hit_ns;
-	else
+		l->ref = 1;
+	} else if (cls == SIM_L3_HIT) {
+		c = sim.l3_hit_ns + (kind == PROJ_RMW ? sim.cal->hit_rmw_ns : 0);	/* no transfer: nobody else had it */
+		sim.l3_hits++;
+	} else {
 		c = sim_transfer(t, l, cls);
+	}
+	if (cls != -1)
+		sim_l2_fill(l, t->pu);	/* l stays valid: no line is added meanwhile */
 	t->now += c;
 	t->op_serial += c;
 	if (kind == PROJ_RMW) {
@@ -408,13 +573,13 @@ void proj_sim_access(uintptr_t addr, unsigned size, int kind)
 	} else if (kind == PROJ_STORE) {
 		l->burst_n = INT_MAX / 2;	/* a plain store is no locked operation: no burst, the next request takes it */
 	}
-	if (kind != PROJ_LOAD && cls >= 0 && l->parked >= 0)
+	if (kind != PROJ_LOAD && cls != -1 && l->parked >= 0)
 		sim_line_written(l, t->pu, t->now);
-	t->last_load = kind == PROJ_LOAD && cls < 0 ? l->tag : 0;
+	t->last_load = kind == PROJ_LOAD && cls == -1 ? l->tag : 0;
 	if (kind == PROJ_RMW) {
 		sim_close_group(t);
 		t->op_overlap += c;
-	} else if (cls < 0) {
+	} else if (cls == -1) {
 		t->op_overlap += c;	/* a hit is the core's own work: it adds up */
 	} else {
 		t->group_sum += c;
@@ -477,6 +642,25 @@ int sim_machine_setup(const struct proj_config *cfg, char *err, size_t errlen)
 		if (in.numa_os >= 0)
 			sim.numa_of_os[in.numa_os] = sim.pus[i].numa;
 	}
+	/* the caches: one L2 per core, one L3 per L3 (or package), each its size in lines */
+	proj_capacity_of(cfg->topo, cfg->calib, &sim.capacity);
+	sim.l3_hit_ns = sim.capacity.l3_hit_ns;
+	sim.nr_cores = sim.nr_l3 = 0;
+	for (int i = 0; i < sim.nr_pus; i++) {
+		if (sim.pus[i].core >= sim.nr_cores)
+			sim.nr_cores = sim.pus[i].core + 1;
+		if (sim.pus[i].l3 >= sim.nr_l3)
+			sim.nr_l3 = sim.pus[i].l3 + 1;
+	}
+	sim.l2 = calloc(sim.nr_cores, sizeof(*sim.l2));
+	sim.l3 = calloc(sim.nr_l3, sizeof(*sim.l3));
+	if (!sim.l2 || !sim.l3)
+		goto nomem;
+	for (int i = 0; i < sim.nr_cores; i++)
+		sim.l2[i].max = sim.capacity.l2_bytes >= 128 ? (size_t)sim.capacity.l2_bytes / 64 : 2;
+	for (int i = 0; i < sim.nr_l3; i++)
+		sim.l3[i].max = sim.capacity.l3_bytes >= 64 ? (size_t)sim.capacity.l3_bytes / 64 : 1;
+	sim.l3_hits = sim.evictions = sim.dram_evicted = 0;
 	if (sim_alloc(1 << 12))
 		goto nomem;
 	return 0;

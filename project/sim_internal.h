@@ -38,6 +38,23 @@ struct sim_line {
 	int parked;		/* first thread parked on it (sched.c), -1 none */
 	int sync;		/* a lock, flag or semaphore lies in it: its accesses always take their turn */
 	uint64_t *sharers;	/* bitmap over PUs */
+	/* the capacity model (sim.c): */
+	uint32_t gen;		/* its latest fill into an L2: only that fill's ring entry can evict it */
+	uint32_t vgen;		/* its latest move into an L3 (victim) ring, the same for that ring */
+	int victim_pu;		/* an L2 of this PU's core dropped it: it is in that PU's L3, -1 none */
+	unsigned char ref;	/* hit since its ring entry last came round (a second chance: LRU-like) */
+};
+
+/* A cache's contents in fill order (FIFO with a second chance): line tags and the fill they stand for. */
+struct sim_rent {
+	uintptr_t tag;
+	uint32_t gen;
+};
+
+struct sim_ring {
+	struct sim_rent *e;	/* circular, grown on demand up to max */
+	size_t head, n, cap;	/* oldest entry, entries, allocated */
+	size_t max;		/* the cache's lines */
 };
 
 enum sim_obj_kind { SIM_OBJ_FLAG, SIM_OBJ_MUTEX, SIM_OBJ_SEM, SIM_OBJ_COND };
@@ -130,6 +147,13 @@ struct sim_state_all {
 	size_t cap, used;
 	uint64_t *bits;			/* sharer bitmaps, words per line, same slot as lines */
 	double accesses;
+	/* the capacity model: an L2 ring per core, an L3 (victim) ring per L3 */
+	struct sim_ring *l2, *l3;
+	int nr_cores, nr_l3;
+	double l3_hit_ns;
+	long l3_hits, evictions;	/* the whole run: served from the own L3; dropped by an L2 */
+	long dram_evicted;		/* dropped by an L3 too: the next access goes to DRAM */
+	struct proj_capacity capacity;	/* the sizes, and where they came from */
 	/* the synchronisation objects (sched.c) */
 	struct sim_obj *objs;
 	int nr_objs, objs_cap;

@@ -164,7 +164,7 @@ check "... and the page says the cells are not projected, and why" eval \
 	 [ "$(field "| 004 | read_storm | no contention |" 11)" = "not projected (see its table)" ]'
 
 # The data step, with a stand-in ctrbench: its `scenario NAME --project` prints one complete line
-# (read=spin's lone read), part of a second, then hangs; the rest is the real one (the measured
+# (read=mutex's lone read: the storm projects mutex first), part of a second, then hangs; the rest is the real one (the measured
 # tables of the fidelity table).
 grep '"column": "lone read"' "$tmp/storm.jsonl" | head -1 >"$tmp/line.json"
 cp "$tmp/storm.jsonl" "$SD/proj-small-stat-read-storm.jsonl"
@@ -192,8 +192,8 @@ run_copy --rerun stat-read-storm --timeout 1 --ctrbench "$tmp/fake"
 rc=$?
 check "a command past --timeout: recorded as timed out, the cells it did not reach 'not projected (timed out after 1 s)'" eval \
 	'[ $rc -eq 0 ] && grep -q "\"status\": \"timed out\"" "$SD/proj-small-stat-read-storm.jsonl" &&
-	 grep -q "^| read=spin |  |  | not projected (timed out after 1 s) |  | [0-9]" "$T/docs/projection.md" &&
-	 grep -q "^| read=mutex |  |  | not projected (timed out after 1 s) |  | not projected (timed out after 1 s) |" "$T/docs/projection.md"'
+	 grep -q "^| read=mutex |  |  | not projected (timed out after 1 s) |  | [0-9]" "$T/docs/projection.md" &&
+	 grep -q "^| read=spin |  |  | not projected (timed out after 1 s) |  | not projected (timed out after 1 s) |" "$T/docs/projection.md"'
 # a file the script did not write is left as it is
 echo '{"kind":"projected","algo":"rstat_force"}' >"$SD/proj-small-shrinker-count.jsonl"
 cp "$SD/proj-small-shrinker-count.jsonl" "$tmp/theirs.jsonl"

@@ -353,6 +353,24 @@ int topo_is_synthetic(const struct topo *t)
 	return t->synthetic;
 }
 
+long long topo_cache_bytes(const struct topo *t, int level)
+{
+	static const hwloc_obj_type_t type[] = { HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE };
+	hwloc_obj_t o;
+
+	if (level < 1 || level > 3)
+		return 0;
+	/*
+	 * A synthetic spec without "size=" gets sizes hwloc makes up (16 MiB
+	 * for any L3): not the modelled machine's, so none.  An XML file or
+	 * this machine says what was read from the hardware.
+	 */
+	if (t->spec ? !topo_spec_is_xml(t->spec) && !strstr(t->spec, "size=") : t->synthetic)
+		return 0;
+	o = hwloc_get_obj_by_type(t->hw, type[level - 1], 0);
+	return o && o->attr ? (long long)o->attr->cache.size : 0;
+}
+
 const char *topo_spec(const struct topo *t)
 {
 	if (t->spec)

@@ -73,6 +73,12 @@ void __attribute__((format(printf, 3, 4))) topo_err(char *err, size_t len, const
  * topo_bind_self() refuses it.  A benchmark run must refuse it too.
  */
 int topo_is_synthetic(const struct topo *t);
+/*
+ * Bytes of the first level-N data cache (1-3), 0 where unknown: the
+ * topology has none, or is a synthetic spec that gives no "size=" (hwloc
+ * would make one up).
+ */
+long long topo_cache_bytes(const struct topo *t, int level);
 
 /*
  * What was loaded: the spec given to topo_load(), or "this machine" (or a

@@ -285,6 +285,7 @@ int scn_project_main(const struct scn *s, int argc, char **argv)
 	}
 	printf("# scenario %s, PROJECTED on %s (%d PUs): model, not measured (docs/projection.md)\n# calibration: %s\n",
 	       s->name, topo_spec(topo), topo_nr_pus(topo), cal.source);
+	proj_capacity_print(topo, &cal);
 	printf("# nr_stats %d (%s); slots %d (the modelled machine's possible CPUs; one per thread where there are more threads)\n",
 	       SCN_MEMCG_NR_STATS, SCN_MEMCG_NR_STATS_SRC, topo_nr_pus(topo));
 	if (seeds.why)	/* the posted columns then say nan or - */
