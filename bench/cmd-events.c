@@ -17,13 +17,15 @@
 /* Every generic event, then the preset's events not among them. */
 static char *bench_events_default(void)
 {
+	const char *names[2 + PMU_PRESET_COLS];
+	int nn = pmu_preset_bounce_names(names, 2 + PMU_PRESET_COLS);
 	size_t len = 1;
 	char *s;
 
 	for (int i = 0; pmu_generic_names[i]; i++)
 		len += strlen(pmu_generic_names[i]) + 1;
-	for (int i = 0; pmu_preset_bounce[i]; i++)
-		len += strlen(pmu_preset_bounce[i]) + 1;
+	for (int i = 0; i < nn; i++)
+		len += strlen(names[i]) + 1;
 	s = calloc(1, len);
 	if (!s)
 		die("out of memory");
@@ -31,18 +33,56 @@ static char *bench_events_default(void)
 		strcat(s, pmu_generic_names[i]);
 		strcat(s, ",");
 	}
-	for (int i = 0; pmu_preset_bounce[i]; i++) {
+	for (int i = 0; i < nn; i++) {
 		int dup = 0;
 
 		for (int j = 0; pmu_generic_names[j]; j++)
-			dup |= !strcmp(pmu_generic_names[j], pmu_preset_bounce[i]);
+			dup |= !strcmp(pmu_generic_names[j], names[i]);
 		if (!dup) {
-			strcat(s, pmu_preset_bounce[i]);
+			strcat(s, names[i]);
 			strcat(s, ",");
 		}
 	}
 	s[strlen(s) - 1] = 0;
 	return s;
+}
+
+/* The CPU the preset was chosen for, and the preset (or why none): two lines, or JSON members. */
+static void bench_events_cpu(json_t *root)
+{
+	const struct pmu_cpu *c = pmu_cpu();
+	const struct pmu_preset *p = pmu_preset();
+	char id[96];
+
+	pmu_cpu_id(c, id, sizeof(id));
+	if (root) {
+		json_t *cols = json_array();
+
+		json_object_set_new(root, "cpu", json_pack("{s:s,s:i,s:i,s:i,s:s,s:b,s:s}", "vendor", c->vendor,
+							   "family", (int)c->family, "model", (int)c->model,
+							   "stepping", (int)c->stepping, "name", c->name,
+							   "hypervisor", c->hypervisor, "source", c->source));
+		for (int i = 0; p && i < p->ncols; i++) {
+			const struct pmu_preset_col *col = &p->cols[i];
+
+			json_array_append_new(cols, json_pack("{s:s,s:s,s:i,s:i,s:o}", "column", col->column,
+							      "kernel", col->kernel, "event", (int)col->event,
+							      "umask", (int)col->umask, "libpfm4",
+							      col->pfm ? json_string(col->pfm) : json_null()));
+		}
+		json_object_set_new(root, "preset", p ? json_pack("{s:s,s:s,s:o}", "generation", p->gen,
+								  "source", p->json, "columns", cols)
+						      : (json_decref(cols), json_null()));
+		json_object_set_new(root, "preset_reason", p ? json_null() : json_string(pmu_preset_reason()));
+		return;
+	}
+	printf("cpu: %s stepping %u%s%s%s, from %s%s\n", id, c->stepping, c->name[0] ? " (" : "",
+	       c->name, c->name[0] ? ")" : "", c->source,
+	       c->hypervisor ? ", under a hypervisor (the model it reports, not necessarily the host's)" : "");
+	if (p)
+		printf("preset bounce: %s, events from the kernel's %s\n", p->gen, p->json);
+	else
+		printf("preset bounce: none, %s\n", pmu_preset_reason());
 }
 
 /* Enough work for every counter to move: arithmetic, fresh pages, a yield. */
@@ -73,6 +113,7 @@ static void bench_events_print(const struct pmu_group *g, const struct pmu_event
 	for (int i = 0; i < n; i++)
 		if ((int)strlen(ev[i].name) > w)
 			w = (int)strlen(ev[i].name);
+	bench_events_cpu(json ? root : NULL);
 	if (!json)
 		printf("%-*s  %-6s  %-14s  %s\n", w, "event", "status", "source", "reason");
 	for (int i = 0; i < n; i++) {
@@ -115,7 +156,8 @@ static void bench_events_print(const struct pmu_group *g, const struct pmu_event
 static const char *const events_help =
 	"usage: ctrbench events [options]\n"
 	"\n"
-	"What this machine can count (perf events opened on this thread), and why not the rest.\n"
+	"What this machine can count (perf events opened on this thread), and why not the rest;\n"
+	"first the CPU it detected and the bounce preset chosen for it (or why there is none).\n"
 	"\n"
 	"  --events LIST|bounce     events to try (default: every generic event and the bounce preset)\n"
 	"  --format F               table or json (default table)\n"
@@ -154,6 +196,8 @@ int bench_cmd_events(int argc, char **argv)
 	if (optind < argc)
 		die("unexpected argument '%s'", argv[optind]);
 	pmu_init();
+	if (pmu_cpu_error())
+		die("%s", pmu_cpu_error());
 	if (!list)
 		list = deflist = bench_events_default();
 	if (bench_events_parse(list, &ev, &n, err, sizeof(err)))

@@ -64,6 +64,7 @@ void pmu_init(void)
 		fclose(f);
 	}
 	pmu_pfm_init_once();
+	pmu_cpu_detect();
 }
 
 int pmu_paranoid(void)
@@ -187,6 +188,8 @@ const char *pmu_reason_paranoid(int err, int phase, int paranoid)
 		switch (err) {
 		case ENOENT:
 			return "unknown event name";
+		case ENXIO:
+			return pmu_preset_reason() ? pmu_preset_reason() : "no preset for this CPU";
 		case ENODEV:
 			return "no PMU (libpfm4 knows the event, but its PMU is not this CPU's)";
 		default:
@@ -232,7 +235,8 @@ const char *pmu_reason(int err, int phase)
 const char *pmu_reason_tag(int err, int phase)
 {
 	if (phase == PMU_PHASE_NAME)
-		return err == ENOENT ? "unknown name" : err == ENODEV ? "no PMU" : "bad attributes";
+		return err == ENOENT ? "unknown name" : err == ENODEV ? "no PMU" :
+		       err == ENXIO ? "no preset" : "bad attributes";
 	if (phase == PMU_PHASE_READ)
 		return err ? "failed" : "never scheduled";
 	switch (err) {
@@ -275,25 +279,6 @@ static const struct pmu_generic pmu_generics[] = {
 const char *const pmu_generic_names[] = {
 	"cycles", "instructions", "cache-misses", "cache-references", "branch-misses",
 	"task-clock", "page-faults", "context-switches", "cpu-migrations", NULL,
-};
-
-/*
- * The preset "bounce": where a core's data cache fills come from, which is
- * what cache-line bouncing between cores, CCXs and sockets looks like on AMD
- * Zen 4 (EPYC 9004).  libpfm4 4.13 spellings; the kernel's perf calls them
- * ls_any_fills_from_sys.{local_l2, local_ccx, near_cache, far_cache,
- * dram_io_near, dram_io_far} (ls_any_fills_from_sys.*).
- */
-const char *const pmu_preset_bounce[] = {
-	"cycles",
-	"instructions",
-	"amd64_fam19h_zen4::ANY_DATA_CACHE_FILLS_FROM_SYSTEM:LCL_L2",		/* own L2 */
-	"amd64_fam19h_zen4::ANY_DATA_CACHE_FILLS_FROM_SYSTEM:LOCAL_CCX",	/* L3 or L2 of own CCX */
-	"amd64_fam19h_zen4::ANY_DATA_CACHE_FILLS_FROM_SYSTEM:NEAR_CACHE_NEAR_FAR",/* other CCX, same node */
-	"amd64_fam19h_zen4::ANY_DATA_CACHE_FILLS_FROM_SYSTEM:FAR_CACHE_NEAR_FAR",/* other NUMA node */
-	"amd64_fam19h_zen4::ANY_DATA_CACHE_FILLS_FROM_SYSTEM:DRAM_IO_NEAR",	/* DRAM or IO, same node */
-	"amd64_fam19h_zen4::ANY_DATA_CACHE_FILLS_FROM_SYSTEM:DRAM_IO_FAR",	/* DRAM or IO, other node */
-	NULL,
 };
 
 /* Does s (len bytes) name attr or event info name a, case-insensitively like libpfm4? */
@@ -359,12 +344,49 @@ static int pmu_pfm_known_elsewhere(const char *name)
 	return 1;
 }
 
-/* Fill s for one name: a generic event, or whatever libpfm4 makes of it, or its reason. */
+static void pmu_resolve(const char *name, struct pmu_event_spec *s);
+
+/*
+ * A preset column: through libpfm4 where it has the event and finds its PMU
+ * on this CPU, else raw from the kernel's event and umask numbers (a CPU
+ * libpfm4 does not detect still gets the generation's events).
+ */
+static void pmu_resolve_column(const struct pmu_preset *p, const struct pmu_preset_col *col,
+			       struct pmu_event_spec *s)
+{
+	if (col->pfm) {
+		pmu_resolve(col->pfm, s);
+		if (!s->err) {
+			snprintf(s->name, sizeof(s->name), "%s", col->column);
+			s->col = col;
+			s->via = col->pfm;
+			return;
+		}
+	}
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "%s", col->column);
+	s->col = col;
+	s->attr.size = sizeof(s->attr);
+	s->attr.type = PERF_TYPE_RAW;
+	s->attr.config = pmu_preset_config(p, col);
+	/* User space only, as every hardware event here. */
+	s->attr.exclude_kernel = 1;
+	s->attr.exclude_hv = 1;
+	s->hardware = 1;
+}
+
+/* Fill s for one name: a generic event, a preset column, whatever libpfm4 makes of it, or its reason. */
 static void pmu_resolve(const char *name, struct pmu_event_spec *s)
 {
+	const struct pmu_preset_col *col;
 	pfm_perf_encode_arg_t arg;
 	int r;
 
+	col = pmu_preset_column(pmu_preset(), name);
+	if (col) {
+		pmu_resolve_column(pmu_preset(), col, s);
+		return;
+	}
 	memset(s, 0, sizeof(*s));
 	strcpy(s->name, name);
 	s->attr.size = sizeof(s->attr);
@@ -377,6 +399,10 @@ static void pmu_resolve(const char *name, struct pmu_event_spec *s)
 		/* Hardware: the benchmark's own user-space work.  Software: kernel work is the point. */
 		s->attr.exclude_kernel = s->hardware;
 		s->attr.exclude_hv = s->hardware;
+		return;
+	}
+	if (!pmu_preset() && pmu_preset_is_column(name)) {
+		s->err = ENXIO;	/* a bounce column, on a CPU without a preset */
 		return;
 	}
 	pmu_pfm_init_once();
@@ -466,8 +492,16 @@ int pmu_events_parse(const char *list, struct pmu_event_spec **out, int *n, char
 			}
 		}
 		if (!strcmp(name, "bounce")) {
-			for (int i = 0; pmu_preset_bounce[i]; i++)
-				if (pmu_events_add(pmu_preset_bounce[i], v, &cnt, err, errlen))
+			const char *names[2 + PMU_PRESET_COLS];
+			int nn;
+
+			if (pmu_cpu_error()) {
+				snprintf(err, errlen, "%s", pmu_cpu_error());
+				goto fail;
+			}
+			nn = pmu_preset_bounce_names(names, 2 + PMU_PRESET_COLS);
+			for (int i = 0; i < nn; i++)
+				if (pmu_events_add(names[i], v, &cnt, err, errlen))
 					goto fail;
 		} else if (pmu_events_add(name, v, &cnt, err, errlen)) {
 			goto fail;

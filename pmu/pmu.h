@@ -68,19 +68,96 @@ enum pmu_phase {
  * Why an event is unavailable, from the positive errno (err) met in that
  * phase: "no PMU (ENOENT: ...)", "forbidden by perf_event_paranoid=N (needs
  * <= M or CAP_PERFMON)", "invalid for this PMU (EINVAL)", "unknown event
- * name", "never scheduled (...)", ...  Every reason for a missing PMU starts
- * with "no PMU".  Static strings: safe from any thread.  N is the level
+ * name", "never scheduled (...)", "no preset for <vendor family model>"
+ * (ENXIO at the name: a bounce column on a CPU without a preset) ...  Every
+ * reason for a missing PMU starts with "no PMU".  Static strings: safe from any thread.  N is the level
  * pmu_init read (if it could not, the reason says the level is unknown).
  */
 const char *pmu_reason(int err, int phase);
 /* The same with N given: pure, for tests and for reasoning about other machines. */
 const char *pmu_reason_paranoid(int err, int phase, int paranoid);
 /* The short tag for a table cell: "no PMU", "forbidden", "unknown name", "never scheduled",
-   "invalid", "unsupported", "no device", "bad attributes", "failed". */
+   "invalid", "unsupported", "no device", "bad attributes", "no preset", "failed". */
 const char *pmu_reason_tag(int err, int phase);
 /* /proc/sys/kernel/perf_event_paranoid as pmu_init read it, or PMU_PARANOID_UNKNOWN. */
 #define PMU_PARANOID_UNKNOWN (-1000)
 int pmu_paranoid(void);
+
+/* ---- The CPU, and the bounce preset chosen for it (cpu.c) ---- */
+
+struct pmu_cpu {
+	char vendor[16];	/* cpuid leaf 0: "AuthenticAMD", "GenuineIntel" ("" if unknown) */
+	unsigned family;	/* as the kernel's x86 field: base, plus extended where base is 0xf */
+	unsigned model;		/* as the kernel's x86_model: extended model folded in (family >= 6) */
+	unsigned stepping;	/* cpuid leaf 1 EAX[3:0] */
+	int hypervisor;		/* cpuid leaf 1 ECX bit 31: under a hypervisor (its CPU model, not the host's) */
+	char name[64];		/* brand string (cpuid 0x80000002-4, or /proc/cpuinfo model name), or "" */
+	const char *source;	/* "cpuid", "/proc/cpuinfo", "CTRBENCH_CPU" or what a test set */
+};
+
+/* One column of a preset: a stable name and the event behind it on one generation. */
+struct pmu_preset_col {
+	const char *column;	/* the same name on every generation where it means the same: "fill.local_l2" */
+	const char *pfm;	/* libpfm4 4.13 name, encoded through libpfm4; NULL: none, encoded raw */
+	const char *kernel;	/* the kernel's perf name (tools/perf/pmu-events JSON) */
+	unsigned event;		/* the kernel's EventCode */
+	unsigned umask;		/* the kernel's UMask */
+};
+
+#define PMU_PRESET_COLS 6
+struct pmu_model_range {
+	unsigned lo, hi;	/* inclusive */
+};
+
+/* The bounce preset of one generation. */
+struct pmu_preset {
+	const char *gen;		/* "Zen 4", "Sapphire Rapids" */
+	const char *vendor;		/* cpuid vendor it is for */
+	unsigned family;		/* cpu family it is for */
+	int nranges;			/* models[0..nranges) */
+	struct pmu_model_range models[4];	/* the models of that family it is for */
+	const char *json;		/* the kernel file its event numbers come from */
+	int ncols;			/* cols[0..ncols) */
+	struct pmu_preset_col cols[PMU_PRESET_COLS];	/* the columns, after cycles and instructions */
+};
+
+extern const struct pmu_preset pmu_presets[];
+extern const int pmu_nr_presets;
+
+/*
+ * "VENDOR FAMILY MODEL [STEPPING]" (numbers decimal or 0x hex, at most 0xff):
+ * the form of CTRBENCH_CPU, a testing input that stands in for cpuid
+ * ("AuthenticAMD 0x19 0x11").  0, or -EINVAL with *c cleared.
+ */
+int pmu_cpu_parse(const char *s, struct pmu_cpu *c);
+/* Detect the CPU again: CTRBENCH_CPU if set and valid, else cpuid, else /proc/cpuinfo. */
+void pmu_cpu_detect(void);
+/* The CPU presets are chosen for (detected on first use; pmu_init detects it). */
+const struct pmu_cpu *pmu_cpu(void);
+/* Testing: choose presets for c from now on.  Not thread-safe: while single-threaded. */
+void pmu_cpu_set(const struct pmu_cpu *c);
+/* CTRBENCH_CPU was set but did not parse: the one-line message; else NULL. */
+const char *pmu_cpu_error(void);
+/* "AuthenticAMD family 0x19 model 0x11": what presets are chosen by. */
+void pmu_cpu_id(const struct pmu_cpu *c, char *buf, size_t len);
+/* The preset row for c, or NULL when there is none. */
+const struct pmu_preset *pmu_preset_for(const struct pmu_cpu *c);
+/* The current CPU's preset, or NULL; and then "no preset for <vendor family model>", else NULL. */
+const struct pmu_preset *pmu_preset(void);
+const char *pmu_preset_reason(void);
+/* The column of p called name, or NULL. */
+const struct pmu_preset_col *pmu_preset_column(const struct pmu_preset *p, const char *name);
+/* Is name a column of any preset? */
+int pmu_preset_is_column(const char *name);
+/* perf_event_attr.config for col, raw (PERF_TYPE_RAW) from the kernel's event and umask numbers. */
+uint64_t pmu_preset_config(const struct pmu_preset *p, const struct pmu_preset_col *col);
+/*
+ * What "bounce" expands to on the current CPU into names[0..max): cycles,
+ * instructions and its preset's columns (a CPU without one: its vendor's
+ * newest preset's columns, each unavailable with the "no preset" reason).
+ * Returns the count.
+ */
+int pmu_preset_bounce_names(const char **names, int max);
 
 /* ---- Event lists ---- */
 
@@ -94,7 +171,10 @@ struct pmu_event_spec {
 	char name[PMU_NAME_MAX];	/* as typed, or as the preset spells it */
 	struct perf_event_attr attr;	/* what perf_event_open gets (when err == 0) */
 	int hardware;			/* counted by a PMU (grouped), not a software event */
-	int err;			/* nonzero: unavailable already at PMU_PHASE_NAME (positive errno) */
+	int err;			/* nonzero: unavailable already at PMU_PHASE_NAME (positive errno;
+					   ENXIO: a preset column this CPU has no preset for) */
+	const struct pmu_preset_col *col;	/* a preset column: its row; else NULL */
+	const char *via;		/* a preset column encoded through libpfm4: that name; raw: NULL */
 };
 
 /*
@@ -102,8 +182,8 @@ struct pmu_event_spec {
  * *n entries; free() it).  Names: the generic cycles, instructions,
  * cache-misses, cache-references, branch-misses, task-clock, page-faults,
  * context-switches, cpu-migrations; anything libpfm4 encodes (PMU::EVENT:UMASK);
- * and the preset "bounce" (cycles, instructions and the AMD Zen 4 data cache
- * fill sources, see pmu.c).  A name nobody knows is not a parse error: it
+ * the preset "bounce" (cycles, instructions and the fill-source or snoop
+ * columns of this CPU's generation, see cpu.c) and those column names alone.  A name nobody knows is not a parse error: it
  * becomes an event whose err says so (unknown name, or its PMU is not this
  * CPU's).  A malformed list (empty, an empty item, a name with a blank or
  * other byte outside printable ASCII, a name too long, one given twice,
@@ -119,9 +199,8 @@ int pmu_events_parse(const char *list, struct pmu_event_spec **out, int *n, char
  */
 int pmu_events_parse_strict(const char *list, struct pmu_event_spec **out, int *n, char *err,
 			    size_t errlen);
-/* The generic names and the preset "bounce" as it expands, each NULL-terminated. */
+/* The generic names, NULL-terminated (the preset: pmu_preset_bounce_names). */
 extern const char *const pmu_generic_names[];
-extern const char *const pmu_preset_bounce[];
 
 /* ---- Per-thread counting ---- */
 
