@@ -129,6 +129,19 @@ static void bench_events_print(const struct pmu_group *g, const struct pmu_event
 							     "status", why ? "n/a" : "ok", "source", src,
 							     "count", why ? json_null() : json_integer((json_int_t)val),
 							     "reason", note ? json_string(note) : json_null()));
+			if (ev[i].col) {
+				char enc[PMU_NAME_MAX + 32];
+
+				if (ev[i].via)
+					snprintf(enc, sizeof(enc), "libpfm4 %s", ev[i].via);
+				else if (!ev[i].err)
+					snprintf(enc, sizeof(enc), "raw config 0x%llx",
+						 (unsigned long long)ev[i].attr.config);
+				else
+					snprintf(enc, sizeof(enc), "none");
+				json_object_set_new(json_array_get(arr, json_array_size(arr) - 1), "encoding",
+						    json_string(enc));
+			}
 			if (why)
 				json_object_set_new(unavail, e->name, json_string(why));
 		} else {
@@ -161,6 +174,9 @@ static const char *const events_help =
 	"\n"
 	"  --events LIST|bounce     events to try (default: every generic event and the bounce preset)\n"
 	"  --format F               table or json (default table)\n"
+	"\n"
+	"CTRBENCH_CPU='VENDOR FAMILY MODEL [STEPPING]' in the environment stands in for cpuid, to see\n"
+	"another CPU's preset (testing): CTRBENCH_CPU='AuthenticAMD 0x19 0x11' is a Zen 4.\n"
 	"\n"
 	"example: ctrbench events --events cycles,instructions\n";
 

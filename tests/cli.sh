@@ -65,6 +65,40 @@ BADVAL="bad value 'ring:3' for --shape (want chain:D" bad run --algo atomic_tree
 rc=$?
 check "--events-lenient: the unknown name is listed with its reason, the rest counted" eval \
 	'[ $rc -eq 0 ] && grep -q "^abc .*unknown event name" "$tmp/out" && grep -q "^task-clock  *ok" "$tmp/out"'
+# ctrbench events names the CPU it detected (what /proc/cpuinfo says, on x86) and the bounce preset
+# chosen for it, or why there is none; CTRBENCH_CPU stands in for cpuid (a testing input).
+"$B" events --events task-clock >"$tmp/out" 2>"$tmp/err"
+rc=$?
+cpu_vendor=$(awk -F': ' '/^vendor_id/ { print $2; exit }' /proc/cpuinfo)
+cpu_family=$(awk -F': ' '/^cpu family/ { print $2; exit }' /proc/cpuinfo)
+cpu_model=$(awk -F': ' '/^model[ \t]*:/ { print $2; exit }' /proc/cpuinfo)
+if [ -n "$cpu_vendor" ] && [ -n "$cpu_family" ] && [ -n "$cpu_model" ]; then
+	cpu_id=$(printf '%s family 0x%x model 0x%02x' "$cpu_vendor" "$cpu_family" "$cpu_model")
+	check "events names the CPU detected here ($cpu_id) and its preset or why none" eval \
+		'[ $rc -eq 0 ] && head -1 "$tmp/out" | grep -qF "cpu: $cpu_id " &&
+		sed -n 2p "$tmp/out" | grep -qE "^preset bounce: ([A-Z][a-z]+ .*, events from the kernel.s tools/perf/pmu-events/arch/x86/|none, no preset for $cpu_id$)"'
+else
+	ok "events names the CPU # SKIP no vendor_id/cpu family/model in /proc/cpuinfo (not x86)"
+fi
+CTRBENCH_CPU="AuthenticAMD 0x19 0x11" "$B" events --events bounce >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "events with CTRBENCH_CPU=Zen 4: the preset, its six fill columns" eval \
+	'[ $rc -eq 0 ] && grep -q "^cpu: AuthenticAMD family 0x19 model 0x11 stepping 0, from CTRBENCH_CPU$" "$tmp/out" &&
+	grep -q "^preset bounce: Zen 4, events from the kernel.s tools/perf/pmu-events/arch/x86/amdzen4/cache.json$" "$tmp/out" &&
+	[ "$(grep -cE "^fill\.(local_l2|local_ccx|near_cache|far_cache|dram_near|dram_far) " "$tmp/out")" -eq 6 ]'
+CTRBENCH_CPU="GenuineIntel 6 1" "$B" events --events bounce --format json >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "events on a CPU without a preset: 'no preset for ...', not 'no PMU', for each column" eval \
+	'[ $rc -eq 0 ] && python3 - "$tmp/out" <<"PY"
+import json, sys
+j = json.load(open(sys.argv[1]))
+why = "no preset for GenuineIntel family 0x6 model 0x01"
+assert j["cpu"]["vendor"] == "GenuineIntel" and j["cpu"]["family"] == 6 and j["cpu"]["model"] == 1, j["cpu"]
+assert j["preset"] is None and j["preset_reason"] == why, j
+cols = [e for e in j["events"] if e["name"] not in ("cycles", "instructions")]
+assert len(cols) == 6 and all(e["reason"] == why for e in cols), cols
+PY'
+BADVAL="bad CTRBENCH_CPU 'zen4' (want VENDOR FAMILY MODEL" CTRBENCH_CPU=zen4 bad events
 # Issue 18.4: a tree that cannot fit is refused before anything is allocated (percpu_hier on
 # tree:2047x2048 with 4096 slots started zero-filling 137 GB on a 23 GB machine), run and sweep alike,
 # and a sweep writes no --out; --force is the way past it.
