@@ -27,7 +27,7 @@
 enum {
 	SO_ALGO, SO_WORKLOAD, SO_SHAPE, SO_THREADS, SO_PLACEMENT, SO_REPS, SO_DURATION, SO_WARMUP,
 	SO_READERS, SO_OPTIONS, SO_FLUSH, SO_WORK_NS, SO_NOTE, SO_OUT, SO_EVENTS, SO_WORK_ITERS, SO_SLOTS,
-	SO_NR, SO_PLAN = SO_NR, SO_RESUME, SO_FORCE,
+	SO_NR, SO_PLAN = SO_NR, SO_RESUME, SO_FORCE, SO_TOPOLOGY, SO_DRY_RUN,
 };
 
 static const char *const sweep_opt_names[SO_NR] = {
@@ -384,25 +384,35 @@ static void sweep_free_lists(struct bench_sweep *s)
  * plan's text goes into every result line, so all of it has been checked).
  * A value from the plan that is bad names its FILE:LINE.
  */
-static void sweep_from_values(const char *const val[SO_NR], const struct sweep_plan *plan,
-			      const int from_cli[SO_NR], struct bench_sweep *s)
+static struct topo *sweep_from_values(const char *const val[SO_NR], const struct sweep_plan *plan,
+				      const int from_cli[SO_NR], struct bench_sweep *s)
 {
 	static const char *const defaults[SO_NR] = { [SO_WORKLOAD] = "update", [SO_PLACEMENT] = "compact" };
+	/* a plan without --shape plans run's default shape: where threads sit does not depend on it */
+	static const char *const plan_defaults[SO_NR] = { [SO_WORKLOAD] = "update", [SO_PLACEMENT] = "compact",
+							  [SO_SHAPE] = "chain:8" };
+	const char *const *dflt = s->dry_run ? plan_defaults : defaults;
 	struct bench_sweep over = { 0 };
 	struct topo *topo;
 	char err[256];
 
-	/* --out first, before this machine's topology is loaded (bench_need saw it given) */
+	/* --out first, before the topology is loaded (bench_need saw it given, but for --dry-run) */
 	bench_die_where(from_cli[SO_OUT] ? NULL : plan->where[SO_OUT]);
-	sweep_parse_value(SO_OUT, val[SO_OUT], NULL, s);
+	if (val[SO_OUT])
+		sweep_parse_value(SO_OUT, val[SO_OUT], NULL, s);
 	bench_die_where(NULL);
-	topo = topo_load(NULL, err, sizeof(err));
+	/* the lists (--threads nodes, --placement list:) are read against the machine planned for */
+	topo = topo_load(s->topology, err, sizeof(err));
 	if (!topo)
 		die("%s", err);
+	if (topo_is_synthetic(topo) && !s->dry_run) {
+		topo_free(topo);
+		die("--topology '%s' describes another machine: plan it with --dry-run", s->topology);
+	}
 	for (int k = 0; k < SO_NR; k++) {
 		bench_die_where(from_cli[k] ? NULL : plan->where[k]);
-		if (k != SO_OUT && (val[k] || defaults[k]))
-			sweep_parse_value(k, val[k] ? val[k] : defaults[k], topo, s);
+		if (k != SO_OUT && (val[k] || dflt[k]))
+			sweep_parse_value(k, val[k] ? val[k] : dflt[k], topo, s);
 	}
 	for (int k = 0; k < SO_NR; k++) {
 		bench_die_where(plan->where[k]);
@@ -428,7 +438,7 @@ static void sweep_from_values(const char *const val[SO_NR], const struct sweep_p
 	}
 	bench_die_where(NULL);
 	sweep_free_lists(&over);
-	topo_free(topo);
+	return topo;
 }
 
 static const char *const sweep_help =
@@ -438,14 +448,18 @@ static const char *const sweep_help =
 	"appended to --out as it finishes (docs/sweeps.md).\n"
 	"\n"
 	"  --algo LIST|all          algorithms (required)\n"
-	"  --shape LIST             chain:D,tree:AxB,... (required)\n"
+	"  --shape LIST             chain:D,tree:AxB,... (required; --dry-run: default chain:8)\n"
 	"  --threads LIST           N, A..B or nodes, comma-separated (required)\n"
-	"  --out FILE               the results file (required)\n"
+	"  --out FILE               the results file (required; --dry-run writes none)\n"
 	"  --resume                 skip what --out already holds (default: refuse a non-empty --out)\n"
 	"  --force                  run configurations that need more than MemAvailable\n"
 	"  --workload LIST          any of " BENCH_WORKLOAD_LIST ", comma-separated (default update)\n"
 	"  --placement LIST         as run --placement, ';' between them with a list: (default compact)\n"
 	"  --plan FILE              options one per line; the command line wins (default none)\n"
+	"  --dry-run                print the plan and its estimate, measure nothing (default off)\n"
+	"                           (each point's CPUs and NUMA nodes; no file written, --out not needed)\n"
+	"  --topology SPEC          with --dry-run, the machine to plan for (default: this machine)\n"
+	"                           (a spec, an XML file or a layout: ctrbench topo --layouts)\n"
 	"  --reps K                 (default 5)\n"
 	"  --readers R              readers workload (default 1)\n"
 	"  --duration-ms MS         (default 1000)\n"
@@ -463,11 +477,12 @@ static const char *const sweep_help =
 
 int bench_cmd_sweep(int argc, char **argv)
 {
-	struct option opts[SO_NR + 4] = { { 0 } };
+	struct option opts[SO_NR + 6] = { { 0 } };
 	const char *val[SO_NR] = { 0 };
 	int from_cli[SO_NR] = { 0 }, opt;
 	struct bench_sweep s = { .reps = 5, .duration_ms = 1000, .warmup_ms = 200, .readers = -1 };
 	struct sweep_plan plan = { { 0 }, { 0 } };
+	struct topo *topo;
 	int ret;
 
 	bench_help(argc, argv, sweep_help);
@@ -476,6 +491,8 @@ int bench_cmd_sweep(int argc, char **argv)
 	opts[SO_NR] = (struct option){ "plan", required_argument, NULL, SO_PLAN };
 	opts[SO_NR + 1] = (struct option){ "resume", no_argument, NULL, SO_RESUME };
 	opts[SO_NR + 2] = (struct option){ "force", no_argument, NULL, SO_FORCE };
+	opts[SO_NR + 3] = (struct option){ "topology", required_argument, NULL, SO_TOPOLOGY };
+	opts[SO_NR + 4] = (struct option){ "dry-run", no_argument, NULL, SO_DRY_RUN };
 	opterr = 0;
 	optind = 1;
 	while ((opt = bench_getopt(argc, argv, opts)) != -1) {
@@ -488,6 +505,10 @@ int bench_cmd_sweep(int argc, char **argv)
 			s.resume = 1;
 		} else if (opt == SO_FORCE) {
 			s.force = 1;
+		} else if (opt == SO_TOPOLOGY) {
+			s.topology = optarg;
+		} else if (opt == SO_DRY_RUN) {
+			s.dry_run = 1;
 		} else {
 			bench_die_getopt(opt, argv);
 		}
@@ -501,13 +522,19 @@ int bench_cmd_sweep(int argc, char **argv)
 			val[k] = plan.val[k];
 	{
 		static const char *const need[] = { "--algo", "--shape", "--threads", "--out FILE" };
-		const int missing[] = { !val[SO_ALGO], !val[SO_SHAPE], !val[SO_THREADS], !val[SO_OUT] };
+		const int missing[] = { !val[SO_ALGO], !val[SO_SHAPE] && !s.dry_run, !val[SO_THREADS], !val[SO_OUT] && !s.dry_run };
 
 		bench_need("sweep", need, missing, 4, "(ctrbench sweep --help)");
 	}
-	sweep_from_values(val, &plan, from_cli, &s);
+	topo = sweep_from_values(val, &plan, from_cli, &s);
 	bench_sweep_check(&s);
-	ret = bench_sweep_exec(&s);
+	if (s.dry_run) {
+		bench_sweep_plan(&s, topo, stdout);
+		ret = 0;
+	} else {
+		ret = bench_sweep_exec(&s);
+	}
+	topo_free(topo);
 	for (int k = 0; k < SO_NR; k++) {
 		free((char *)plan.val[k]);
 		free(plan.where[k]);

@@ -92,8 +92,8 @@ static json_t *topo_cmd_placement_json(const struct topo *t, const char *policy,
 		struct topo_pu_info in;
 
 		topo_pu_info(t, pus[i], &in);
-		json_array_append_new(workers, json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "thread", i,
-							 "pu", in.pu, "smt", in.smt, "core", in.core,
+		json_array_append_new(workers, json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "thread", i,
+							 "pu", in.pu, "hwloc_pu", in.logical, "smt", in.smt, "core", in.core,
 							 "l3", in.l3, "numa", in.numa, "numa_os",
 							 in.numa_os, "package", in.package));
 	}
@@ -104,9 +104,42 @@ static json_t *topo_cmd_placement_json(const struct topo *t, const char *policy,
 			 "workers", workers, "pairs", pairs);
 }
 
+/* A layout as JSON: its name, part, mode, spec and sources. */
+static json_t *topo_cmd_layout_json(const struct topo_layout *l)
+{
+	return json_pack("{s:s,s:s,s:i,s:s,s:i,s:s,s:{s:i,s:i,s:i},s:s,s:s}", "name", l->name, "part", l->part,
+			 "sockets", l->sockets, "mode", l->mode, "nodes_per_socket", l->nodes_per_socket,
+			 "spec", l->spec, "slit", "local", l->slit_local, "socket", l->slit_socket, "remote",
+			 l->slit_remote, "source", l->source, "slit_source", l->slit_source);
+}
+
+/* The NUMA distance matrix by logical node, or null where none is known. */
+static json_t *topo_cmd_distances_json(const struct topo *t, int nodes)
+{
+	json_t *m;
+
+	if (topo_numa_distance(t, 0, 0) < 0)
+		return json_null();
+	m = json_array();
+	for (int i = 0; i < nodes; i++) {
+		json_t *row = json_array();
+
+		for (int j = 0; j < nodes; j++)
+			json_array_append_new(row, json_integer(topo_numa_distance(t, i, j)));
+		json_array_append_new(m, row);
+	}
+	return m;
+}
+
+static json_t *topo_cmd_size_json(long long bytes)
+{
+	return bytes > 0 ? json_integer(bytes) : json_null();
+}
+
 static void topo_cmd_json(const struct topo *t, const char *policy, const int *pus, int n,
 			  int wrapped)
 {
+	const struct topo_layout *l = topo_layout_of(t);
 	struct topo_counts c;
 	json_t *j;
 
@@ -115,6 +148,12 @@ static void topo_cmd_json(const struct topo *t, const char *policy, const int *p
 		      "synthetic", topo_is_synthetic(t), "packages", c.packages, "numa_nodes",
 		      c.numa_nodes, "l3s", c.l3s, "cores", c.cores, "pus", c.pus, "smt", c.max_smt,
 		      "tree", topo_cmd_tree_json(t));
+	json_object_set_new(j, "numbering", json_string(topo_numbering(t)));
+	json_object_set_new(j, "layout", l ? topo_cmd_layout_json(l) : json_null());
+	json_object_set_new(j, "caches", json_pack("{s:o,s:o,s:o}", "l1_bytes", topo_cmd_size_json(topo_cache_bytes(t, 1)),
+						   "l2_bytes", topo_cmd_size_json(topo_cache_bytes(t, 2)),
+						   "l3_bytes", topo_cmd_size_json(topo_cache_bytes(t, 3))));
+	json_object_set_new(j, "distances", topo_cmd_distances_json(t, c.numa_nodes));
 	json_object_set_new(j, "placement",
 			    policy ? topo_cmd_placement_json(t, policy, pus, n, wrapped) : json_null());
 	json_dumpf(j, stdout, JSON_COMPACT);
@@ -136,17 +175,49 @@ static void topo_cmd_table(const struct topo *t, const char *policy, const int *
 	topo_print_placement(t, pus, threads, stdout);
 }
 
+/*
+ * --layouts: every named layout, what it expands to and its source; as a
+ * table (name, PUs, part and mode; the spec and sources beneath) or one
+ * JSON object per line.
+ */
+static int topo_cmd_layouts(int json, int with_machine)
+{
+	struct topo_layout l;
+
+	if (with_machine)
+		die("--layouts lists the named layouts: it takes no --topology, --placement or --threads");
+	if (!json)
+		printf("named layouts (--topology NAME wherever a topology is taken; CPU numbers as Linux's):\n"
+		       "NPS1 is the BIOS default; SLIT: %s\n", topo_layout_at(0, &l) ? "" : l.slit_source);
+	for (int i = 0; !topo_layout_at(i, &l); i++) {
+		if (json) {
+			json_t *j = topo_cmd_layout_json(&l);
+
+			json_dumpf(j, stdout, JSON_COMPACT);
+			fputc('\n', stdout);
+			json_decref(j);
+			continue;
+		}
+		printf("\n%-24s %s, %d socket%s, %s (%d NUMA node%s per socket)\n  spec: %s\n  source: %s\n",
+		       l.name, l.part, l.sockets, l.sockets == 1 ? "" : "s", l.mode, l.nodes_per_socket,
+		       l.nodes_per_socket == 1 ? "" : "s", l.spec, l.source);
+	}
+	return 0;
+}
+
 static const char *const topo_help =
 	"usage: ctrbench topo [options]\n"
 	"\n"
 	"This machine's topology (or a described one), and where a placement puts threads.\n"
 	"\n"
-	"  --topology SPEC          a described machine, \"pack:2 [numa] l3:12 core:8 pu:2\" (default: this one)\n"
+	"  --topology SPEC          \"pack:2 [numa] l3:12 core:8 pu:2\" or a layout (default: this one)\n"
+	"                           named as --layouts lists them, e.g. genoa-9654-2s\n"
+	"  --layouts                list the named layouts, each with its spec and source (default off)\n"
 	"  --placement P            compact, scatter, ccx, numa, smt or list:CPUS (default none)\n"
 	"  --threads N              threads to place, with --placement (default none)\n"
 	"  --format F               table or json (default table)\n"
 	"\n"
-	"example: ctrbench topo --placement scatter --threads 4\n";
+	"example: ctrbench topo --topology genoa-9654-2s-nps4 --placement scatter --threads 4\n";
 
 int bench_cmd_topo(int argc, char **argv)
 {
@@ -155,10 +226,11 @@ int bench_cmd_topo(int argc, char **argv)
 		{ "placement", required_argument, NULL, 'p' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "layouts", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *spec = NULL, *policy = NULL;
-	int threads = 0, json = 0, opt, wrapped = 0, *pus = NULL;
+	int threads = 0, json = 0, opt, wrapped = 0, *pus = NULL, layouts = 0;
 	char err[512];
 	struct topo *t;
 
@@ -179,12 +251,17 @@ int bench_cmd_topo(int argc, char **argv)
 		case 'f':
 			json = bench_parse_table_json("topo", optarg);
 			break;
+		case 'L':
+			layouts = 1;
+			break;
 		default:
 			bench_die_getopt(opt, argv);
 		}
 	}
 	if (optind < argc)
 		die("unexpected argument '%s'", argv[optind]);
+	if (layouts)
+		return topo_cmd_layouts(json, spec || policy || threads);
 	if (policy && !threads)
 		die("--placement '%s' needs --threads", policy);
 	if (threads && !policy)

@@ -139,7 +139,7 @@ int bench_sweep_exec(const struct bench_sweep *s)
 			    "plan", s->plan_text ? json_string(s->plan_text) : json_null());
 	if (!x.extra)
 		die("out of memory");
-	bench_progress_plan(total * s->reps, (s->warmup_ms + 1.25 * s->duration_ms) / 1000.0);
+	bench_progress_plan(total * s->reps, bench_sweep_secs_each(s));
 	start = bench_now();
 	for (int i = 0; i < points && !x.interrupted; i++) {
 		const int w = i / (s->nr_shapes * per_shape), sh = i / per_shape % s->nr_shapes;
@@ -237,7 +237,9 @@ void bench_sweep_check(const struct bench_sweep *s)
 
 		if (bench_shape_parse(s->shape[i], &shape, &why))
 			die("bad value '%s' for --shape (%s)", s->shape[i], why);
-		sweep_check_memory(s, &shape);
+		/* this machine's memory says nothing of the machine a dry run plans for */
+		if (!s->dry_run)
+			sweep_check_memory(s, &shape);
 		bench_shape_free(&shape);
 	}
 	if (s->readers >= 0 && !sweep_has_workload(s, "readers"))

@@ -9,7 +9,11 @@
 #ifndef BENCH_SWEEP_H
 #define BENCH_SWEEP_H
 
+#include <stdio.h>
+
 #include "bench.h"
+
+struct topo;
 
 #define BENCH_SWEEP_MAX_THREADS 4096	/* as run --threads */
 #define BENCH_SWEEP_MAX_CONFIGS 1000000	/* a cross product past this is a typo, not a plan */
@@ -40,6 +44,8 @@ struct bench_sweep {
 	const char *out;		/* --out: the results file, appended to */
 	int resume;			/* --resume: skip configurations already in out */
 	int force;			/* --force: run what does not fit in MemAvailable (checked before the first) */
+	const char *topology;		/* --topology: plan for it (--dry-run), NULL for this machine */
+	int dry_run;			/* --dry-run: print the plan and its estimate, run nothing */
 	const char *plan_file;		/* --plan as given, or NULL */
 	char *plan_text;		/* its contents, kept in every line written */
 };
@@ -59,6 +65,37 @@ int bench_sweep_interrupted(void);
 
 /* Dies (exit 2, one line) on anything in s that `run` would refuse (sweep.c: sweep and recommend share it). */
 void bench_sweep_check(const struct bench_sweep *s);
+
+/* ---- the plan (sweep-plan.c): what --dry-run prints ---- */
+
+/* One point of the cross product: a group of configurations the executor runs together. */
+struct bench_sweep_point {
+	int id;				/* 1-based rank in the order the sweep runs them (stable for one plan) */
+	const char *workload;		/* its workload, as given */
+	const char *shape;		/* its shape spec, as given */
+	const char *placement;		/* its placement policy, as given */
+	int threads;			/* updaters */
+	int readers;			/* reader threads (readers workload), else 0 */
+	int *cpus;			/* nr_cpus CPU numbers: updaters', then readers' */
+	int nr_cpus;			/* threads + readers */
+	int wrapped;			/* more threads than the placement has CPUs */
+	int nr_algos;			/* configurations in the point: one per algorithm */
+	long measurements;		/* nr_algos x reps */
+};
+
+/* The seconds one measurement is planned at: warm-up + 1.25 x duration. */
+double bench_sweep_secs_each(const struct bench_sweep *s);
+
+/* How many points s has (workloads x shapes x placements x thread counts). */
+int bench_sweep_nr_points(const struct bench_sweep *s);
+
+/* Point i (0-based, run order) of s on topology t into *p; free with bench_sweep_point_free. */
+void bench_sweep_plan_point(const struct bench_sweep *s, const struct topo *t, int i,
+			    struct bench_sweep_point *p);
+void bench_sweep_point_free(struct bench_sweep_point *p);
+
+/* Print the plan of the checked sweep s on t: a header, one row per point, the estimate. */
+void bench_sweep_plan(const struct bench_sweep *s, const struct topo *t, FILE *f);
 
 
 #endif /* BENCH_SWEEP_H */

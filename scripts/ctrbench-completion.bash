@@ -21,8 +21,13 @@ _ctrbench()
 		[ "$head" = "$cur" ] && head= || head="$head,"
 		COMPREPLY=($(compgen -P "$head" -W "$words all" -- "$tail"))
 		return ;;
-	--out|--results|--plan|--calibration|--topology)
+	--out|--results|--plan|--calibration)
 		COMPREPLY=($(compgen -f -- "$cur"))
+		return ;;
+	--topology)
+		# the named layouts (`ctrbench topo --layouts`: each "NAME  part...") and files (XML)
+		words=$("$bin" topo --layouts 2>/dev/null | awk '/^[a-z][a-z0-9]*-[0-9]+-[12]s/ {print $1}')
+		COMPREPLY=($(compgen -W "$words" -- "$cur") $(compgen -f -- "$cur"))
 		return ;;
 	--format)
 		# the formats this command's --format line names (run: table, csv or json; report: html

@@ -49,7 +49,7 @@ pkgs=$(printf '%s\n' "$rows" | awk '{print $6}' | sort -u | tr '\n' ' ')
 if [ $rc -eq 0 ] && [ "$nrows" -eq 8 ] && [ "$l3s" -eq 8 ] && [ "$pkgs" = "0 1 " ] &&
 	grep -q '^pairs (28): same 0, smt 0, ccx 0, numa 12, package 0, remote 16$' "$tmp/t" &&
 	grep -q '^2 packages, 2 NUMA nodes, 24 L3s, 192 cores, 384 PUs' "$tmp/t" &&
-	grep -q '^    L3 #3: cores 24-31, PUs 48-63$' "$tmp/t" && [ ! -s "$tmp/err" ]; then
+	grep -q '^    L3 #3: cores 24-31, CPUs 48-63 (hwloc PU L#48-63)$' "$tmp/t" && [ ! -s "$tmp/err" ]; then
 	ok "topo scatter 8 on 2-socket Genoa: 8 threads on 8 L3s over both packages, pair counts"
 else
 	nok "topo scatter 8 on 2-socket Genoa (exit $rc, $nrows rows, $l3s L3s, packages '$pkgs')"

@@ -28,9 +28,17 @@ struct topo_pu {
 	hwloc_obj_t obj;
 };
 
+/* How PU numbers were made (topo_numbering). */
+enum { NUM_OS, NUM_LINUX_MODEL, NUM_SPEC_INDEXES, NUM_HWLOC_LOGICAL };
+
 struct topo {
 	hwloc_topology_t hw;
-	char *spec;		/* NULL for this machine */
+	char *spec;		/* as given (a layout's name, a spec, a file); NULL for this machine */
+	char *synth;		/* the synthetic spec hwloc loaded (a layout's expanded), NULL if none */
+	int has_layout;		/* spec named a layout: layout holds it */
+	struct topo_layout layout;	/* that layout */
+	int numbering;		/* NUM_*: how info.pu was made */
+	int *dist;		/* NUMA distances, nr_numa x nr_numa by logical index; NULL if none */
 	int synthetic;		/* not this machine: a spec, or hwloc told to fake it by env */
 	int nr_pus;
 	struct topo_pu *pu;	/* by logical index */
@@ -156,6 +164,23 @@ static int topo_flatten(struct topo *t)
 			max_os = in->pu;
 	}
 	free(core_seen);
+	if (t->numbering == NUM_LINUX_MODEL) {
+		int *smt = malloc(sizeof(int) * t->nr_pus), *cpu = malloc(sizeof(int) * t->nr_pus);
+
+		if (!smt || !cpu) {
+			free(smt);
+			free(cpu);
+			return -ENOMEM;
+		}
+		for (int i = 0; i < t->nr_pus; i++)
+			smt[i] = t->pu[i].info.smt;
+		topo_linux_numbering(smt, t->nr_pus, cpu);
+		max_os = t->nr_pus - 1;	/* a permutation of 0..nr_pus-1 */
+		for (int i = 0; i < t->nr_pus; i++)
+			t->pu[i].info.pu = cpu[i];
+		free(smt);
+		free(cpu);
+	}
 	t->nr_os = max_os + 1;
 	t->by_os = malloc(sizeof(int) * t->nr_os);
 	if (!t->by_os)
@@ -277,37 +302,147 @@ static int topo_check_size(const char *spec, int xml, char *err, size_t errlen)
 	return 0;
 }
 
+void topo_linux_numbering(const int *smt, int n, int *cpu)
+{
+	int next = 0, max = 0;
+
+	for (int i = 0; i < n; i++)
+		if (smt[i] > max)
+			max = smt[i];
+	for (int r = 0; r <= max; r++)
+		for (int i = 0; i < n; i++)
+			if (smt[i] == r)
+				cpu[i] = next++;
+}
+
+/*
+ * A layout's SLIT into hwloc, so that it is read back as an XML file's or
+ * this machine's are: nodes of one package at slit_socket, of two at
+ * slit_remote.  0 or -errno.
+ */
+static int topo_add_layout_distances(struct topo *t)
+{
+	hwloc_topology_t hw = t->hw;
+	int n = hwloc_get_nbobjs_by_type(hw, HWLOC_OBJ_NUMANODE), ret = -ENOMEM;
+	hwloc_obj_t *objs = calloc(n > 0 ? n : 1, sizeof(*objs));
+	hwloc_uint64_t *val = calloc((size_t)(n > 0 ? n : 1) * (n > 0 ? n : 1), sizeof(*val));
+	hwloc_distances_add_handle_t h;
+
+	if (!objs || !val)
+		goto out;
+	ret = 0;
+	if (n < 2)	/* hwloc takes no matrix of one: topo_read_distances gives it slit_local */
+		goto out;
+	for (int i = 0; i < n; i++)
+		objs[i] = hwloc_get_obj_by_type(hw, HWLOC_OBJ_NUMANODE, i);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++) {
+			hwloc_obj_t a = hwloc_get_ancestor_obj_by_type(hw, HWLOC_OBJ_PACKAGE, objs[i]);
+			hwloc_obj_t b = hwloc_get_ancestor_obj_by_type(hw, HWLOC_OBJ_PACKAGE, objs[j]);
+
+			val[i * n + j] = i == j ? t->layout.slit_local :
+					 a == b ? t->layout.slit_socket : t->layout.slit_remote;
+		}
+	ret = -EINVAL;
+	h = hwloc_distances_add_create(hw, "NUMALatency", HWLOC_DISTANCES_KIND_FROM_USER |
+				       HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0);
+	if (!h)
+		goto out;
+	if (hwloc_distances_add_values(hw, h, n, objs, val, 0) || hwloc_distances_add_commit(hw, h, 0))
+		goto out;
+	ret = 0;
+out:
+	free(objs);
+	free(val);
+	return ret;
+}
+
+/* The NUMA latency matrix hwloc has (sysfs, an XML file, a layout) into t->dist; none is no error. */
+static void topo_read_distances(struct topo *t)
+{
+	struct hwloc_distances_s *d[1];
+	unsigned nr = 1;
+	int n = hwloc_get_nbobjs_by_type(t->hw, HWLOC_OBJ_NUMANODE);
+
+	if (n == 1 && t->has_layout && (t->dist = malloc(sizeof(int)))) {
+		t->dist[0] = t->layout.slit_local;
+		return;
+	}
+	if (n < 1 || hwloc_distances_get_by_type(t->hw, HWLOC_OBJ_NUMANODE, &nr, d,
+						 HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) || nr < 1)
+		return;
+	if ((int)d[0]->nbobjs == n && (t->dist = malloc(sizeof(int) * n * n))) {
+		for (int i = 0; i < n * n; i++)
+			t->dist[i] = -1;
+		for (unsigned i = 0; i < d[0]->nbobjs; i++)
+			for (unsigned j = 0; j < d[0]->nbobjs; j++) {
+				hwloc_obj_t a = d[0]->objs[i], b = d[0]->objs[j];
+
+				if (a && b && a->logical_index < (unsigned)n && b->logical_index < (unsigned)n)
+					t->dist[a->logical_index * n + b->logical_index] =
+						(int)d[0]->values[i * d[0]->nbobjs + j];
+			}
+	}
+	hwloc_distances_release(t->hw, d[0]);
+}
+
 struct topo *topo_load(const char *spec, char *err, size_t errlen)
 {
-	struct topo *t;
-	int xml = spec && topo_spec_is_xml(spec), ret;
+	struct topo *t = calloc(1, sizeof(*t));
+	int xml = 0, ret;
 
-	if (spec && topo_check_size(spec, xml, err, errlen))
-		return NULL;
-	t = calloc(1, sizeof(*t));
-
-	if (!t || hwloc_topology_init(&t->hw)) {
+	if (!t) {
 		topo_err(err, errlen, "cannot load topology: out of memory");
-		free(t);
 		return NULL;
 	}
+	/* A layout's name first: a name is not a file, whatever the directory holds. */
+	if (spec && !topo_layout_find(spec, &t->layout))
+		t->has_layout = 1;
+	else
+		xml = spec && topo_spec_is_xml(spec);
 	if (spec) {
 		t->spec = strdup(spec);
-		ret = !t->spec ? -1 : xml ? hwloc_topology_set_xml(t->hw, spec) :
-					    hwloc_topology_set_synthetic(t->hw, spec);
+		t->synth = xml ? NULL : strdup(t->has_layout ? t->layout.spec : spec);
+		if (!t->spec || (!xml && !t->synth)) {
+			topo_err(err, errlen, "cannot load topology: out of memory");
+			goto fail_early;
+		}
+		if (topo_check_size(xml ? spec : t->synth, xml, err, errlen))
+			goto fail_early;
+		/*
+		 * hwloc numbers a synthetic machine's PUs logically; Linux does not
+		 * (topo_linux_numbering).  A layout models a real machine, so it gets
+		 * Linux's numbering; a hand-written spec keeps hwloc's, as it always
+		 * had (every placement test and plan written for one says so).
+		 */
+		if (!xml)
+			t->numbering = t->has_layout ? NUM_LINUX_MODEL :
+				       strstr(t->synth, "indexes=") ? NUM_SPEC_INDEXES : NUM_HWLOC_LOGICAL;
+	}
+	if (hwloc_topology_init(&t->hw)) {
+		topo_err(err, errlen, "cannot load topology: out of memory");
+		goto fail_early;
+	}
+	if (spec) {
+		ret = xml ? hwloc_topology_set_xml(t->hw, spec) : hwloc_topology_set_synthetic(t->hw, t->synth);
 		if (ret) {
 			if (xml)
 				topo_err(err, errlen, "bad topology '%s': cannot read it as an lstopo XML file (%s)",
 					 spec, errno == ENOENT ? "no such file" : "not valid hwloc XML");
 			else
 				topo_err(err, errlen, "bad topology '%s': not a hwloc synthetic description "
-					 "(like \"pack:2 [numa] l3:12 core:8 pu:2\") nor an XML file", spec);
+					 "(like \"pack:2 [numa] l3:12 core:8 pu:2\"), a named layout (ctrbench topo "
+					 "--layouts) nor an XML file", spec);
 			goto fail;
 		}
 	}
 	if (hwloc_topology_load(t->hw)) {
 		topo_err(err, errlen, "cannot load topology '%s': %s", spec ? spec : "this machine",
 			 strerror(errno));
+		goto fail;
+	}
+	if (t->has_layout && (ret = topo_add_layout_distances(t))) {
+		topo_err(err, errlen, "cannot load topology '%s': its NUMA distances: %s", spec, strerror(-ret));
 		goto fail;
 	}
 	/*
@@ -330,7 +465,13 @@ struct topo *topo_load(const char *spec, char *err, size_t errlen)
 			 TOPO_MAX_PUS);
 		goto fail;
 	}
+	topo_read_distances(t);
 	return t;
+fail_early:
+	free(t->spec);
+	free(t->synth);
+	free(t);
+	return NULL;
 fail:
 	topo_free(t);
 	return NULL;
@@ -345,6 +486,8 @@ void topo_free(struct topo *t)
 	free(t->pu);
 	free(t->by_os);
 	free(t->spec);
+	free(t->synth);
+	free(t->dist);
 	free(t);
 }
 
@@ -365,10 +508,38 @@ long long topo_cache_bytes(const struct topo *t, int level)
 	 * for any L3): not the modelled machine's, so none.  An XML file or
 	 * this machine says what was read from the hardware.
 	 */
-	if (t->spec ? !topo_spec_is_xml(t->spec) && !strstr(t->spec, "size=") : t->synthetic)
+	if (t->synth ? !strstr(t->synth, "size=") : t->synthetic && !t->spec)
 		return 0;
 	o = hwloc_get_obj_by_type(t->hw, type[level - 1], 0);
 	return o && o->attr ? (long long)o->attr->cache.size : 0;
+}
+
+const struct topo_layout *topo_layout_of(const struct topo *t)
+{
+	return t->has_layout ? &t->layout : NULL;
+}
+
+const char *topo_numbering(const struct topo *t)
+{
+	switch (t->numbering) {
+	case NUM_LINUX_MODEL:
+		return "Linux's, modelled (first thread of every core, then the siblings)";
+	case NUM_SPEC_INDEXES:
+		return "the spec's indexes= (hwloc's OS index)";
+	case NUM_HWLOC_LOGICAL:
+		return "hwloc's logical order (a spec: core c has 2c, 2c+1), not Linux's; "
+		       "a named layout models Linux's";
+	}
+	return "Linux's (the OS index, as taskset and numactl take it)";
+}
+
+int topo_numa_distance(const struct topo *t, int a, int b)
+{
+	const int n = t->counts.numa_nodes;
+
+	if (!t->dist || a < 0 || b < 0 || a >= n || b >= n)
+		return -1;
+	return t->dist[a * n + b];
 }
 
 const char *topo_spec(const struct topo *t)
@@ -791,12 +962,14 @@ static void topo_print_mem(long long bytes, FILE *f)
 static void topo_print_group(const struct topo *t, const int *order, int n, const char *indent,
 			     FILE *f)
 {
-	int *cores = calloc(n, sizeof(int)), *os = calloc(n, sizeof(int)), nc = 0;
-	char cbuf[256], pbuf[256];
+	int *cores = calloc(n, sizeof(int)), *os = calloc(n, sizeof(int)), *lg = calloc(n, sizeof(int));
+	char cbuf[256], pbuf[256], lbuf[256];
+	int nc = 0;
 
-	if (!cores || !os) {
+	if (!cores || !os || !lg) {
 		free(cores);
 		free(os);
+		free(lg);
 		return;
 	}
 	for (int i = 0; i < n; i++) {
@@ -805,29 +978,128 @@ static void topo_print_group(const struct topo *t, const int *order, int n, cons
 		if (in->core >= 0 && (!nc || cores[nc - 1] != in->core))
 			cores[nc++] = in->core;
 		os[i] = in->pu;
+		lg[i] = in->logical;
 	}
 	qsort(os, n, sizeof(int), cmp_int);
+	qsort(lg, n, sizeof(int), cmp_int);
 	fprintf(f, "%s", indent);
 	if (t->pu[order[0]].info.l3 >= 0)
 		fprintf(f, "L3 #%d: ", t->pu[order[0]].info.l3);
 	if (nc)
 		fprintf(f, "%s %s, ", nc == 1 ? "core" : "cores", topo_format_list(cores, nc, cbuf, sizeof(cbuf)));
-	fprintf(f, "%s %s\n", n == 1 ? "PU" : "PUs", topo_format_list(os, n, pbuf, sizeof(pbuf)));
+	fprintf(f, "%s %s (hwloc PU L#%s)\n", n == 1 ? "CPU" : "CPUs", topo_format_list(os, n, pbuf, sizeof(pbuf)),
+		topo_format_list(lg, n, lbuf, sizeof(lbuf)));
 	free(cores);
 	free(os);
+	free(lg);
+}
+
+/* "1 MiB", "32 MiB", "512 KiB" */
+static void topo_print_size(long long bytes, FILE *f)
+{
+	if (bytes >= 1LL << 20 && !(bytes % (1LL << 20)))
+		fprintf(f, "%lld MiB", bytes >> 20);
+	else if (bytes >= 1LL << 10 && !(bytes % (1LL << 10)))
+		fprintf(f, "%lld KiB", bytes >> 10);
+	else
+		fprintf(f, "%lld B", bytes);
+}
+
+/* The cache sizes hwloc has, one line; "not given" for a spec without size=. */
+static void topo_print_caches(const struct topo *t, FILE *f)
+{
+	int any = 0;
+
+	fputs("caches:", f);
+	for (int level = 1; level <= 3; level++) {
+		long long b = topo_cache_bytes(t, level);
+
+		if (b <= 0)
+			continue;
+		fprintf(f, "%s L%d ", any++ ? "," : "", level);
+		topo_print_size(b, f);
+		fputs(level == 3 ? " per L3" : " per core", f);
+	}
+	fputs(any ? "\n" : " sizes not given (a synthetic spec without size=)\n", f);
+}
+
+/*
+ * The NUMA distances: the matrix for up to 8 nodes (fits 100 columns),
+ * else each node's row with the nodes at each distance grouped.
+ */
+static void topo_print_distances(const struct topo *t, FILE *f)
+{
+	const int n = t->counts.numa_nodes;
+	const struct topo_layout *l = topo_layout_of(t);
+
+	if (!t->dist) {
+		fprintf(f, "NUMA distances: none known (hwloc has none for this topology)\n");
+		return;
+	}
+	fprintf(f, "NUMA distances (SLIT, 10 = local)%s\n", l ? ":" : ", as hwloc read them:");
+	if (l)
+		fprintf(f, "  source: %s\n", l->slit_source);
+	if (n <= 8) {
+		fprintf(f, "  node");
+		for (int j = 0; j < n; j++)
+			fprintf(f, " %4d", j);
+		fputc('\n', f);
+		for (int i = 0; i < n; i++) {
+			fprintf(f, "  %4d", i);
+			for (int j = 0; j < n; j++)
+				fprintf(f, " %4d", t->dist[i * n + j]);
+			fputc('\n', f);
+		}
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		int *seen = calloc(n, sizeof(int)), *nodes = malloc(sizeof(int) * n);
+		char buf[256];
+
+		if (!seen || !nodes) {
+			free(seen);
+			free(nodes);
+			return;
+		}
+		fprintf(f, "  node %d:", i);
+		for (int j = 0, first = 1; j < n; j++) {
+			int v = t->dist[i * n + j], k = 0;
+
+			if (seen[j])
+				continue;
+			for (int m = j; m < n; m++)
+				if (t->dist[i * n + m] == v) {
+					seen[m] = 1;
+					nodes[k++] = m;
+				}
+			fprintf(f, "%s %d to %s %s", first ? "" : ",", v, k == 1 ? "node" : "nodes",
+				topo_format_list(nodes, k, buf, sizeof(buf)));
+			first = 0;
+		}
+		fputc('\n', f);
+		free(seen);
+		free(nodes);
+	}
 }
 
 void topo_print_tree(const struct topo *t, FILE *f)
 {
 	static const enum topo_field tree[] = { F_PKG, F_NUMA, F_L3, F_CORE, F_SMT, F_END };
 	const struct topo_counts *c = &t->counts;
+	const struct topo_layout *l = topo_layout_of(t);
 	int *order = malloc(sizeof(int) * t->nr_pus);
 
 	fprintf(f, "topology: %s%s\n", topo_spec(t),
 		topo_is_synthetic(t) ? " (not this machine: for planning, runs refuse it)" : "");
+	if (l)
+		fprintf(f, "layout: %s, %d socket%s, %s: %s\n  source: %s\n", l->part, l->sockets,
+			l->sockets == 1 ? "" : "s", l->mode, l->spec, l->source);
 	fprintf(f, "%d package%s, %d NUMA node%s, %d L3%s, %d cores, %d PUs (%d per core)\n",
 		c->packages, c->packages == 1 ? "" : "s", c->numa_nodes, c->numa_nodes == 1 ? "" : "s",
 		c->l3s, c->l3s == 1 ? "" : "s", c->cores, c->pus, c->max_smt);
+	fprintf(f, "CPU numbers: %s; L# is hwloc's logical PU index\n", topo_numbering(t));
+	topo_print_caches(t, f);
+	topo_print_distances(t, f);
 	if (!order)
 		return;
 	for (int i = 0; i < t->nr_pus; i++)
@@ -864,15 +1136,16 @@ void topo_print_placement(const struct topo *t, const int *pus, int n, FILE *f)
 	long counts[TOPO_NR_CLASSES];
 	int shared = 0;
 
-	fprintf(f, "%6s %5s %5s %5s %5s %7s\n", "thread", "PU", "core", "L3", "NUMA", "package");
+	fprintf(f, "%6s %5s %5s %5s %5s %5s %7s\n", "thread", "CPU", "L#PU", "core", "L3", "NUMA", "package");
 	for (int i = 0; i < n; i++) {
 		struct topo_pu_info in;
 
 		if (topo_pu_info(t, pus[i], &in)) {
-			fprintf(f, "%6d %5d %5s %5s %5s %7s\n", i, pus[i], "?", "?", "?", "?");
+			fprintf(f, "%6d %5d %5s %5s %5s %5s %7s\n", i, pus[i], "?", "?", "?", "?", "?");
 			continue;
 		}
-		fprintf(f, "%6d %5d %5d %5d %5d %7d\n", i, in.pu, in.core, in.l3, in.numa, in.package);
+		fprintf(f, "%6d %5d %5d %5d %5d %5d %7d\n", i, in.pu, in.logical, in.core, in.l3, in.numa,
+			in.package);
 	}
 	if (topo_pair_counts(t, pus, n, counts)) {
 		fprintf(f, "pairs: not counted (a PU is not in the topology)\n");

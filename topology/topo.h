@@ -5,8 +5,11 @@
  * A struct topo is a loaded hwloc topology (this machine, a hwloc synthetic
  * description or an lstopo XML export) flattened into one record per PU, so
  * that placement and distance questions are array walks, not tree walks.
- * Indexes: a "PU" handed in or out is always the OS index (what the kernel,
- * sched_getcpu(), taskset and /sys call a CPU); core, L3, NUMA node and
+ * Indexes: a "PU" handed in or out is always the CPU number Linux gives it
+ * (the OS index: what the kernel, sched_getcpu(), taskset and /sys call a
+ * CPU; for a named layout, the Linux numbering modelled by
+ * topo_linux_numbering(); for another synthetic spec, hwloc's logical
+ * order, see topo_numbering()); core, L3, NUMA node and
  * package numbers in struct topo_pu_info are hwloc logical indexes (dense,
  * in topology order), which is what a table wants.  topo_numa_node_of_pu()
  * is the one exception: it gives the NUMA node's OS index, because that is
@@ -31,7 +34,9 @@ struct topo;
  * to the CPUs this process may run on (its affinity mask), so that every PU
  * a placement hands out can actually be bound to.  Otherwise spec names an
  * lstopo XML file when it ends in ".xml" or names an existing file, and is
- * a hwloc synthetic description ("pack:2 [numa] l3:12 core:8 pu:2") if not.
+ * a hwloc synthetic description ("pack:2 [numa] l3:12 core:8 pu:2") if not,
+ * unless it is a named layout's name ("genoa-9654-2s", topo_layout_find):
+ * then its spec, with the layout's NUMA distances added to the topology.
  * Returns NULL on failure with a one-line message naming spec in err (when
  * err is not NULL; errlen bytes, always terminated).
  */
@@ -56,6 +61,67 @@ struct topo *topo_load(const char *spec, char *err, size_t errlen);
  * (hwloc then says what is wrong).  Exposed for the tests.
  */
 uint64_t topo_synthetic_pus(const char *spec);
+
+/*
+ * A named layout: a real part in 1 or 2 sockets under one NUMA mode
+ * (topology/layouts.c holds the one table, each figure with its source).
+ * topo_load() takes the name wherever a spec is taken: "genoa-9654-2s"
+ * (NPS1, AMD's default), "genoa-9654-2s-nps4", "turin-9965-1s-l3numa".
+ */
+struct topo_layout {
+	char name[48];		/* "genoa-9654-2s-nps4" */
+	const char *part;	/* "AMD EPYC 9654 (Genoa, Zen 4)" */
+	int sockets;		/* 1 or 2 */
+	const char *mode;	/* "NPS1", "NPS2", "NPS4" or "L3 as NUMA" */
+	int nodes_per_socket;	/* NUMA nodes in one socket under that mode */
+	char spec[160];		/* the hwloc synthetic spec it expands to, cache sizes in it */
+	int slit_local;		/* SLIT distance of a node to itself (10) */
+	int slit_socket;	/* to another node of the same socket */
+	int slit_remote;	/* to a node of the other socket */
+	const char *source;	/* where the part's counts and cache sizes come from */
+	const char *slit_source;	/* where the distances come from */
+};
+
+/* How many named layouts there are; the i-th (0 or -ENOENT past the last). */
+int topo_nr_layouts(void);
+int topo_layout_at(int i, struct topo_layout *l);
+
+/* The layout called name: 0, or -ENOENT. */
+int topo_layout_find(const char *name, struct topo_layout *l);
+
+/*
+ * The layout a topology was loaded from, NULL if it was not a name.  Its
+ * strings live as long as t.
+ */
+const struct topo_layout *topo_layout_of(const struct topo *t);
+
+/*
+ * Linux's CPU numbering of a machine described by a synthetic spec, which
+ * hwloc itself numbers in logical order (core c's threads 2c and 2c+1).
+ * On x86 Linux numbers CPUs in the order the firmware lists them (the ACPI
+ * MADT), which on EPYC is the first thread of every core (package 0's
+ * cores, then package 1's), then every core's second thread in the same
+ * order: on 2 x 96 cores CPU 192 is CPU 0's sibling.  smt[i] is the rank of
+ * the PU of logical index i among its core's threads; cpu[i] gets its
+ * number: all PUs of rank 0 in logical order, then those of rank 1, ...
+ */
+void topo_linux_numbering(const int *smt, int n, int *cpu);
+
+/*
+ * How the PU numbers of t ("CPU" in every table, what list: takes) were
+ * made: Linux's (the OS index, as taskset and numactl take it) on this
+ * machine and an XML file, the modelled Linux numbering for a named layout
+ * (topo_linux_numbering), the spec's own when it gives indexes=, and
+ * hwloc's logical order for any other synthetic spec.
+ */
+const char *topo_numbering(const struct topo *t);
+
+/*
+ * NUMA distance (the SLIT's, 10 = local) from node a to node b, logical
+ * indexes; -1 where the topology has none (hwloc read none, or a synthetic
+ * spec that is not a named layout).
+ */
+int topo_numa_distance(const struct topo *t, int a, int b);
 
 /* Free a topology from topo_load(); NULL is a no-op. */
 void topo_free(struct topo *t);
@@ -98,7 +164,7 @@ void topo_counts(const struct topo *t, struct topo_counts *c);
 
 /* Where one PU sits.  Logical indexes, -1 where the machine lacks that level. */
 struct topo_pu_info {
-	int pu;			/* OS index */
+	int pu;			/* Linux CPU number (OS index; modelled for a synthetic spec) */
 	int logical;		/* hwloc logical index of the PU, 0..topo_nr_pus()-1 */
 	int smt;		/* rank among its core's PUs: 0 first hyperthread, 1 its sibling */
 	int core, l3, numa, package;
