@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* ctrbench compare: the change per configuration between two result files, and whether it is noise. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -61,6 +62,42 @@ static void samples_add(struct samples *s, double v)
 
 /* --ignore FIELD,...: identity fields left out of matching (--ignore-algo: algo). */
 static int cmp_ignored[BF_NR];
+
+/*
+ * --by machine: the sides are the two machines (env.machine) the lines were
+ * measured on, not the two files: A the machine of the first line read, B the
+ * other.  Lines of one machine from any number of files (a sweep's shards)
+ * pool into its side, as reps of one configuration.
+ */
+static struct {
+	int on;			/* --by machine */
+	char *name[2];		/* env.machine of side A and B (strdup'd), NULL until met */
+} cmp_by_machine;
+
+/* "unknown machine" for a line from before env.machine (or one that could not read its CPU). */
+static const char *line_machine(json_t *o)
+{
+	const char *m = json_string_value(json_object_get(json_object_get(o, "env"), "machine"));
+
+	return m ? m : "unknown machine";
+}
+
+/* The side of a line under --by machine: 0 or 1; a third machine is an error naming it and the two. */
+static int machine_side(json_t *o, const char *file, int lineno)
+{
+	const char *m = line_machine(o);
+
+	for (int s = 0; s < 2; s++) {
+		if (!cmp_by_machine.name[s]) {
+			cmp_by_machine.name[s] = bench_xstrdup(m);
+			return s;
+		}
+		if (!strcmp(cmp_by_machine.name[s], m))
+			return s;
+	}
+	die("%s:%d: a third machine '%s' (compare --by machine puts two side by side: '%s' and '%s')",
+	    file, lineno, m, cmp_by_machine.name[0], cmp_by_machine.name[1]);
+}
 
 /* What makes two lines the same configuration: the table's keys and knobs, less --ignore. */
 static int cmp_in_key(int f)
@@ -152,6 +189,8 @@ static void read_file(struct configs *cs, int side, const char *file, const char
 {
 	struct bench_results r;
 
+	int s;
+
 	bench_results_load(file, 0, &r);
 	bench_results_check_partial(&r, file, "compare");
 	for (int l = 0; l < r.n; l++) {
@@ -159,12 +198,52 @@ static void read_file(struct configs *cs, int side, const char *file, const char
 
 		check_keys(r.line[l].obj, file, r.line[l].lineno);
 		c = config_get(cs, r.line[l].obj);
-		c->in[side] = 1;
-		add_line(&c->side[side], r.line[l].obj, metric, file, r.line[l].lineno);
+		s = cmp_by_machine.on ? machine_side(r.line[l].obj, file, r.line[l].lineno) : side;
+		c->in[s] = 1;
+		add_line(&c->side[s], r.line[l].obj, metric, file, r.line[l].lineno);
 	}
 	if (!r.n)
 		die("'%s' has no results", file);
 	bench_results_free(&r);
+}
+
+/*
+ * --by machine takes folders too (a sweep's shards, a folder per machine):
+ * every regular *.jsonl file under one, in path order, each read as a
+ * results file; a report's folder (its .ctrbench-report marker) is skipped.
+ * Returns how many files it read.
+ */
+static int read_folder(struct configs *cs, const char *dir, const char *metric)
+{
+	struct dirent **names;
+	int n = scandir(dir, &names, NULL, alphasort), read = 0;
+	char path[4096], marker[4096];
+	struct stat st;
+
+	if (n < 0)
+		die("cannot read the folder '%s': %s", dir, strerror(errno));
+	snprintf(marker, sizeof(marker), "%s/.ctrbench-report", dir);
+	for (int i = 0; i < n; i++) {
+		if (!access(marker, F_OK)) {	/* a report's folder: its files are not results */
+			free(names[i]);
+			continue;
+		}
+		const char *e = names[i]->d_name;
+		size_t len = strlen(e);
+
+		if (e[0] != '.' &&
+		    snprintf(path, sizeof(path), "%s/%s", dir, e) < (int)sizeof(path) && !lstat(path, &st)) {
+			if (S_ISDIR(st.st_mode)) {
+				read += read_folder(cs, path, metric);
+			} else if (S_ISREG(st.st_mode) && len > 6 && !strcmp(e + len - 6, ".jsonl")) {
+				read_file(cs, 0, path, metric);
+				read++;
+			}
+		}
+		free(names[i]);
+	}
+	free(names);
+	return read;
 }
 
 /*
@@ -653,7 +732,7 @@ static json_t *outcome_json(const struct configs *cs, int i, const struct outcom
 	json_object_set_new(j, "better", json_string(o->higher_better ? "higher" : "lower"));
 	for (int s = 0; s < 2; s++)
 		json_object_set_new(j, s ? "b" : "a", !k->in[s] ? json_null() :
-				    json_pack("{s:s,s:i,s:i,s:o}", "file", file[s], "n", r->n[s],
+				    json_pack("{s:s,s:i,s:i,s:o}", cmp_by_machine.on ? "machine" : "file", file[s], "n", r->n[s],
 					      "lines", k->side[s].procs.n, "median", num(r->med[s])));
 	json_object_set_new(j, "unit", json_string(r->by_process ? "process" : "rep"));
 	json_object_set_new(j, "ratio", num(r->ratio));
@@ -732,8 +811,9 @@ static void print_table(const struct configs *cs, const struct outcome *out, con
 	char ***rows = bench_xmalloc(sizeof(*rows) * (size_t)(cs->n + 1)), *note;
 	int w[NCOL], show[NCOL], last = NCOL - 1;
 
-	note = cell("compare: A = %s, B = %s; metric %s (%s is faster); B/A = median(B) / median(A)",
-		    file[0], file[1], o->metric, o->higher_better ? "higher" : "lower");
+	note = cell("compare%s: A = %s, B = %s; metric %s (%s is faster); B/A = median(B) / median(A)",
+		    cmp_by_machine.on ? " --by machine" : "", file[0], file[1], o->metric,
+		    o->higher_better ? "higher" : "lower");
 	bench_print_wrapped(stdout, "# ", "#   ", "", note, o->wide);
 	free(note);
 	{
@@ -797,6 +877,7 @@ static void print_table(const struct configs *cs, const struct outcome *out, con
 
 static const char *const cmp_help =
 	"usage: ctrbench compare A.jsonl B.jsonl [options]\n"
+	"       ctrbench compare --by machine FILE... [options]\n"
 	"\n"
 	"The change of B against A per configuration (lines whose identity fields, ctrbench schema's\n"
 	"keys and knobs, are all equal; a line that matches nothing says which field differed).\n"
@@ -810,6 +891,10 @@ static const char *const cmp_help =
 	"                           over >= 8 configurations compared, else none)\n"
 	"  --calibrate FILE         A and B are an A/A pair: write their noise to FILE (default: none;\n"
 	"                           a new file or a calibration this wrote, never A or B)\n"
+	"  --by file|machine        what A and B are: the two files (default), or the two machines\n"
+	"                           (env.machine) the lines of every FILE were measured on, A the\n"
+	"                           first line's: a machine's lines from many files (shards) pool;\n"
+	"                           a FILE may be a folder (every *.jsonl under it)\n"
 	"  --ignore FIELD,...       leave identity fields out of matching (default none)\n"
 	"  --ignore-algo            the same as --ignore algo\n"
 	"  --fail-on slower|changed exit 1 when a configuration is slower / changed (default: exit 0)\n"
@@ -817,7 +902,8 @@ static const char *const cmp_help =
 	"  --wide                   table: every column (placement, settings, 95% CI, p, why too) and\n"
 	"                           notes on one line each (default: what fits 100 columns)\n"
 	"\n"
-	"example: ctrbench compare before.jsonl after.jsonl --fail-on slower\n";
+	"example: ctrbench compare before.jsonl after.jsonl --fail-on slower\n"
+	"         ctrbench compare --by machine milan/*.jsonl genoa/*.jsonl\n";
 
 static void parse_ignore(const char *list)
 {
@@ -848,7 +934,7 @@ static double parse_real(const char *opt, const char *s, double lo, double hi)
 	return v;
 }
 
-static void parse_args(int argc, char **argv, struct cmp_opts *o, const char *file[2])
+static void parse_args(int argc, char **argv, struct cmp_opts *o, const char *file[2], int *nfiles)
 {
 	static const struct option opts[] = {
 		{ "metric", required_argument, NULL, 'm' }, { "format", required_argument, NULL, 'f' },
@@ -856,7 +942,7 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o, const char *fi
 		{ "significance-level", required_argument, NULL, 'a' },
 		{ "noise-threshold", required_argument, NULL, 't' }, { "noise", required_argument, NULL, 'n' },
 		{ "calibrate", required_argument, NULL, 'c' }, { "fail-on", required_argument, NULL, 'F' },
-		{ "wide", no_argument, NULL, BENCH_OPT_WIDE },
+		{ "wide", no_argument, NULL, BENCH_OPT_WIDE }, { "by", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -874,6 +960,11 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o, const char *fi
 		case 'n': o->noise_file = optarg; break;
 		case 'c': o->calibrate = optarg; break;
 		case BENCH_OPT_WIDE: o->wide = 1; break;
+		case 'b':
+			if (strcmp(optarg, "file") && strcmp(optarg, "machine"))
+				die("bad value '%s' for --by (want file or machine)", optarg);
+			cmp_by_machine.on = !strcmp(optarg, "machine");
+			break;
 		case 'F':
 			if (strcmp(optarg, "slower") && strcmp(optarg, "changed"))
 				die("bad value '%s' for --fail-on (want slower or changed)", optarg);
@@ -887,12 +978,20 @@ static void parse_args(int argc, char **argv, struct cmp_opts *o, const char *fi
 	    strcmp(o->metric, "update_ns.p99") && strcmp(o->metric, "cpu_ns_per_op"))
 		die("unknown metric '%s' (want ops_per_sec, cpu_ns_per_op, update_ns.p50 or update_ns.p99)",
 		    o->metric);
-	if (argc - optind < 2)
-		die("compare needs two files: compare A.jsonl B.jsonl%s", argc - optind ? " (got one)" : "");
-	if (argc - optind > 2)
-		die("unexpected argument '%s'", argv[optind + 2]);
+	*nfiles = argc - optind;
+	if (cmp_by_machine.on) {
+		if (!*nfiles)
+			die("compare --by machine needs results files: compare --by machine FILE...");
+		if (o->calibrate)
+			die("--calibrate takes the two files of one A/A pair, not --by machine");
+	} else {
+		if (*nfiles < 2)
+			die("compare needs two files: compare A.jsonl B.jsonl%s", *nfiles ? " (got one)" : "");
+		if (*nfiles > 2)
+			die("unexpected argument '%s'", argv[optind + 2]);
+	}
 	file[0] = argv[optind];
-	file[1] = argv[optind + 1];
+	file[1] = *nfiles > 1 ? argv[optind + 1] : NULL;
 	o->higher_better = !strcmp(o->metric, "ops_per_sec");
 }
 
@@ -903,14 +1002,33 @@ int bench_cmd_compare(int argc, char **argv)
 	struct configs cs = { 0 };
 	struct outcome *out;
 	char *target = NULL, msg[2048];
-	int fail = 0, is_new = 0, bad = 0;
+	int fail = 0, is_new = 0, bad = 0, nfiles;
 	double bp;
 
-	parse_args(argc, argv, &o, file);
+	parse_args(argc, argv, &o, file, &nfiles);
 	if (o.calibrate)
 		target = calibrate_target(o.calibrate, file, &is_new);
-	read_file(&cs, 0, file[0], o.metric);
-	read_file(&cs, 1, file[1], o.metric);
+	if (cmp_by_machine.on) {
+		for (int i = 0; i < nfiles; i++) {
+			struct stat st;
+			const char *a = argv[optind + i];
+
+			if (!stat(a, &st) && S_ISDIR(st.st_mode)) {
+				if (!read_folder(&cs, a, o.metric))
+					die("'%s' is a folder with no .jsonl results file in it", a);
+			} else {
+				read_file(&cs, 0, a, o.metric);
+			}
+		}
+		if (!cmp_by_machine.name[1])
+			die("compare --by machine: every line is of one machine ('%s'): nothing to put side by side",
+			    cmp_by_machine.name[0]);
+		file[0] = cmp_by_machine.name[0];
+		file[1] = cmp_by_machine.name[1];
+	} else {
+		read_file(&cs, 0, file[0], o.metric);
+		read_file(&cs, 1, file[1], o.metric);
+	}
 	/* configurations of A in A's order, then those only in B in B's order (config_get keeps both) */
 	out = bench_xmalloc(sizeof(*out) * (size_t)(cs.n ? cs.n : 1));
 	for (int i = 0; i < cs.n; i++)
@@ -947,6 +1065,8 @@ int bench_cmd_compare(int argc, char **argv)
 	free(cs.c);
 	free(out);
 	free(target);
+	free(cmp_by_machine.name[0]);
+	free(cmp_by_machine.name[1]);
 	if (bad)
 		die("%s", msg);
 	return fail;

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,173 @@ static json_t *env_numa_nodes(void)
 	return n ? json_integer(n) : json_null();
 }
 
+/* json_string of a possibly invalid UTF-8 string: null rather than nothing. */
+static json_t *env_or_null(json_t *j)
+{
+	return j ? j : json_null();
+}
+
+/* An integer file under a CPU's sysfs directory, -1 when it cannot be read. */
+static long env_cpu_int(int cpu, const char *rel)
+{
+	char path[128], *s, *end;
+	long v = -1;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/%s", cpu, rel);
+	s = env_read_line(path);
+	if (s && *s) {
+		v = strtol(s, &end, 10);
+		if (*end)
+			v = -1;
+	}
+	free(s);
+	return v;
+}
+
+/* The NUMA node of an online CPU (its nodeN link in sysfs), -1 when there is none. */
+static long env_cpu_node(int cpu)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *e;
+	long node = -1;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", cpu);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "node", 4) && isdigit((unsigned char)e->d_name[4])) {
+			node = strtol(e->d_name + 4, NULL, 10);
+			break;
+		}
+	closedir(d);
+	return node;
+}
+
+/* Distinct values among the first n of v (n is at most the CPUs: quadratic is fine). */
+static long env_distinct(const long *v, int n)
+{
+	long count = 0;
+
+	for (int i = 0; i < n; i++) {
+		int seen = 0;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = v[j] == v[i];
+		count += !seen;
+	}
+	return count;
+}
+
+/*
+ * The machine's shape as Linux shows it, for putting machines side by side:
+ * packages, cores (distinct package/core pairs) and L3s (distinct L3 ids;
+ * cache/index3/id, Linux 5.1+) over the online CPUs, and a digest of every
+ * online CPU's (number, package, core, L3, node) tuple, FNV-1a 64, as 12 hex
+ * digits: two machines with one digest number and group their CPUs alike, so
+ * one placement puts threads on the same kind of neighbours on both.  A
+ * count is null where any CPU's file is unreadable (not guessed from the rest).
+ */
+static void env_topology(json_t *env)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF), *pkg = NULL, *core = NULL, *l3 = NULL;
+	int n = 0, pkg_ok = 1, core_ok = 1, l3_ok = 1;
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a 64's offset basis */
+	char digest[16];
+
+	if (ncpu > 0 && ncpu <= 65536) {
+		pkg = calloc((size_t)ncpu, sizeof(*pkg));
+		core = calloc((size_t)ncpu, sizeof(*core));
+		l3 = calloc((size_t)ncpu, sizeof(*l3));
+	}
+	if (!pkg || !core || !l3)
+		goto out;
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		long p, c, l, node;
+		char tuple[96];
+
+		/* cpu0 has no online file where it cannot be taken offline */
+		if (cpu && env_cpu_int(cpu, "online") == 0)
+			continue;
+		p = env_cpu_int(cpu, "topology/physical_package_id");
+		c = env_cpu_int(cpu, "topology/core_id");
+		l = env_cpu_int(cpu, "cache/index3/id");
+		node = env_cpu_node(cpu);
+		if (p < 0 && c < 0)
+			continue;	/* not present (possible but not there) */
+		pkg_ok &= p >= 0;
+		core_ok &= p >= 0 && c >= 0;
+		l3_ok &= l >= 0;
+		pkg[n] = p;
+		core[n] = p * 1000000 + c;	/* core ids repeat per package */
+		l3[n] = l;
+		n++;
+		snprintf(tuple, sizeof(tuple), "%d:%ld:%ld:%ld:%ld;", cpu, p, c, l, node);
+		for (const char *s = tuple; *s; s++)
+			h = (h ^ (unsigned char)*s) * 0x100000001b3ull;	/* FNV-1a 64's prime */
+	}
+out:
+	json_object_set_new(env, "packages", n && pkg_ok ? json_integer(env_distinct(pkg, n)) : json_null());
+	json_object_set_new(env, "cores", n && core_ok ? json_integer(env_distinct(core, n)) : json_null());
+	json_object_set_new(env, "l3s", n && l3_ok ? json_integer(env_distinct(l3, n)) : json_null());
+	snprintf(digest, sizeof(digest), "%012llx", (unsigned long long)(h >> 16));
+	json_object_set_new(env, "topology_digest", n ? json_string(digest) : json_null());
+	free(pkg);
+	free(core);
+	free(l3);
+}
+
+/* A decimal /proc/cpuinfo field ("cpu family", "model", "stepping") as an integer, else null. */
+static json_t *env_cpuinfo_int(const char *key)
+{
+	char *s = env_cpuinfo(key), *end;
+	json_t *j = json_null();
+	long v;
+
+	if (s && *s) {
+		v = strtol(s, &end, 10);
+		if (!*end && v >= 0)
+			j = json_integer(v);
+	}
+	free(s);
+	return j;
+}
+
+static json_t *env_hostname(void)
+{
+	char name[256];
+
+	if (gethostname(name, sizeof(name)) || !name[0])
+		return json_null();
+	name[sizeof(name) - 1] = 0;
+	return env_or_null(json_string(name));
+}
+
+/*
+ * What makes two lines the same kind of machine, for compare --by machine and
+ * the report's series: the CPU's model name, packages x cores, L3s, NUMA nodes
+ * and the topology digest, not the host name (a cluster's identical nodes
+ * that ran shards of one sweep are one machine there).  null when the CPU
+ * model cannot be read.
+ */
+static json_t *env_machine(const json_t *env)
+{
+	const char *model = json_string_value(json_object_get(env, "cpu_model"));
+	const char *digest = json_string_value(json_object_get(env, "topology_digest"));
+	char buf[384];
+
+	if (!model)
+		return json_null();
+	snprintf(buf, sizeof(buf), "%s; %lld packages, %lld cores, %lld L3, %lld nodes; topology %s", model,
+		 (long long)json_integer_value(json_object_get(env, "packages")),
+		 (long long)json_integer_value(json_object_get(env, "cores")),
+		 (long long)json_integer_value(json_object_get(env, "l3s")),
+		 (long long)json_integer_value(json_object_get(env, "numa_nodes")),
+		 digest ? digest : "no digest");
+	return env_or_null(json_string(buf));
+}
+
 static json_t *env_date(void)
 {
 	time_t now = time(NULL);
@@ -204,12 +372,6 @@ static json_t *env_date(void)
 	if (now == (time_t)-1 || !gmtime_r(&now, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm))
 		return json_null();
 	return json_string(buf);
-}
-
-/* json_string of a possibly invalid UTF-8 string: null rather than nothing. */
-static json_t *env_or_null(json_t *j)
-{
-	return j ? j : json_null();
 }
 
 json_t *bench_env_json(const char *note)
@@ -222,7 +384,13 @@ json_t *bench_env_json(const char *note)
 
 	if (!env)
 		return NULL;
+	json_object_set_new(env, "machine", json_null());	/* filled in last, from the fields below */
+	json_object_set_new(env, "hostname", env_hostname());
 	json_object_set_new(env, "cpu_model", env_cpuinfo_string("model name"));
+	json_object_set_new(env, "cpu_vendor", env_cpuinfo_string("vendor_id"));
+	json_object_set_new(env, "cpu_family", env_cpuinfo_int("cpu family"));
+	json_object_set_new(env, "cpu_model_number", env_cpuinfo_int("model"));
+	json_object_set_new(env, "cpu_stepping", env_cpuinfo_int("stepping"));
 	json_object_set_new(env, "microcode", env_cpuinfo_string("microcode"));
 	json_object_set_new(env, "kernel", have_uname ? env_or_null(json_string(u.release)) : json_null());
 	json_object_set_new(env, "kernel_build", have_uname ? env_or_null(json_string(u.version)) : json_null());
@@ -238,6 +406,7 @@ json_t *bench_env_json(const char *note)
 	}
 	json_object_set_new(env, "boost", boost);
 	json_object_set_new(env, "numa_nodes", env_numa_nodes());
+	env_topology(env);
 	json_object_set_new(env, "perf_event_paranoid", env_file_int("/proc/sys/kernel/perf_event_paranoid"));
 	json_object_set_new(env, "hypervisor", env_hypervisor());
 	json_object_set_new(env, "cpus_online", online > 0 ? json_integer(online) : json_null());
@@ -247,6 +416,7 @@ json_t *bench_env_json(const char *note)
 	json_object_set_new(env, "commit", env_or_null(env_macro_string(ENV_COMMIT)));
 	json_object_set_new(env, "date", env_date());
 	json_object_set_new(env, "note", note ? env_or_null(json_string(note)) : json_null());
+	json_object_set_new(env, "machine", env_machine(env));
 	return env;
 }
 

@@ -159,6 +159,24 @@
 	X(HOST_OTHERS, "host.others", BT_NUM, BI_NONE, BS_ALL, R(host.others), BW_ALL, 0, "null", "share of all CPUs' time other processes used: busy jiffies less this process's utime + stime") \
 	X(HOST_NOISE_CAUSE, "host.noise_cause", BT_STR, BI_NONE, BS_ALL, FN, BW_ALL, 0, "null", "likely cause of a noisy ops_per_sec (the table's NOISY, bench_noise_cause); null if not noisy") \
 	X(ENV, "env", BT_OBJ, BI_NONE, BS_SAME, FN, BW_ALL, 0, NULL, "the machine and build (bench/env.h)") \
+	X(ENV_MACHINE, "env.machine", BT_STR, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "the kind of machine: CPU model, packages x cores, L3s, NUMA nodes, topology digest (not the host: identical nodes are one machine); compare --by machine, the report's series") \
+	X(ENV_HOSTNAME, "env.hostname", BT_STR, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "gethostname(): which node of a cluster measured the line") \
+	X(ENV_CPU_MODEL, "env.cpu_model", BT_STR, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "/proc/cpuinfo model name") \
+	X(ENV_CPU_VENDOR, "env.cpu_vendor", BT_STR, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "/proc/cpuinfo vendor_id (AuthenticAMD, GenuineIntel)") \
+	X(ENV_CPU_FAMILY, "env.cpu_family", BT_INT, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "/proc/cpuinfo cpu family, decimal (25: AMD 19h)") \
+	X(ENV_CPU_MODEL_NUMBER, "env.cpu_model_number", BT_INT, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "/proc/cpuinfo model, decimal") \
+	X(ENV_CPU_STEPPING, "env.cpu_stepping", BT_INT, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "/proc/cpuinfo stepping") \
+	X(ENV_MICROCODE, "env.microcode", BT_STR, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "/proc/cpuinfo microcode") \
+	X(ENV_KERNEL, "env.kernel", BT_STR, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "uname release") \
+	X(ENV_SMT_ACTIVE, "env.smt_active", BT_BOOL, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "/sys/devices/system/cpu/smt/active") \
+	X(ENV_GOVERNOR, "env.governor", BT_STR, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "cpu0's cpufreq scaling_governor") \
+	X(ENV_BOOST, "env.boost", BT_BOOL, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "cpufreq/boost, or not intel_pstate/no_turbo") \
+	X(ENV_NUMA_NODES, "env.numa_nodes", BT_INT, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "NUMA nodes (the NPS mode's result: 2 sockets at NPS4 show 8)") \
+	X(ENV_PACKAGES, "env.packages", BT_INT, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "sockets: distinct physical_package_id of the online CPUs") \
+	X(ENV_CORES, "env.cores", BT_INT, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "cores: distinct (package, core_id) of the online CPUs") \
+	X(ENV_L3S, "env.l3s", BT_INT, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "L3 caches (CCXs on EPYC): distinct cache/index3/id of the online CPUs") \
+	X(ENV_TOPOLOGY_DIGEST, "env.topology_digest", BT_STR, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "FNV-1a of every online CPU's (number, package, core, L3, node): equal digests number and group CPUs alike") \
+	X(ENV_TOPOLOGY, "env.topology", BT_STR, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "the topology the run planned on, as topo prints it (\"1 package, 1 NUMA node, ...\")") \
 	X(ENV_COMMIT, "env.commit", BT_STR, BI_BUILD, BS_SAME, SUB, BW_ALL, 0, NULL, "ctrbench commit") \
 	X(ENV_CFLAGS, "env.cflags", BT_STR, BI_BUILD, BS_SAME, SUB, BW_ALL, 0, NULL, "compiler flags") \
 	X(SWEEP, "sweep", BT_OBJ, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "sweep lines: plan_file and plan (added by sweep)")

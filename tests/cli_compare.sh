@@ -307,3 +307,50 @@ aa_rc=$?
 check "aa-check --out refuses a folder of files it did not make (exit 2, one line, untouched)" eval \
 	'[ $aa_rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "bad value .*aa-notes.* for --out" "$tmp/err" &&
 	 [ "$(ls -A "$tmp/aa-notes")" = work.txt ] && [ "$(cat "$tmp/aa-notes/work.txt")" = precious ]'
+
+# --by machine (issue 30): the sides are the machines the lines were measured on.  One real run,
+# and copies of it whose env says another machine (the host fields rewritten, as a cluster's
+# other node would write them); a machine's lines from two files (two shards) pool into one side.
+"$B" run --algo empty,shared_atomic --threads 1 --duration-ms 30 --reps 2 --format json \
+	>"$tmp/m1.jsonl" 2>/dev/null
+python3 - "$tmp" <<'PY'
+import json, sys
+t = sys.argv[1]
+lines = [json.loads(l) for l in open(t + "/m1.jsonl") if l.strip()]
+def write(name, lines, machine, host):
+    with open(t + "/" + name, "w") as f:
+        for o in lines:
+            o = json.loads(json.dumps(o))
+            if machine is not None:
+                o["env"]["machine"] = machine
+                o["env"]["hostname"] = host
+            f.write(json.dumps(o) + "\n")
+genoa = "AMD EPYC 9654 96-Core Processor; 2 packages, 192 cores, 24 L3, 2 nodes; topology 0123456789ab"
+write("m2.jsonl", lines, genoa, "genoa01")
+write("m2s0.jsonl", lines[:1], genoa, "genoa02")
+write("m2s1.jsonl", lines[1:], genoa, "genoa03")
+write("m3.jsonl", lines, "Another CPU; 1 packages, 8 cores, 1 L3, 1 nodes; topology ba9876543210", "x")
+PY
+here=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["env"]["machine"])' "$tmp/m1.jsonl")
+run --by machine "$tmp/m1.jsonl" "$tmp/m2.jsonl"
+check "--by machine: A is this machine, B the other, both named in the header; every configuration on both" eval \
+	'clean && grep -qF "A = $here" "$tmp/out" && grep -qF "B = AMD EPYC 9654" "$tmp/out" &&
+	 [ "$(grep -c "^empty \|^shared_atomic " "$tmp/out")" -eq 2 ] && ! grep -q "only in" "$tmp/out"'
+"$B" compare --by machine --format json "$tmp/m1.jsonl" "$tmp/m2s0.jsonl" "$tmp/m2s1.jsonl" >"$tmp/j" 2>"$tmp/err"
+check "--by machine over shards: genoa's lines from two files (two hosts) are one side; JSON names the machines" python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 2, rows
+for r in rows:
+    assert r["a"]["machine"] == sys.argv[2], r["a"]
+    assert r["b"]["machine"].startswith("AMD EPYC 9654"), r["b"]
+    assert r["a"]["lines"] == 1 and r["b"]["lines"] == 1, r
+' "$tmp/j" "$here"
+BADVAL="a third machine 'Another CPU"
+bad --by machine "$tmp/m1.jsonl" "$tmp/m2.jsonl" "$tmp/m3.jsonl"
+BADVAL="every line is of one machine"
+bad --by machine "$tmp/m1.jsonl" "$tmp/m1.jsonl"
+BADVAL="'cluster' for --by"
+bad --by cluster "$tmp/m1.jsonl" "$tmp/m2.jsonl"
+BADVAL="not --by machine"
+bad --by machine --calibrate "$tmp/cal.json" "$tmp/m1.jsonl" "$tmp/m2.jsonl"
