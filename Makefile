@@ -294,7 +294,7 @@ ALL_CHECKS := $(TESTS) $(BUILD)/api_demo $(CLI_TESTS:%=%@$(BUILD)/ctrbench) \
 LONG_CLI := tests/cli_project_model.sh tests/cli_scenario.sh tests/cli_project.sh tests/cli_limits.sh \
 	tests/cli_projection_doc.sh tests/cli_report_browser.sh
 # CLI tests that run under ASan in make test too: the ones that took under 15 s there.
-QUICK_ASAN_CLI := tests/cli_c2c.sh tests/cli_compare.sh tests/cli_exec.sh tests/cli_progress.sh \
+QUICK_ASAN_CLI := tests/cli_c2c.sh tests/cli_hitm.sh tests/cli_compare.sh tests/cli_exec.sh tests/cli_progress.sh \
 	tests/cli_readme.sh tests/cli_recommend.sh tests/cli_report_folder.sh tests/cli_scenario_out.sh \
 	tests/cli_scenario_project.sh tests/cli_schema.sh tests/cli_subsys.sh tests/cli_sweep.sh \
 	tests/cli_topo.sh tests/cli_validate.sh tests/cli_project_calib.sh
