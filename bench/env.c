@@ -103,19 +103,25 @@ static json_t *env_file_bool(const char *path, int invert)
 	return j;
 }
 
-static json_t *env_file_int(const char *path)
+/* A whole decimal string as a number: 1 and *v, else 0 (NULL, empty, trailing text).  Frees s. */
+static int env_take_long(char *s, long *v)
 {
-	char *s = env_read_line(path), *end;
-	json_t *j = json_null();
-	long v;
+	char *end;
+	int ok = 0;
 
 	if (s && *s) {
-		v = strtol(s, &end, 10);
-		if (!*end)
-			j = json_integer(v);
+		*v = strtol(s, &end, 10);
+		ok = !*end;
 	}
 	free(s);
-	return j;
+	return ok;
+}
+
+static json_t *env_file_int(const char *path)
+{
+	long v;
+
+	return env_take_long(env_read_line(path), &v) ? json_integer(v) : json_null();
 }
 
 /* The value of the first "key<spaces/tabs>: value" line of /proc/cpuinfo, or NULL (caller frees). */
@@ -205,18 +211,11 @@ static json_t *env_or_null(json_t *j)
 /* An integer file under a CPU's sysfs directory, -1 when it cannot be read. */
 static long env_cpu_int(int cpu, const char *rel)
 {
-	char path[128], *s, *end;
-	long v = -1;
+	char path[128];
+	long v;
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/%s", cpu, rel);
-	s = env_read_line(path);
-	if (s && *s) {
-		v = strtol(s, &end, 10);
-		if (*end)
-			v = -1;
-	}
-	free(s);
-	return v;
+	return env_take_long(env_read_line(path), &v) ? v : -1;
 }
 
 /* The NUMA node of an online CPU (its nodeN link in sysfs), -1 when there is none. */
@@ -316,17 +315,9 @@ out:
 /* A decimal /proc/cpuinfo field ("cpu family", "model", "stepping") as an integer, else null. */
 static json_t *env_cpuinfo_int(const char *key)
 {
-	char *s = env_cpuinfo(key), *end;
-	json_t *j = json_null();
 	long v;
 
-	if (s && *s) {
-		v = strtol(s, &end, 10);
-		if (!*end && v >= 0)
-			j = json_integer(v);
-	}
-	free(s);
-	return j;
+	return env_take_long(env_cpuinfo(key), &v) && v >= 0 ? json_integer(v) : json_null();
 }
 
 static json_t *env_hostname(void)
