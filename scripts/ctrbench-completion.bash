@@ -24,6 +24,9 @@ _ctrbench()
 	--out|--results|--plan|--calibration|--topology)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
+	--c2c-out)
+		COMPREPLY=($(compgen -d -- "$cur"))	# a folder run makes
+		return ;;
 	--format)
 		# the formats this command's --format line names (run: table, csv or json; report: html
 		# or markdown), not every command's
