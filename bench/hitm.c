@@ -546,7 +546,7 @@ static void hitm_read_samples(int a)
 	char *argv[] = { "perf", "script", "-i", hs.data, "-F", "addr,data_src", NULL };
 	posix_spawn_file_actions_t fa;
 	char log[sizeof(hs.data) + 16];
-	int pipefd[2], err, status;
+	int pipefd[2], err, status = 0;
 	pid_t pid;
 	FILE *f;
 
@@ -581,7 +581,7 @@ static void hitm_read_samples(int a)
 
 void bench_hitm_tree_done(void)
 {
-	int status, a;
+	int status = 0, a;
 
 	if (!hs.on || !hs.algo)
 		return;

@@ -5,6 +5,8 @@
  * timed path: the harness inlines the algorithms' hot paths itself.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,27 +49,60 @@ const char *ctr_algo_summary(const struct ctr_algo *a)
 	return a ? a->summary : NULL;
 }
 
-/* The test hook (ctr_debug_track_allocs): read on every allocation and free, set by tests only. */
-static void (*ctr_track_fn)(void *p, size_t size, int alloc, void *arg);
-static void *ctr_track_arg;	/* its argument */
+/* The test hook (ctr_debug_track_allocs): on, and the live allocations under its lock. */
+static _Atomic int ctr_track_on;
+static pthread_mutex_t ctr_track_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ctr_alloc_rec *ctr_track_recs;	/* the live allocations, under ctr_track_lock */
+static int ctr_track_n, ctr_track_cap;		/* used, allocated */
 
-void ctr_debug_track_allocs(void (*fn)(void *p, size_t size, int alloc, void *arg), void *arg)
+void ctr_debug_track_allocs(int on)
 {
-	ctr_track_arg = arg;
-	ctr_track_fn = fn;
+	pthread_mutex_lock(&ctr_track_lock);
+	free(ctr_track_recs);
+	ctr_track_recs = NULL;
+	ctr_track_n = ctr_track_cap = 0;
+	atomic_store_explicit(&ctr_track_on, on, memory_order_relaxed);
+	pthread_mutex_unlock(&ctr_track_lock);
 }
 
+int ctr_debug_allocs(const struct ctr_alloc_rec **recs)
+{
+	*recs = ctr_track_recs;
+	return ctr_track_n;
+}
+
+/* A list that cannot grow loses the record, which the test then misses: it fails, nothing crashes. */
 static void *ctr_tracked(void *p, size_t size)
 {
-	if (p && ctr_track_fn)
-		ctr_track_fn(p, size, 1, ctr_track_arg);
+	if (!p || !atomic_load_explicit(&ctr_track_on, memory_order_relaxed))
+		return p;
+	pthread_mutex_lock(&ctr_track_lock);
+	if (ctr_track_n == ctr_track_cap) {
+		int cap = ctr_track_cap ? 2 * ctr_track_cap : 256;
+		struct ctr_alloc_rec *r = realloc(ctr_track_recs, sizeof(*r) * (size_t)cap);
+
+		if (r) {
+			ctr_track_recs = r;
+			ctr_track_cap = cap;
+		}
+	}
+	if (ctr_track_n < ctr_track_cap)
+		ctr_track_recs[ctr_track_n++] = (struct ctr_alloc_rec){ p, size };
+	pthread_mutex_unlock(&ctr_track_lock);
 	return p;
 }
 
 static void ctr_untrack(void *p)
 {
-	if (p && ctr_track_fn)
-		ctr_track_fn(p, 0, 0, ctr_track_arg);
+	if (!p || !atomic_load_explicit(&ctr_track_on, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&ctr_track_lock);
+	for (int i = 0; i < ctr_track_n; i++)
+		if (ctr_track_recs[i].p == p) {
+			ctr_track_recs[i] = ctr_track_recs[--ctr_track_n];
+			break;
+		}
+	pthread_mutex_unlock(&ctr_track_lock);
 }
 
 void *ctr_malloc(size_t size)

@@ -309,11 +309,19 @@ void *ctr_calloc(size_t n, size_t size);
 void ctr_free(void *p);
 
 /*
- * Test hook: fn(p, size, 1, arg) after each allocation above (size as
- * asked), fn(p, 0, 0, arg) before each free; NULL fn stops it.  Set it
- * while no other thread allocates through libctr.
+ * Test hook: while on, libctr keeps a list of every live allocation made
+ * above (its address and the size asked for), which ctr_debug_allocs
+ * returns (*recs valid until the next allocation or free; the count is
+ * returned).  Turning it on starts a fresh list, off forgets it.  A list, not
+ * a callback: the allocators are reached from timed loops (striped's cells),
+ * where tests/cli_objdump.sh allows no indirect call.
  */
-void ctr_debug_track_allocs(void (*fn)(void *p, size_t size, int alloc, void *arg), void *arg);
+struct ctr_alloc_rec {
+	void *p;		/* what the allocator returned */
+	size_t size;		/* bytes asked for */
+};
+void ctr_debug_track_allocs(int on);
+int ctr_debug_allocs(const struct ctr_alloc_rec **recs);
 
 /* struct ctr_algo.flags */
 #define CTR_READ_ASKS_UPDATERS (1u << 2)	/* a read waits for updaters to answer it (mailboxes), not only loads */

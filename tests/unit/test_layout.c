@@ -3,8 +3,8 @@
  * ctr_layout(), the map `ctrbench run --c2c` names sampled lines with,
  * against what the tree really allocated, for every algorithm, random
  * shapes, slot counts and stats, with and without a slot-to-node map:
- *  - every allocation the tree holds (each one libctr made, seen through
- *    ctr_debug_track_allocs) is covered by regions byte for byte, and every
+ *  - every allocation the tree holds (each one libctr made, listed by
+ *    ctr_debug_allocs) is covered by regions byte for byte, and every
  *    region lies inside one of them, no two overlapping;
  *  - each region's node, level and slot are in range and its level is its
  *    node's depth;
@@ -33,25 +33,20 @@ struct ly_set {
 
 static struct ly_set ly_live;
 
-static void ly_track(void *p, size_t size, int alloc, void *arg)
+/* libctr's live allocations now (ctr_debug_allocs), copied into ly_live. */
+static void ly_snapshot(void)
 {
-	struct ly_set *s = arg;
+	const struct ctr_alloc_rec *recs;
+	int n = ctr_debug_allocs(&recs);
 
-	if (alloc) {
-		if (s->n == s->cap) {
-			s->cap = s->cap ? 2 * s->cap : 256;
-			s->a = realloc(s->a, sizeof(*s->a) * (size_t)s->cap);
-			assert_non_null(s->a);
-		}
-		s->a[s->n++] = (struct ly_alloc){ p, size, NULL };
-		return;
+	if (n > ly_live.cap) {
+		ly_live.cap = n;
+		ly_live.a = realloc(ly_live.a, sizeof(*ly_live.a) * (size_t)n);
+		assert_non_null(ly_live.a);
 	}
-	for (int i = 0; i < s->n; i++)
-		if (s->a[i].p == p) {
-			s->a[i] = s->a[--s->n];
-			return;
-		}
-	/* not one of ours: a buffer libctr freed that it did not allocate (strdup's option copy) */
+	for (int i = 0; i < n; i++)
+		ly_live.a[i] = (struct ly_alloc){ recs[i].p, recs[i].size, NULL };
+	ly_live.n = n;
 }
 
 struct ly_regions {
@@ -182,8 +177,7 @@ static void ly_check(const struct ctr_algo *a, const struct ly_case *c, uint64_t
 		p.slot_node = slot_node;
 	if (c->numa > 1)
 		p.slot_l3 = slot_l3;
-	ly_live.n = 0;
-	ctr_debug_track_allocs(ly_track, &ly_live);
+	ctr_debug_track_allocs(1);
 	t = ctr_tree_new(a, &p);
 	if (!t)
 		fail_msg("%s: ctr_tree_new: %s", name, strerror(errno));
@@ -192,6 +186,7 @@ static void ly_check(const struct ctr_algo *a, const struct ly_case *c, uint64_t
 		ctr_add(t, i % c->cpus, tu_range(seed, 0, c->nodes - 1), i % c->stats, 1);
 	for (int i = 0; i < c->nodes; i++)
 		(void)ctr_read(t, i, 0);
+	ly_snapshot();
 	r = ctr_layout(t, ly_collect, &m);
 	if (r)
 		fail_msg("%s: ctr_layout: %s", name, strerror(-r));
@@ -252,9 +247,10 @@ static void ly_check(const struct ctr_algo *a, const struct ly_case *c, uint64_t
 	ly_attribution(t, &m, c->cpus - 1, c->nodes - 1, name);
 
 	ctr_tree_free(t);
+	ly_snapshot();
 	if (ly_live.n)
 		fail_msg("%s: %d allocations left after ctr_tree_free", name, ly_live.n);
-	ctr_debug_track_allocs(NULL, NULL);
+	ctr_debug_track_allocs(0);
 	free(m.r);
 	free(parent);
 	free(slot_node);
