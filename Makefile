@@ -297,7 +297,7 @@ LONG_CLI := tests/cli_project_model.sh tests/cli_scenario.sh tests/cli_project.s
 QUICK_ASAN_CLI := tests/cli_c2c.sh tests/cli_hitm.sh tests/cli_compare.sh tests/cli_exec.sh tests/cli_progress.sh \
 	tests/cli_readme.sh tests/cli_recommend.sh tests/cli_report_folder.sh tests/cli_scenario_out.sh \
 	tests/cli_scenario_project.sh tests/cli_schema.sh tests/cli_subsys.sh tests/cli_sweep.sh \
-	tests/cli_topo.sh tests/cli_validate.sh tests/cli_project_calib.sh
+	tests/cli_topo.sh tests/cli_validate.sh tests/cli_project_calib.sh tests/cli_hitm.sh
 # The harness's concurrency tests under TSan are long too: they need the whole harness built with
 # TSan (a minute of compiling), and run plain in make test.
 TSAN_HARNESS := $(patsubst build/%,build/tsan/%,$(filter $(HARNESS_TESTS),$(MT_TESTS)))

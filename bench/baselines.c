@@ -20,6 +20,22 @@ static size_t bench_nothing_footprint(struct ctr_tree *t)
 	return 0;
 }
 
+/* The instance alone: empty has nothing else. */
+static int bench_empty_layout(struct ctr_tree *t, const struct ctr_layout_sink *s)
+{
+	(void)t;
+	return ctr_emit_instance(s, NULL, 0);
+}
+
+/* The instance, its one word named: the line every update of shared_atomic bounces. */
+static int bench_shared_atomic_layout(struct ctr_tree *t, const struct ctr_layout_sink *s)
+{
+	static const struct ctr_span spans[] = { CTR_SPAN(struct bench_shared_atomic, word, "the shared atomic") };
+
+	(void)t;
+	return ctr_emit_instance(s, spans, 1);
+}
+
 /* Nothing is counted: its reads say nothing, so its bound is "unbounded" (-1). */
 static int64_t bench_empty_error_bound(const struct ctr_tree *t)
 {
@@ -34,6 +50,7 @@ const struct ctr_algo bench_algo_empty = {
 	.init = bench_nothing_init,
 	.fini = bench_nothing_fini,
 	.footprint = bench_nothing_footprint,
+	.layout = bench_empty_layout,
 	.add = bench_empty_add,
 	.read = bench_empty_read,
 	.read_exact = bench_empty_read,
@@ -48,6 +65,7 @@ const struct ctr_algo bench_algo_shared_atomic = {
 	.init = bench_nothing_init,
 	.fini = bench_nothing_fini,
 	.footprint = bench_nothing_footprint,
+	.layout = bench_shared_atomic_layout,
 	.add = bench_shared_atomic_add,
 	.read = bench_shared_atomic_read,
 	.read_exact = bench_shared_atomic_read,

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <jansson.h>
 
 #include "builtin.h"
@@ -21,6 +22,7 @@
 #include "../topology/topo.h"
 #include "env.h"
 #include "exec.h"
+#include "hitm.h"
 #include "output.h"
 #include "run.h"
 #include "schema.h"
@@ -31,6 +33,8 @@
 
 #define BENCH_MAX_THREADS 4096
 #define BENCH_MAX_SLOTS 8192	/* the kernel's NR_CPUS at most on x86-64 */
+#define BENCH_OPT_C2C 1001	/* --c2c and --c2c-out: long options only, past BENCH_OPT_WIDE */
+#define BENCH_OPT_C2C_OUT 1002
 
 static const char *const bench_run_help =
 	"usage: ctrbench run [options]   (with none: the default benchmark, every algorithm on chain:8\n"
@@ -49,6 +53,9 @@ static const char *const bench_run_help =
 	"  --topology SPEC          must name this machine (default: read from hwloc)\n"
 	"  --shared-mem M           local, interleave or node:K (default local)\n"
 	"  --events LIST|bounce     perf events per op (default none)\n"
+	"  --c2c                    record each window under perf c2c where perf and a load-sampling PMU\n"
+	"                           exist, and name the lines with the most HITM loads (default off)\n"
+	"  --c2c-out DIR            with --c2c: a new folder for its files (default ctrbench-c2c-DATE-TIME)\n"
 	"  --sample 1/N             time one operation in N (default 1/64)\n"
 	"  --reps K                 repetitions, interleaved (default 5)\n"
 	"  --note TEXT              kept with the results (default none)\n"
@@ -126,7 +133,19 @@ struct run_args {
 	const char *topology;		/* --topology, NULL if not */
 	const char *events;		/* --events, NULL if not */
 	int reps;			/* --reps */
+	int c2c;			/* --c2c */
+	const char *c2c_out;		/* --c2c-out, NULL if not */
 };
+
+/* --c2c and --c2c-out into a: 1, or 0 for another option. */
+static int run_option_c2c(int opt, struct run_args *a)
+{
+	if (opt == BENCH_OPT_C2C)
+		a->c2c = 1;
+	else if (opt == BENCH_OPT_C2C_OUT)
+		a->c2c_out = optarg;
+	return opt == BENCH_OPT_C2C || opt == BENCH_OPT_C2C_OUT;
+}
 
 /* One option of run's into a. */
 static void run_option(int opt, char **argv, struct run_args *a)
@@ -223,7 +242,8 @@ static void run_option(int opt, char **argv, struct run_args *a)
 			die("unknown format '%s' (want table, csv or json)", optarg);
 		break;
 	default:
-		bench_die_getopt(opt, argv);
+		if (!run_option_c2c(opt, a))
+			bench_die_getopt(opt, argv);
 	}
 }
 
@@ -254,7 +274,29 @@ static void run_check(struct run_args *a)
 			die("too many threads: --threads %d plus --readers %d", a->cfg.threads, a->cfg.readers);
 		a->cfg.read_node = bench_parse_read_node(a->read_node, a->cfg.shape.nr_nodes);
 	}
+	if (a->c2c_out && !a->c2c)
+		die("--c2c-out needs --c2c");
+	if (a->c2c_out && !*a->c2c_out)
+		die("bad value '' for --c2c-out (want a folder to create)");
 
+}
+
+/* --c2c: its folder made (the default named by the time) and what can be recorded said, before any run. */
+static void run_c2c_setup(const struct run_args *a)
+{
+	const char *dir = a->c2c_out;
+	char name[64];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!a->c2c)
+		return;
+	if (!dir) {
+		localtime_r(&now, &tm);
+		strftime(name, sizeof(name), "ctrbench-c2c-%Y%m%d-%H%M%S", &tm);
+		dir = name;
+	}
+	bench_hitm_setup(dir);
 }
 
 /* The table's end: the verdict on what it printed (bench/verdict.h). */
@@ -296,6 +338,7 @@ int bench_cmd_run(int argc, char **argv)
 		{ "wide", no_argument, NULL, BENCH_OPT_WIDE },
 		{ "limit-headroom", required_argument, NULL, 'L' },
 		{ "limit-levels", required_argument, NULL, 'V' },
+		{ "c2c", no_argument, NULL, BENCH_OPT_C2C }, { "c2c-out", required_argument, NULL, BENCH_OPT_C2C_OUT },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_args a = {
@@ -323,6 +366,7 @@ int bench_cmd_run(int argc, char **argv)
 	bench_setup_machine(&a.cfg, a.topology, a.events);
 	bench_setup_threads(&a.cfg);
 	bench_check_memory(&a.cfg, algos, nr_algos);
+	run_c2c_setup(&a);
 	if (a.out.format == BENCH_FMT_TABLE)
 		a.out.kept = json_array();	/* for the verdict */
 	bench_output_begin(&a.out, &a.cfg, topo_nr_pus(a.cfg.topo));

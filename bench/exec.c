@@ -31,6 +31,7 @@
 
 #include "cli.h"
 #include "exec.h"
+#include "hitm.h"
 #include "progress.h"
 #include "record.h"
 #include "schema.h"
@@ -394,6 +395,7 @@ static int exec_child_run(struct bench_exec *x, struct bench_exec_group *g, int 
 	bench_progress_clear();
 	for (int i = 0; i < nr; i++)
 		exec_finish(&st, i);
+	bench_hitm_report();	/* run --c2c: each algorithm's lines by HITM */
 	snprintf(msg, sizeof(msg), "T %d %d %d %d %d %d", st.measured, st.done, st.reused, st.reused_reps,
 		 st.reused_bad, x->write_failed);
 	exec_send(fd, msg, NULL);

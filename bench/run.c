@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hitm.h"
 #include "../topology/topo.h"
 #include "run.h"
 
@@ -589,6 +590,7 @@ static void bench_run_window(const struct bench_config *cfg, const struct bench_
 	 */
 	if (r->has_flush)
 		ba->algo->flush_stats(t, fs, 1);
+	bench_hitm_window(1);	/* --c2c: perf's events on, before the window's clock starts */
 	*t0 = bench_time_ns();
 	atomic_store_explicit(&gate->phase, BENCH_MEASURE, memory_order_release);
 	bench_sleep_ms(cfg->duration_ms);
@@ -605,11 +607,14 @@ static void bench_run_window(const struct bench_config *cfg, const struct bench_
 		}
 		atomic_store_explicit(&gate->phase, BENCH_LATENCY, memory_order_release);
 		*t1 = bench_time_ns();
+		bench_hitm_window(0);	/* the throughput window only: the latency phase times its ops */
 		bench_sleep_ms(bench_latency_ms(cfg->duration_ms));
 	}
 	atomic_store_explicit(&gate->phase, BENCH_STOP, memory_order_release);
-	if (!gate->split)
+	if (!gate->split) {
 		*t1 = bench_time_ns();
+		bench_hitm_window(0);
+	}
 }
 
 /* The instance, its memory placed by --shared-mem; 0 or -errno. */
@@ -669,6 +674,7 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 		err = bench_run_tree(cfg, ba, &p, &t);
 	if (err)
 		goto out;
+	bench_hitm_tree(ba->name, t);	/* --c2c: its layout map, and perf attached (events off) */
 	r->has_flush = ba->algo->flush_stats != NULL;
 	/* the host from the threads' start to their join: warm-up, window and latency phase */
 	bench_noise_sample(&host0);
@@ -701,6 +707,8 @@ int bench_run_one(const struct bench_config *cfg, const struct bench_algo *ba,
 	r->error_bound = ctr_read_error_bound(t);
 	bench_verify(cfg, ba, t, ws, limit, r);
 out:
+	if (t)
+		bench_hitm_tree_done();	/* --c2c: perf stopped, its samples named through the live tree's map */
 	ctr_tree_free(t);
 	bench_free_under(cfg, &gate);
 	free(limit);

@@ -14,7 +14,7 @@ static int atomic_tree_init(struct ctr_tree *t)
 	if (!a->val)
 		return -ENOMEM;
 	if (ctr_offsets_init(&a->off, t, a->stride)) {
-		free(a->val);
+		ctr_free(a->val);
 		return -ENOMEM;
 	}
 	return 0;
@@ -24,7 +24,7 @@ static void atomic_tree_fini(struct ctr_tree *t)
 {
 	struct ctr_atomic_tree *a = ctr_container_of(t, struct ctr_atomic_tree, base);
 
-	free(a->val);
+	ctr_free(a->val);
 	ctr_offsets_fini(&a->off);
 }
 
@@ -37,6 +37,17 @@ static size_t atomic_tree_footprint(struct ctr_tree *t)
 			    ctr_offsets_footprint(t));
 }
 
+/* The instance, each node's line of counters, the refs' offsets. */
+int __ctr_atomic_tree_layout(struct ctr_tree *t, const struct ctr_layout_sink *s)
+{
+	struct ctr_atomic_tree *a = ctr_container_of(t, struct ctr_atomic_tree, base);
+	int err = ctr_emit_instance(s, NULL, 0);
+
+	if (!err)
+		err = ctr_emit_nodes(s, a->val, a->stride * sizeof(*a->val), NULL, -1, "the shared atomic");
+	return err ? err : ctr_emit_offsets(s, &a->off);
+}
+
 const struct ctr_algo ctr_algo_atomic_tree = {
 	.name = "atomic_tree",
 	.summary = "page counters (d): an atomic per node, updates walk ancestors; exact reads, limit never exceeded at rest",
@@ -44,6 +55,7 @@ const struct ctr_algo ctr_algo_atomic_tree = {
 	.init = atomic_tree_init,
 	.fini = atomic_tree_fini,
 	.footprint = atomic_tree_footprint,
+	.layout = __ctr_atomic_tree_layout,
 	.add = ctr_atomic_tree_add,
 	.read = ctr_atomic_tree_read,
 	.read_exact = ctr_atomic_tree_read,

@@ -19,6 +19,9 @@ struct ctr_atomic_tree {
 
 extern const struct ctr_algo ctr_algo_atomic_tree;
 
+/* Its layout map (ctr_algo.layout), for the algorithms built on it (capread). */
+int __ctr_atomic_tree_layout(struct ctr_tree *t, const struct ctr_layout_sink *s);
+
 static inline _Atomic int64_t *__ctr_atomic_tree_word(struct ctr_atomic_tree *a, int node, int stat)
 {
 	return &a->val[(size_t)node * a->stride + stat];

@@ -105,10 +105,10 @@ static void atomic_tree_stock_fini(struct ctr_tree *t)
 	if (a->stock)
 		for (int cpu = 0; cpu < t->nr_cpus; cpu++)
 			ctr_free_slot_area(t, a->stock[cpu], sizeof(struct ctr_stock));
-	free(a->stock);
-	free(a->val);
-	free(a->pos);
-	free(a->size);
+	ctr_free(a->stock);
+	ctr_free(a->val);
+	ctr_free(a->pos);
+	ctr_free(a->size);
 }
 
 static int atomic_tree_stock_init(struct ctr_tree *t)
@@ -125,7 +125,7 @@ static int atomic_tree_stock_init(struct ctr_tree *t)
 		return err;
 	err = -ENOMEM;
 	a->val = ctr_zalloc_aligned(t->nr_nodes * a->stride * sizeof(*a->val));
-	a->stock = calloc(t->nr_cpus, sizeof(*a->stock));
+	a->stock = ctr_calloc(t->nr_cpus, sizeof(*a->stock));
 	if (!a->val || !a->stock)
 		goto fail;
 	for (int cpu = 0; cpu < t->nr_cpus; cpu++) {
@@ -156,6 +156,27 @@ static size_t atomic_tree_stock_footprint(struct ctr_tree *t)
 	return ctr_size_add(b, ctr_slot_areas_footprint(t, sizeof(struct ctr_stock)));
 }
 
+/* The instance (the drain count named), the page counters, each slot's stock, the shape's maps. */
+static int atomic_tree_stock_layout(struct ctr_tree *t, const struct ctr_layout_sink *s)
+{
+	struct ctr_atomic_tree_stock *a = ctr_container_of(t, struct ctr_atomic_tree_stock, base);
+	static const struct ctr_span spans[] = {
+		CTR_SPAN(struct ctr_atomic_tree_stock, drains, "the drain count"),
+	};
+	size_t n = (size_t)t->nr_nodes;
+	int err = ctr_emit_instance(s, spans, 1);
+
+	if (!err)
+		err = ctr_emit_nodes(s, a->val, a->stride * sizeof(*a->val), NULL, -1, "the node's page counter (atomic)");
+	if (!err)
+		err = ctr_emit(s, a->stock, (size_t)t->nr_cpus * sizeof(*a->stock), -1, -1, -1, "the stock pointers");
+	for (int cpu = 0; !err && cpu < t->nr_cpus; cpu++)
+		err = ctr_emit(s, a->stock[cpu], sizeof(struct ctr_stock), -1, cpu, -1, "the slot's charge stock (its lock)");
+	if (!err)
+		err = ctr_emit(s, a->pos, n * sizeof(int), -1, -1, -1, "the preorder positions");
+	return err ? err : ctr_emit(s, a->size, n * sizeof(int), -1, -1, -1, "the subtree sizes");
+}
+
 const struct ctr_algo ctr_algo_atomic_tree_stock = {
 	.name = "atomic_tree_stock",
 	.summary = "page counters behind a per-CPU charge stock (7 nodes, batch 64): exact reads, "
@@ -164,6 +185,7 @@ const struct ctr_algo ctr_algo_atomic_tree_stock = {
 	.init = atomic_tree_stock_init,
 	.fini = atomic_tree_stock_fini,
 	.footprint = atomic_tree_stock_footprint,
+	.layout = atomic_tree_stock_layout,
 	.add = ctr_atomic_tree_stock_add,
 	.read = ctr_atomic_tree_stock_read,
 	.read_exact = ctr_atomic_tree_stock_read,

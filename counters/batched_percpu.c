@@ -17,10 +17,10 @@ static void batched_percpu_fini(struct ctr_tree *t)
 	if (b->delta)
 		for (int cpu = 0; cpu < t->nr_cpus; cpu++)
 			ctr_free_slot_area(t, (void *)b->delta[cpu], batched_percpu_area_size(t));
-	free(b->delta);
-	free(b->total);
-	free(b->pos);
-	free(b->size);
+	ctr_free(b->delta);
+	ctr_free(b->total);
+	ctr_free(b->pos);
+	ctr_free(b->size);
 }
 
 static int batched_percpu_init(struct ctr_tree *t)
@@ -35,7 +35,7 @@ static int batched_percpu_init(struct ctr_tree *t)
 		return err;
 	err = -ENOMEM;
 	b->total = ctr_zalloc_aligned(t->nr_nodes * b->stride * sizeof(*b->total));
-	b->delta = calloc(t->nr_cpus, sizeof(*b->delta));
+	b->delta = ctr_calloc(t->nr_cpus, sizeof(*b->delta));
 	if (!b->total || !b->delta)
 		goto fail;
 	for (int cpu = 0; cpu < t->nr_cpus; cpu++) {
@@ -88,6 +88,25 @@ static size_t batched_percpu_footprint(struct ctr_tree *t)
 	return ctr_size_add(b, ctr_slot_areas_footprint(t, batched_percpu_area_size(t)));
 }
 
+/* The instance, the shared totals, the slots' pending deltas (by preorder position), the shape's maps. */
+static int batched_percpu_layout(struct ctr_tree *t, const struct ctr_layout_sink *s)
+{
+	struct ctr_batched_percpu *b = ctr_container_of(t, struct ctr_batched_percpu, base);
+	size_t n = (size_t)t->nr_nodes;
+	int err = ctr_emit_instance(s, NULL, 0);
+
+	if (!err)
+		err = ctr_emit_nodes(s, b->total, b->stride * sizeof(*b->total), NULL, -1, "the node's shared total (atomic)");
+	if (!err)
+		err = ctr_emit(s, b->delta, (size_t)t->nr_cpus * sizeof(*b->delta), -1, -1, -1, "the slots' area pointers");
+	for (int cpu = 0; !err && cpu < t->nr_cpus; cpu++)
+		err = ctr_emit_nodes(s, b->delta[cpu], (size_t)t->nr_stats * sizeof(int64_t), b->pos, cpu,
+				     "the slot's pending delta");
+	if (!err)
+		err = ctr_emit(s, b->pos, n * sizeof(int), -1, -1, -1, "the preorder positions");
+	return err ? err : ctr_emit(s, b->size, n * sizeof(int), -1, -1, -1, "the subtree sizes");
+}
+
 const struct ctr_algo ctr_algo_batched_percpu = {
 	.name = "batched_percpu",
 	.summary = "memcg stats of 42a300353577: per-CPU deltas flushed past +-batch to every ancestor; "
@@ -97,6 +116,7 @@ const struct ctr_algo ctr_algo_batched_percpu = {
 	.init = batched_percpu_init,
 	.fini = batched_percpu_fini,
 	.footprint = batched_percpu_footprint,
+	.layout = batched_percpu_layout,
 	.add = ctr_batched_percpu_add,
 	.read = ctr_batched_percpu_read,
 	.read_exact = batched_percpu_read_exact,

@@ -16,7 +16,7 @@ static int capread_init(struct ctr_tree *t)
 	if (!a->val)
 		return -ENOMEM;
 	if (ctr_offsets_init(&a->off, t, a->stride)) {
-		free(a->val);
+		ctr_free(a->val);
 		return -ENOMEM;
 	}
 	return 0;
@@ -26,7 +26,7 @@ static void capread_fini(struct ctr_tree *t)
 {
 	struct ctr_atomic_tree *a = ctr_container_of(t, struct ctr_atomic_tree, base);
 
-	free(a->val);
+	ctr_free(a->val);
 	ctr_offsets_fini(&a->off);
 }
 
@@ -46,6 +46,7 @@ static int capread_set_option(struct ctr_tree *t, const char *key, const char *v
 	return -EINVAL;
 }
 
+
 const struct ctr_algo ctr_algo_capread = {
 	.name = "capread",
 	.summary = "test build only: page counters under a new name that take read= (capability tests)",
@@ -53,6 +54,7 @@ const struct ctr_algo ctr_algo_capread = {
 	.set_option = capread_set_option,
 	.init = capread_init,
 	.fini = capread_fini,
+	.layout = __ctr_atomic_tree_layout,
 	.add = ctr_capread_add,
 	.read = ctr_capread_read,
 	.read_exact = ctr_capread_read,

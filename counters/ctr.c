@@ -5,6 +5,8 @@
  * timed path: the harness inlines the algorithms' hot paths itself.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +49,79 @@ const char *ctr_algo_summary(const struct ctr_algo *a)
 	return a ? a->summary : NULL;
 }
 
-void *ctr_zalloc_aligned(size_t size)
+/* The test hook (ctr_debug_track_allocs): on, and the live allocations under its lock. */
+static _Atomic int ctr_track_on;
+static pthread_mutex_t ctr_track_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ctr_alloc_rec *ctr_track_recs;	/* the live allocations, under ctr_track_lock */
+static int ctr_track_n, ctr_track_cap;		/* used, allocated */
+
+void ctr_debug_track_allocs(int on)
+{
+	pthread_mutex_lock(&ctr_track_lock);
+	free(ctr_track_recs);
+	ctr_track_recs = NULL;
+	ctr_track_n = ctr_track_cap = 0;
+	atomic_store_explicit(&ctr_track_on, on, memory_order_relaxed);
+	pthread_mutex_unlock(&ctr_track_lock);
+}
+
+int ctr_debug_allocs(const struct ctr_alloc_rec **recs)
+{
+	*recs = ctr_track_recs;
+	return ctr_track_n;
+}
+
+/* A list that cannot grow loses the record, which the test then misses: it fails, nothing crashes. */
+static void *ctr_tracked(void *p, size_t size)
+{
+	if (!p || !atomic_load_explicit(&ctr_track_on, memory_order_relaxed))
+		return p;
+	pthread_mutex_lock(&ctr_track_lock);
+	if (ctr_track_n == ctr_track_cap) {
+		int cap = ctr_track_cap ? 2 * ctr_track_cap : 256;
+		struct ctr_alloc_rec *r = realloc(ctr_track_recs, sizeof(*r) * (size_t)cap);
+
+		if (r) {
+			ctr_track_recs = r;
+			ctr_track_cap = cap;
+		}
+	}
+	if (ctr_track_n < ctr_track_cap)
+		ctr_track_recs[ctr_track_n++] = (struct ctr_alloc_rec){ p, size };
+	pthread_mutex_unlock(&ctr_track_lock);
+	return p;
+}
+
+static void ctr_untrack(void *p)
+{
+	if (!p || !atomic_load_explicit(&ctr_track_on, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&ctr_track_lock);
+	for (int i = 0; i < ctr_track_n; i++)
+		if (ctr_track_recs[i].p == p) {
+			ctr_track_recs[i] = ctr_track_recs[--ctr_track_n];
+			break;
+		}
+	pthread_mutex_unlock(&ctr_track_lock);
+}
+
+void *ctr_malloc(size_t size)
+{
+	return ctr_tracked(malloc(size), size);
+}
+
+void *ctr_calloc(size_t n, size_t size)
+{
+	return ctr_tracked(calloc(n, size), n * size);	/* calloc refused what overflows */
+}
+
+void ctr_free(void *p)
+{
+	ctr_untrack(p);
+	free(p);
+}
+
+static void *ctr_zalloc_raw(size_t size)
 {
 	void *p;
 
@@ -56,6 +130,11 @@ void *ctr_zalloc_aligned(size_t size)
 	if (p)
 		memset(p, 0, size);
 	return p;
+}
+
+void *ctr_zalloc_aligned(size_t size)
+{
+	return ctr_tracked(ctr_zalloc_raw(size), size);
 }
 
 static size_t ctr_page_round(size_t size)
@@ -92,7 +171,7 @@ void *ctr_alloc_slot_area(const struct ctr_tree *t, int cpu, size_t size)
 	void *p;
 
 	if (node < 0)
-		return ctr_zalloc_aligned(size);
+		return ctr_tracked(ctr_zalloc_raw(size), size);
 	if (node >= (int)(sizeof(mask) * 8)) {
 		errno = EINVAL;
 		return NULL;
@@ -112,7 +191,7 @@ void *ctr_alloc_slot_area(const struct ctr_tree *t, int cpu, size_t size)
 	}
 	/* First touch by the creating thread, after the bind: the pages are on the slot's node. */
 	memset(p, 0, len);
-	return (char *)p + colour;
+	return ctr_tracked((char *)p + colour, size);
 }
 
 void ctr_free_slot_area(const struct ctr_tree *t, void *p, size_t size)
@@ -121,6 +200,7 @@ void ctr_free_slot_area(const struct ctr_tree *t, void *p, size_t size)
 
 	if (!p)
 		return;
+	ctr_untrack(p);
 	if (!t->slot_node) {
 		free(p);
 		return;
@@ -157,7 +237,7 @@ static int ctr_split_options(const char *options, char **copy, char ***items, in
 		return -ENOMEM;
 	for (p = *copy; *p; p++)
 		cap += *p == ',';
-	*items = calloc((size_t)cap, sizeof(**items));
+	*items = ctr_calloc((size_t)cap, sizeof(**items));
 	if (!*items)
 		return -ENOMEM;
 	for (p = *copy;; ) {
@@ -206,8 +286,8 @@ static int ctr_parse_options(struct ctr_tree *t, const char *options)
 		err = t->algo->set_option ? t->algo->set_option(t, items[i], eq + 1) : -ENOENT;
 		*eq = '=';
 	}
-	free(items);
-	free(copy);
+	ctr_free(items);
+	ctr_free(copy);
 	return err;
 }
 
@@ -251,8 +331,8 @@ int ctr_options_check(const struct ctr_algo *a, const char *options, char *err, 
 	}
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
-	free(items);
-	free(copy);
+	ctr_free(items);
+	ctr_free(copy);
 	return ret;
 }
 
@@ -262,7 +342,7 @@ int ctr_options_check(const struct ctr_algo *a, const char *options, char *err, 
  */
 static int ctr_init_ancestors(struct ctr_tree *t)
 {
-	const int **lists = malloc(sizeof(*lists) * t->nr_nodes);
+	const int **lists = ctr_malloc(sizeof(*lists) * t->nr_nodes);
 	size_t total = 0, at = 0;
 
 	t->ancestors = lists;
@@ -273,7 +353,7 @@ static int ctr_init_ancestors(struct ctr_tree *t)
 			return -ENOMEM;
 	if (total > SIZE_MAX / sizeof(int))
 		return -ENOMEM;
-	t->anc_store = malloc(sizeof(int) * total);
+	t->anc_store = ctr_malloc(sizeof(int) * total);
 	if (!t->anc_store)
 		return -ENOMEM;
 	for (int i = 0; i < t->nr_nodes; i++) {
@@ -288,8 +368,8 @@ static int ctr_init_ancestors(struct ctr_tree *t)
 /* Copy and check the shape; fills parent, depth, max_depth and ancestors. */
 static int ctr_init_shape(struct ctr_tree *t, const struct ctr_params *p)
 {
-	t->parent = malloc(sizeof(int) * p->nr_nodes);
-	t->depth = malloc(sizeof(int) * p->nr_nodes);
+	t->parent = ctr_malloc(sizeof(int) * p->nr_nodes);
+	t->depth = ctr_malloc(sizeof(int) * p->nr_nodes);
 	if (!t->parent || !t->depth)
 		return -ENOMEM;
 	for (int i = 0; i < p->nr_nodes; i++) {
@@ -305,13 +385,13 @@ static int ctr_init_shape(struct ctr_tree *t, const struct ctr_params *p)
 	if (ctr_init_ancestors(t))
 		return -ENOMEM;
 	if (p->limit) {
-		t->limit = malloc(sizeof(int64_t) * p->nr_nodes);
+		t->limit = ctr_malloc(sizeof(int64_t) * p->nr_nodes);
 		if (!t->limit)
 			return -ENOMEM;
 		memcpy(t->limit, p->limit, sizeof(int64_t) * p->nr_nodes);
 	}
 	if (p->slot_node) {
-		t->slot_node = malloc(sizeof(int) * t->nr_cpus);
+		t->slot_node = ctr_malloc(sizeof(int) * t->nr_cpus);
 		if (!t->slot_node)
 			return -ENOMEM;
 		for (int i = 0; i < t->nr_cpus; i++) {
@@ -321,7 +401,7 @@ static int ctr_init_shape(struct ctr_tree *t, const struct ctr_params *p)
 		}
 	}
 	if (p->slot_l3) {
-		t->slot_l3 = malloc(sizeof(int) * t->nr_cpus);
+		t->slot_l3 = ctr_malloc(sizeof(int) * t->nr_cpus);
 		if (!t->slot_l3)
 			return -ENOMEM;
 		for (int i = 0; i < t->nr_cpus; i++) {
@@ -352,14 +432,14 @@ static int ctr_check_size(const struct ctr_tree *t)
 
 static void ctr_free_base(struct ctr_tree *t)
 {
-	free(t->parent);
-	free(t->depth);
-	free((void *)t->ancestors);
-	free(t->anc_store);
-	free(t->limit);
-	free(t->slot_node);
-	free(t->slot_l3);
-	free(t);
+	ctr_free(t->parent);
+	ctr_free(t->depth);
+	ctr_free((void *)t->ancestors);
+	ctr_free(t->anc_store);
+	ctr_free(t->limit);
+	ctr_free(t->slot_node);
+	ctr_free(t->slot_l3);
+	ctr_free(t);
 }
 
 /* The instance of a, its base's counts filled in from p; NULL with errno set (EINVAL, ENOMEM). */
@@ -391,7 +471,7 @@ static struct ctr_tree *ctr_tree_alloc(const struct ctr_algo *a, const struct ct
 	t->flush_period_ms = p->flush_period_ms;
 	err = ctr_check_size(t);
 	if (err) {
-		free(t);
+		ctr_free(t);
 		errno = -err;
 		return NULL;
 	}
@@ -486,7 +566,7 @@ int ctr_footprint(const struct ctr_algo *a, const struct ctr_params *p, size_t *
 
 	if (!t)
 		return -errno;
-	t->depth = malloc(sizeof(int) * (size_t)t->nr_nodes);
+	t->depth = ctr_malloc(sizeof(int) * (size_t)t->nr_nodes);
 	if (!t->depth) {
 		err = -ENOMEM;
 		goto out;
@@ -524,8 +604,8 @@ int ctr_footprint(const struct ctr_algo *a, const struct ctr_params *p, size_t *
 	}
 	*bytes = ctr_size_add(*bytes, ctr_base_footprint(t, p, anc_ints));
 out:
-	free(t->depth);
-	free(t);
+	ctr_free(t->depth);
+	ctr_free(t);
 	return err;
 }
 
@@ -590,4 +670,89 @@ double ctr_read_staleness_ms(const struct ctr_tree *t, double flush_ms, char *wh
 		return CTR_STALE_UNKNOWN;
 	}
 	return t->algo->staleness_ms(t, flush_ms, why, len);
+}
+
+int ctr_emit(const struct ctr_layout_sink *s, const void *addr, size_t len, int node, int slot, int index,
+	     const char *what)
+{
+	struct ctr_region r = {
+		.addr = addr, .len = len, .node = node, .slot = slot, .index = index, .what = what,
+		.level = node >= 0 ? s->t->depth[node] : -1,
+	};
+
+	return len ? s->emit(&r, s->arg) : 0;
+}
+
+int ctr_emit_nodes(const struct ctr_layout_sink *s, const void *base, size_t bytes, const int *pos, int slot,
+		   const char *what)
+{
+	for (int n = 0; n < s->t->nr_nodes; n++) {
+		size_t at = (size_t)(pos ? pos[n] : n) * bytes;
+		int err = ctr_emit(s, (const char *)base + at, bytes, n, slot, -1, what);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int ctr_emit_instance(const struct ctr_layout_sink *s, const struct ctr_span *spans, int n)
+{
+	static const char ro[] = "the instance's read-mostly fields";
+	const char *t = (const char *)s->t;
+	size_t at = 0;
+	int err;
+
+	for (int i = 0; i < n; i++) {
+		err = ctr_emit(s, t + at, spans[i].off - at, -1, -1, -1, ro);
+		if (!err)
+			err = ctr_emit(s, t + spans[i].off, spans[i].len, -1, -1, -1, spans[i].what);
+		if (err)
+			return err;
+		at = spans[i].off + spans[i].len;
+	}
+	return ctr_emit(s, t + at, s->t->algo->size - at, -1, -1, -1, ro);
+}
+
+int ctr_emit_offsets(const struct ctr_layout_sink *s, const struct ctr_offsets *o)
+{
+	size_t levels = 0;
+	int err;
+
+	for (int i = 0; i < s->t->nr_nodes; i++)
+		levels += (size_t)s->t->depth[i];
+	err = ctr_emit(s, o->of, (size_t)s->t->nr_nodes * sizeof(*o->of), -1, -1, -1, "the refs' offset list pointers");
+	return err ? err : ctr_emit(s, o->store, (levels ? levels : 1) * sizeof(int), -1, -1, -1,
+				    "the refs' offset lists");
+}
+
+/* The base's arrays (ctr_init_shape), then the algorithm's own. */
+int ctr_layout(struct ctr_tree *t, ctr_layout_fn emit, void *arg)
+{
+	struct ctr_layout_sink s = { t, emit, arg };
+	size_t n, anc = 0;
+	int err;
+
+	if (!t || !emit)
+		return -EINVAL;
+	if (!t->algo->layout)
+		return -EOPNOTSUPP;
+	n = (size_t)t->nr_nodes;
+	for (int i = 0; i < t->nr_nodes; i++)
+		anc += (size_t)t->depth[i] + 1;
+	err = ctr_emit(&s, t->parent, n * sizeof(int), -1, -1, -1, "the shape: parent of each node");
+	if (!err)
+		err = ctr_emit(&s, t->depth, n * sizeof(int), -1, -1, -1, "the shape: depth of each node");
+	if (!err)
+		err = ctr_emit(&s, t->ancestors, n * sizeof(*t->ancestors), -1, -1, -1,
+			       "the shape: ancestor list pointers");
+	if (!err)
+		err = ctr_emit(&s, t->anc_store, anc * sizeof(int), -1, -1, -1, "the shape: ancestor lists");
+	if (!err && t->limit)
+		err = ctr_emit(&s, t->limit, n * sizeof(int64_t), -1, -1, -1, "the limits");
+	if (!err && t->slot_node)
+		err = ctr_emit(&s, t->slot_node, (size_t)t->nr_cpus * sizeof(int), -1, -1, -1, "the slots' NUMA nodes");
+	if (!err && t->slot_l3)
+		err = ctr_emit(&s, t->slot_l3, (size_t)t->nr_cpus * sizeof(int), -1, -1, -1, "the slots' L3 groups");
+	return err ? err : t->algo->layout(t, &s);
 }

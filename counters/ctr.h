@@ -133,6 +133,35 @@ int64_t ctr_read_error_bound(const struct ctr_tree *t);
 #define CTR_STALE_UNKNOWN (-2.0)
 double ctr_read_staleness_ms(const struct ctr_tree *t, double flush_ms, char *why, size_t len);
 
+/*
+ * The layout map: every region of memory a tree allocated, with whose it is
+ * (node, slot) and what it holds, so that a tool sampling addresses (perf
+ * c2c, `ctrbench run --c2c`) can name the line a sample hit.  Regions do not
+ * overlap, and together they cover every byte of every allocation the tree
+ * holds (padding is a region too, what = "padding").  Call it when no update
+ * is in progress: memory that grows under contention (striped's cells) is
+ * read as it stands.
+ */
+struct ctr_region {
+	const void *addr;	/* first byte */
+	size_t len;		/* bytes, >= 1 */
+	int node;		/* the node whose counters these are, -1: no one node's */
+	int level;		/* that node's level, the root 1 (levels from the root), -1 with no node */
+	int slot;		/* the slot (per-CPU area) that owns it, -1: shared by every slot */
+	int index;		/* which of several alike (an L3 group's mailbox, a subsystem), -1: the only one */
+	const char *what;	/* what it holds, a static string: "the node's atomic counters", "padding" */
+};
+
+/* Called once per region; a nonzero return stops the walk and is ctr_layout's. */
+typedef int (*ctr_layout_fn)(const struct ctr_region *r, void *arg);
+
+/*
+ * Walk t's layout map, calling emit for each region, in no set order.
+ * 0, what emit returned when nonzero, -EINVAL for a NULL t or emit, or
+ * -EOPNOTSUPP where the algorithm has no map.
+ */
+int ctr_layout(struct ctr_tree *t, ctr_layout_fn emit, void *arg);
+
 #ifdef __cplusplus
 }
 #endif

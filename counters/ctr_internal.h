@@ -251,6 +251,78 @@ struct ctr_flush_stats {
 	uint64_t sem_fallbacks;		/* read=sem: reads whose semaphore wait timed out */
 };
 
+/* Where an algorithm's layout op sends its regions (ctr_layout). */
+struct ctr_layout_sink {
+	const struct ctr_tree *t;	/* the tree described: a region's level is its node's depth */
+	ctr_layout_fn emit;		/* the caller's callback */
+	void *arg;			/* its argument */
+};
+
+/*
+ * One region of len bytes at addr: node's (-1 none), owned by slot (-1
+ * shared), index among its like (-1 none), holding what (a static string).
+ * Nothing for len 0.  0 or what the caller's callback returned.
+ */
+int ctr_emit(const struct ctr_layout_sink *s, const void *addr, size_t len, int node, int slot, int index,
+	     const char *what);
+
+/*
+ * One region per node, bytes long, node n's at base + (pos ? pos[n] : n) x
+ * bytes: an array indexed by node (or by preorder position) of slot's (-1
+ * shared).
+ */
+int ctr_emit_nodes(const struct ctr_layout_sink *s, const void *base, size_t bytes, const int *pos, int slot,
+		   const char *what);
+
+/* The rest of a block of size bytes at base past its first used ones: "padding" of slot (-1 shared). */
+static inline int ctr_emit_pad(const struct ctr_layout_sink *s, const void *base, size_t used, size_t size, int slot)
+{
+	return used < size ? ctr_emit(s, (const char *)base + used, size - used, -1, slot, -1, "padding") : 0;
+}
+
+/* A field of the instance that a layout names (ctr_emit_instance). */
+struct ctr_span {
+	size_t off;		/* offset in the instance */
+	size_t len;		/* bytes */
+	const char *what;	/* what it holds */
+};
+#define CTR_SPAN(type, field, what) { offsetof(type, field), sizeof(((type *)0)->field), what }
+
+/*
+ * The instance, [t, t + algo->size): the n spans given (ascending, apart),
+ * and what lies between and around them as "the instance's read-mostly
+ * fields" (the base, sizes, pointers: written at init only).
+ */
+int ctr_emit_instance(const struct ctr_layout_sink *s, const struct ctr_span *spans, int n);
+
+/* The refs' offset lists of a ctr_offsets (bookkeeping, read at ref time only). */
+struct ctr_offsets;
+int ctr_emit_offsets(const struct ctr_layout_sink *s, const struct ctr_offsets *o);
+
+/*
+ * The allocators every allocation of libctr goes through (ctr_zalloc_aligned
+ * and ctr_alloc_slot_area too), so that a test can see each live one and hold
+ * the layout map to them.  ctr_free takes what any of the first three gave.
+ */
+void *ctr_malloc(size_t size);
+void *ctr_calloc(size_t n, size_t size);
+void ctr_free(void *p);
+
+/*
+ * Test hook: while on, libctr keeps a list of every live allocation made
+ * above (its address and the size asked for), which ctr_debug_allocs
+ * returns (*recs valid until the next allocation or free; the count is
+ * returned).  Turning it on starts a fresh list, off forgets it.  A list, not
+ * a callback: the allocators are reached from timed loops (striped's cells),
+ * where tests/cli_objdump.sh allows no indirect call.
+ */
+struct ctr_alloc_rec {
+	void *p;		/* what the allocator returned */
+	size_t size;		/* bytes asked for */
+};
+void ctr_debug_track_allocs(int on);
+int ctr_debug_allocs(const struct ctr_alloc_rec **recs);
+
 /* struct ctr_algo.flags */
 #define CTR_READ_ASKS_UPDATERS (1u << 2)	/* a read waits for updaters to answer it (mailboxes), not only loads */
 #define CTR_PERIODIC_FLUSH (1u << 1)	/* flush_period_ms changes something: a periodic flusher, rstat's prune */
@@ -286,6 +358,12 @@ struct ctr_algo {
 	 * (nr_cpus + 1) x nr_nodes x nr_stats words, each node's stats on whole lines.
 	 */
 	size_t (*footprint)(struct ctr_tree *t);
+	/*
+	 * The layout map of what init allocated (ctr_layout): every region through ctr_emit and its
+	 * helpers below, the instance included (ctr_emit_instance), the base's arrays not (ctr.c emits
+	 * them).  0 or what the sink returned.  NULL: ctr_layout says -EOPNOTSUPP.
+	 */
+	int (*layout)(struct ctr_tree *t, const struct ctr_layout_sink *s);
 };
 
 /* Limit of node n, CTR_NO_LIMIT if none. */
@@ -412,8 +490,8 @@ struct ctr_offsets {
 
 static inline void ctr_offsets_fini(struct ctr_offsets *o)
 {
-	free((void *)o->of);
-	free(o->store);
+	ctr_free((void *)o->of);
+	ctr_free(o->store);
 	o->of = NULL;
 	o->store = NULL;
 }
@@ -421,7 +499,7 @@ static inline void ctr_offsets_fini(struct ctr_offsets *o)
 /* 0, or -ENOMEM (an offset past INT32_MAX included); frees what it allocated on error. */
 static inline int ctr_offsets_init(struct ctr_offsets *o, const struct ctr_tree *t, size_t mult)
 {
-	const int **of = malloc(sizeof(*of) * (size_t)t->nr_nodes);
+	const int **of = ctr_malloc(sizeof(*of) * (size_t)t->nr_nodes);
 	size_t total = 0, at = 0;
 
 	o->of = of;
@@ -430,7 +508,7 @@ static inline int ctr_offsets_init(struct ctr_offsets *o, const struct ctr_tree 
 		return -ENOMEM;
 	for (int i = 0; i < t->nr_nodes; i++)
 		total += (size_t)t->depth[i];
-	o->store = malloc(sizeof(int) * (total ? total : 1));
+	o->store = ctr_malloc(sizeof(int) * (total ? total : 1));
 	if (!o->store)
 		goto fail;
 	for (int i = 0; i < t->nr_nodes; i++) {

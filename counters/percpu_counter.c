@@ -49,11 +49,11 @@ static void percpu_counter_fini(struct ctr_tree *t)
 	if (p->local)
 		for (int cpu = 0; cpu < t->nr_cpus; cpu++)
 			ctr_free_slot_area(t, (void *)p->local[cpu], percpu_counter_area_size(t));
-	free(p->local);
+	ctr_free(p->local);
 	if (p->cnt)
 		for (size_t i = 0; i < nr; i++)
 			pthread_mutex_destroy(&p->cnt[i].lock);
-	free(p->cnt);
+	ctr_free(p->cnt);
 	ctr_offsets_fini(&p->off);
 }
 
@@ -73,10 +73,10 @@ static int percpu_counter_init(struct ctr_tree *t)
 		return -EINVAL;	/* the local counts are s32 */
 	p->batch = (int32_t)batch;
 	p->cnt = ctr_zalloc_aligned(nr * sizeof(*p->cnt));
-	p->local = calloc(t->nr_cpus, sizeof(*p->local));
+	p->local = ctr_calloc(t->nr_cpus, sizeof(*p->local));
 	if (!p->cnt || !p->local) {
-		free(p->cnt);
-		free(p->local);
+		ctr_free(p->cnt);
+		ctr_free(p->local);
 		p->cnt = NULL;
 		p->local = NULL;
 		return -ENOMEM;
@@ -128,6 +128,23 @@ static size_t percpu_counter_footprint(struct ctr_tree *t)
 	return ctr_size_add(b, ctr_slot_areas_footprint(t, percpu_counter_area_size(t)));
 }
 
+/* The instance, each node's counters (lock and count), the slots' s32 counts, the refs' offsets. */
+static int percpu_counter_layout(struct ctr_tree *t, const struct ctr_layout_sink *s)
+{
+	struct ctr_percpu_counter *p = ctr_container_of(t, struct ctr_percpu_counter, base);
+	int err = ctr_emit_instance(s, NULL, 0);
+
+	if (!err)
+		err = ctr_emit_nodes(s, p->cnt, (size_t)t->nr_stats * sizeof(*p->cnt), NULL, -1,
+				     "the node's percpu_counter (lock and folded count)");
+	if (!err)
+		err = ctr_emit(s, p->local, (size_t)t->nr_cpus * sizeof(*p->local), -1, -1, -1, "the slots' area pointers");
+	for (int cpu = 0; !err && cpu < t->nr_cpus; cpu++)
+		err = ctr_emit_nodes(s, p->local[cpu], (size_t)t->nr_stats * sizeof(int32_t), NULL, cpu,
+				     "the slot's s32 count");
+	return err ? err : ctr_emit_offsets(s, &p->off);
+}
+
 const struct ctr_algo ctr_algo_percpu_counter = {
 	.name = "percpu_counter",
 	.summary = "lib/percpu_counter.c per node, updates walk ancestors, locked fold past the batch; "
@@ -137,6 +154,7 @@ const struct ctr_algo ctr_algo_percpu_counter = {
 	.init = percpu_counter_init,
 	.fini = percpu_counter_fini,
 	.footprint = percpu_counter_footprint,
+	.layout = percpu_counter_layout,
 	.add = ctr_percpu_counter_add,
 	.read = ctr_percpu_counter_read,
 	.read_exact = percpu_counter_read_exact,

@@ -56,8 +56,8 @@ static void percpu_hier_fini(struct ctr_tree *t)
 {
 	struct ctr_percpu_hier *p = ctr_container_of(t, struct ctr_percpu_hier, base);
 
-	free((void *)p->off);
-	free(p->off_store);
+	ctr_free((void *)p->off);
+	ctr_free(p->off_store);
 	if (!p->area)
 		return;
 	if (p->block)
@@ -65,14 +65,14 @@ static void percpu_hier_fini(struct ctr_tree *t)
 	else
 		for (int cpu = 0; cpu < t->nr_cpus; cpu++)
 			ctr_free_slot_area(t, (void *)p->area[cpu], percpu_hier_area_size(t));
-	free(p->area);
+	ctr_free(p->area);
 	p->block = NULL;
 }
 
 /* off[node]: n * nr_stats for node and each ancestor, from the tree's ancestor lists, padded with the sink's. */
 static int percpu_hier_init_offsets(struct ctr_tree *t, struct ctr_percpu_hier *p)
 {
-	const int **off = malloc(sizeof(*off) * t->nr_nodes);
+	const int **off = ctr_malloc(sizeof(*off) * t->nr_nodes);
 	size_t total = 0, at = 0;
 
 	p->off = off;
@@ -83,7 +83,7 @@ static int percpu_hier_init_offsets(struct ctr_tree *t, struct ctr_percpu_hier *
 	/* the sink's offset, nr_nodes * nr_stats, must fit an int too */
 	if ((size_t)t->nr_nodes * t->nr_stats > INT32_MAX)
 		return -ENOMEM;
-	p->off_store = malloc(sizeof(int) * (total ? total : 1));
+	p->off_store = ctr_malloc(sizeof(int) * (total ? total : 1));
 	if (!p->off_store)
 		return -ENOMEM;
 	for (int i = 0; i < t->nr_nodes; i++) {
@@ -112,7 +112,7 @@ static int percpu_hier_init(struct ctr_tree *t)
 		p->off_store = NULL;
 		return err;
 	}
-	p->area = calloc(t->nr_cpus, sizeof(*p->area));
+	p->area = ctr_calloc(t->nr_cpus, sizeof(*p->area));
 	if (!p->area) {
 		percpu_hier_fini(t);
 		return -ENOMEM;
@@ -158,6 +158,40 @@ static size_t percpu_hier_footprint(struct ctr_tree *t)
 	return ctr_size_add(b, ctr_slot_areas_footprint(t, percpu_hier_area_size(t)));
 }
 
+/* One slot's area: its counts, the sink, then padding to size bytes. */
+static int percpu_hier_layout_area(const struct ctr_layout_sink *s, const int64_t *area, int cpu, size_t size)
+{
+	const struct ctr_tree *t = s->t;
+	size_t words = (size_t)t->nr_nodes * t->nr_stats;
+	int err = ctr_emit_nodes(s, area, (size_t)t->nr_stats * sizeof(int64_t), NULL, cpu, "the slot's count");
+
+	if (!err)
+		err = ctr_emit(s, area + words, (size_t)t->nr_stats * sizeof(int64_t), -1, cpu, -1,
+			       "the slot's sink (the padded walks' spare words)");
+	return err ? err : ctr_emit_pad(s, area, (words + t->nr_stats) * sizeof(int64_t), size, cpu);
+}
+
+/* The instance, the offset lists, the areas (in one block at the stride, or one each). */
+static int percpu_hier_layout(struct ctr_tree *t, const struct ctr_layout_sink *s)
+{
+	struct ctr_percpu_hier *p = ctr_container_of(t, struct ctr_percpu_hier, base);
+	size_t total = 0;
+	int err = ctr_emit_instance(s, NULL, 0);
+
+	for (int i = 0; i < t->nr_nodes; i++)
+		total += (size_t)ctr_percpu_hier_padded(t->depth[i]);
+	if (!err)
+		err = ctr_emit(s, p->off, (size_t)t->nr_nodes * sizeof(*p->off), -1, -1, -1, "the refs' offset list pointers");
+	if (!err)
+		err = ctr_emit(s, p->off_store, (total ? total : 1) * sizeof(int), -1, -1, -1, "the refs' offset lists");
+	if (!err)
+		err = ctr_emit(s, p->area, (size_t)t->nr_cpus * sizeof(*p->area), -1, -1, -1, "the slots' area pointers");
+	for (int cpu = 0; !err && cpu < t->nr_cpus; cpu++)
+		err = percpu_hier_layout_area(s, (const int64_t *)p->area[cpu], cpu,
+					      p->block ? p->stride * sizeof(int64_t) : percpu_hier_area_size(t));
+	return err;
+}
+
 const struct ctr_algo ctr_algo_percpu_hier = {
 	.name = "percpu_hier",
 	.summary = "hierarchical per-CPU (c): updates write own slot at every level, reads sum all CPUs; exact at rest",
@@ -166,6 +200,7 @@ const struct ctr_algo ctr_algo_percpu_hier = {
 	.init = percpu_hier_init,
 	.fini = percpu_hier_fini,
 	.footprint = percpu_hier_footprint,
+	.layout = percpu_hier_layout,
 	.add = ctr_percpu_hier_add,
 	.read = ctr_percpu_hier_read,
 	.read_exact = ctr_percpu_hier_read,

@@ -198,11 +198,11 @@ static void phd_fini(struct ctr_tree *t)
 	if (p->area)
 		for (int cpu = 0; cpu < t->nr_cpus; cpu++)
 			ctr_free_slot_area(t, (void *)p->area[cpu], phd_area_size(t));
-	free(p->area);
-	free(p->mbox);
-	free(p->group_of);
-	free(p->member_base);
-	free(p->members);
+	ctr_free(p->area);
+	ctr_free(p->mbox);
+	ctr_free(p->group_of);
+	ctr_free(p->member_base);
+	ctr_free(p->members);
 	ctr_offsets_fini(&p->off);
 }
 
@@ -210,13 +210,13 @@ static void phd_fini(struct ctr_tree *t)
 static int phd_build_groups(struct ctr_percpu_hier_delegated *p)
 {
 	const struct ctr_tree *t = &p->base;
-	int *first = malloc(sizeof(int) * t->nr_cpus);	/* first slot of each group, to match L3 ids */
+	int *first = ctr_malloc(sizeof(int) * t->nr_cpus);	/* first slot of each group, to match L3 ids */
 	int n = 0;
 
-	p->group_of = malloc(sizeof(int) * t->nr_cpus);
-	p->members = malloc(sizeof(int) * t->nr_cpus);
+	p->group_of = ctr_malloc(sizeof(int) * t->nr_cpus);
+	p->members = ctr_malloc(sizeof(int) * t->nr_cpus);
 	if (!first || !p->group_of || !p->members) {
-		free(first);
+		ctr_free(first);
 		return -ENOMEM;
 	}
 	for (int c = 0; c < t->nr_cpus; c++) {
@@ -236,9 +236,9 @@ static int phd_build_groups(struct ctr_percpu_hier_delegated *p)
 		}
 		p->group_of[c] = g;
 	}
-	free(first);
+	ctr_free(first);
 	p->nr_groups = n;
-	p->member_base = calloc(n + 1, sizeof(int));
+	p->member_base = ctr_calloc(n + 1, sizeof(int));
 	if (!p->member_base)
 		return -ENOMEM;
 	for (int c = 0; c < t->nr_cpus; c++)
@@ -246,7 +246,7 @@ static int phd_build_groups(struct ctr_percpu_hier_delegated *p)
 	for (int g = 0; g < n; g++)
 		p->member_base[g + 1] += p->member_base[g];
 	{
-		int *fill = calloc(n, sizeof(int));
+		int *fill = ctr_calloc(n, sizeof(int));
 
 		if (!fill)
 			return -ENOMEM;
@@ -255,7 +255,7 @@ static int phd_build_groups(struct ctr_percpu_hier_delegated *p)
 
 			p->members[p->member_base[g] + fill[g]++] = c;
 		}
-		free(fill);
+		ctr_free(fill);
 	}
 	return 0;
 }
@@ -274,7 +274,7 @@ static int phd_init(struct ctr_tree *t)
 		goto fail;
 	err = -ENOMEM;
 	p->mbox = ctr_zalloc_aligned(sizeof(*p->mbox) * p->nr_groups);
-	p->area = calloc(t->nr_cpus, sizeof(*p->area));
+	p->area = ctr_calloc(t->nr_cpus, sizeof(*p->area));
 	if (!p->mbox || !p->area || ctr_offsets_init(&p->off, t, (size_t)t->nr_stats))
 		goto fail;
 	for (int cpu = 0; cpu < t->nr_cpus; cpu++) {
@@ -300,9 +300,9 @@ static size_t phd_footprint(struct ctr_tree *t)
 	size_t b, groups;
 
 	groups = phd_build_groups(p) ? (size_t)t->nr_cpus : (size_t)p->nr_groups;
-	free(p->group_of);
-	free(p->member_base);
-	free(p->members);
+	ctr_free(p->group_of);
+	ctr_free(p->member_base);
+	ctr_free(p->members);
 	p->group_of = p->member_base = p->members = NULL;
 	b = 2 * ctr_alloc_footprint((size_t)t->nr_cpus * sizeof(int));
 	b = ctr_size_add(b, ctr_alloc_footprint((groups + 1) * sizeof(int)));
@@ -310,6 +310,32 @@ static size_t phd_footprint(struct ctr_tree *t)
 	b = ctr_size_add(b, ctr_alloc_footprint((size_t)t->nr_cpus * sizeof(void *)));
 	b = ctr_size_add(b, ctr_offsets_footprint(t));
 	return ctr_size_add(b, ctr_slot_areas_footprint(t, phd_area_size(t)));
+}
+
+/* The instance (the read counts named), the mailboxes, the groups, the slots' counts. */
+static int phd_layout(struct ctr_tree *t, const struct ctr_layout_sink *s)
+{
+	struct ctr_percpu_hier_delegated *p = phd_of(t);
+	static const struct ctr_span spans[] = {
+		CTR_SPAN(struct ctr_percpu_hier_delegated, stats, "how reads were served (counts)"),
+	};
+	size_t cpus = (size_t)t->nr_cpus;
+	int err = ctr_emit_instance(s, spans, 1);
+
+	for (int g = 0; !err && g < p->nr_groups; g++)
+		err = ctr_emit(s, &p->mbox[g], sizeof(*p->mbox), -1, -1, g, "the L3 group's mailbox");
+	if (!err)
+		err = ctr_emit(s, p->group_of, cpus * sizeof(int), -1, -1, -1, "the slots' groups");
+	if (!err)
+		err = ctr_emit(s, p->member_base, ((size_t)p->nr_groups + 1) * sizeof(int), -1, -1, -1,
+			       "the groups' first members");
+	if (!err)
+		err = ctr_emit(s, p->members, cpus * sizeof(int), -1, -1, -1, "the groups' members");
+	if (!err)
+		err = ctr_emit(s, p->area, cpus * sizeof(*p->area), -1, -1, -1, "the slots' area pointers");
+	for (int cpu = 0; !err && cpu < t->nr_cpus; cpu++)
+		err = ctr_emit_nodes(s, p->area[cpu], (size_t)t->nr_stats * sizeof(int64_t), NULL, cpu, "the slot's count");
+	return err ? err : ctr_emit_offsets(s, &p->off);
 }
 
 const struct ctr_algo ctr_algo_percpu_hier_delegated = {
@@ -322,6 +348,7 @@ const struct ctr_algo ctr_algo_percpu_hier_delegated = {
 	.init = phd_init,
 	.fini = phd_fini,
 	.footprint = phd_footprint,
+	.layout = phd_layout,
 	.add = ctr_percpu_hier_delegated_add,
 	.read = __ctr_phd_read,
 	.read_exact = phd_read_exact,

@@ -105,7 +105,7 @@ static int ptree_arity(int k, int arity[CTR_PTREE_MAX_LEVELS])
 static int ptree_topology_level1(const struct ctr_tree *t, int fan, int *local)
 {
 	int items = 0;
-	char *done = calloc(t->nr_cpus, 1);
+	char *done = ctr_calloc(t->nr_cpus, 1);
 
 	if (!done)
 		return -ENOMEM;
@@ -128,7 +128,7 @@ static int ptree_topology_level1(const struct ctr_tree *t, int fan, int *local)
 		}
 		items++;
 	}
-	free(done);
+	ctr_free(done);
 	return items;
 }
 
@@ -155,8 +155,8 @@ static int ptree_build_shape(struct ctr_percpu_tree *p)
 		p->bound = 0;
 		return 0;
 	}
-	p->item_of = malloc(sizeof(int) * (size_t)t->nr_cpus * (p->nr_levels ? p->nr_levels : 1));
-	local = malloc(sizeof(int) * t->nr_cpus);
+	p->item_of = ctr_malloc(sizeof(int) * (size_t)t->nr_cpus * (p->nr_levels ? p->nr_levels : 1));
+	local = ctr_malloc(sizeof(int) * t->nr_cpus);
 	if (!p->item_of || !local)
 		goto out;
 	/* local[c]: c's item index within the current level */
@@ -180,7 +180,7 @@ static int ptree_build_shape(struct ctr_percpu_tree *p)
 	}
 	p->nr_items = p->nr_levels ? p->level_base[p->nr_levels] + p->level_items[p->nr_levels] + 1 : 1;
 	/* the bound: every CPU's residual and every used item's (percpu_tree.h) */
-	used = calloc(p->nr_items, sizeof(int));
+	used = ctr_calloc(p->nr_items, sizeof(int));
 	if (!used)
 		goto out;
 	for (size_t x = 0; x < (size_t)t->nr_cpus * p->nr_levels; x++)
@@ -199,8 +199,8 @@ static int ptree_build_shape(struct ctr_percpu_tree *p)
 	p->bound = bound;
 	err = 0;
 out:
-	free(local);
-	free(used);
+	ctr_free(local);
+	ctr_free(used);
 	return err;
 }
 
@@ -216,9 +216,9 @@ static void ptree_fini(struct ctr_tree *t)
 	if (p->area)
 		for (int cpu = 0; cpu < t->nr_cpus; cpu++)
 			ctr_free_slot_area(t, (void *)p->area[cpu], ptree_area_size(t));
-	free(p->area);
-	free(p->items);
-	free(p->item_of);
+	ctr_free(p->area);
+	ctr_free(p->items);
+	ctr_free(p->item_of);
 	ctr_offsets_fini(&p->off);
 	p->area = NULL;
 	p->items = NULL;
@@ -248,7 +248,7 @@ static int ptree_init(struct ctr_tree *t)
 	}
 	if (ctr_offsets_init(&p->off, t, (size_t)t->nr_stats))
 		goto fail;
-	p->area = calloc(t->nr_cpus, sizeof(*p->area));
+	p->area = ctr_calloc(t->nr_cpus, sizeof(*p->area));
 	if (!p->area)
 		goto fail;
 	for (int cpu = 0; cpu < t->nr_cpus; cpu++) {
@@ -304,6 +304,30 @@ static size_t ptree_footprint(struct ctr_tree *t)
 	return ctr_size_add(b, ctr_slot_areas_footprint(t, ptree_area_size(t)));
 }
 
+/* The instance, every counter's items (carries, the root last), the CPUs' item map, the slots' counts. */
+static int ptree_layout(struct ctr_tree *t, const struct ctr_layout_sink *s)
+{
+	struct ctr_percpu_tree *p = ptree_of(t);
+	size_t per_node = (size_t)t->nr_stats * p->nr_items;
+	int err = ctr_emit_instance(s, NULL, 0);
+
+	for (size_t x = 0; !err && x < (size_t)t->nr_nodes * per_node; x++) {
+		int i = (int)(x % p->nr_items);
+
+		err = ctr_emit(s, &p->items[x], sizeof(*p->items), (int)(x / per_node), -1, i,
+			       i == p->nr_items - 1 ? "the counter tree's root item" : "a carry item");
+	}
+	if (!err && p->item_of)
+		err = ctr_emit(s, p->item_of, sizeof(int) * (size_t)t->nr_cpus * (p->nr_levels ? p->nr_levels : 1),
+			       -1, -1, -1, "the CPUs' items at each level");
+	if (!err)
+		err = ctr_emit(s, p->area, (size_t)t->nr_cpus * sizeof(*p->area), -1, -1, -1, "the slots' area pointers");
+	for (int cpu = 0; !err && cpu < t->nr_cpus; cpu++)
+		err = ctr_emit_nodes(s, p->area[cpu], (size_t)t->nr_stats * sizeof(int64_t), NULL, cpu,
+				     "the slot's level-0 count");
+	return err ? err : ctr_emit_offsets(s, &p->off);
+}
+
 const struct ctr_algo ctr_algo_percpu_tree = {
 	.name = "percpu_tree",
 	.summary = "lib/percpu_counter_tree.c per node: per-CPU counts carry past power-of-two batches up "
@@ -314,6 +338,7 @@ const struct ctr_algo ctr_algo_percpu_tree = {
 	.init = ptree_init,
 	.fini = ptree_fini,
 	.footprint = ptree_footprint,
+	.layout = ptree_layout,
 	.add = ctr_percpu_tree_add,
 	.read = ctr_percpu_tree_read,
 	.read_exact = ptree_read_exact,

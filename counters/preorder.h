@@ -24,11 +24,11 @@
 static inline int ctr_preorder(const struct ctr_tree *t, int **pos_out, int **size_out)
 {
 	const int n = t->nr_nodes;
-	int *pos = malloc(sizeof(int) * n), *size = malloc(sizeof(int) * n);
-	int *next = malloc(sizeof(int) * n);	/* next free index in node i's range */
+	int *pos = ctr_malloc(sizeof(int) * n), *size = ctr_malloc(sizeof(int) * n);
+	int *next = ctr_malloc(sizeof(int) * n);	/* next free index in node i's range */
 
 	if (!pos || !size || !next) {
-		free(pos), free(size), free(next);
+		ctr_free(pos), ctr_free(size), ctr_free(next);
 		return -ENOMEM;
 	}
 	for (int i = 0; i < n; i++)
@@ -44,7 +44,7 @@ static inline int ctr_preorder(const struct ctr_tree *t, int **pos_out, int **si
 		next[p] += size[i];
 		next[i] = pos[i] + 1;
 	}
-	free(next);
+	ctr_free(next);
 	*pos_out = pos;
 	*size_out = size;
 	return 0;

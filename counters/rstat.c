@@ -150,7 +150,7 @@ static void ctr_rstat_q_wait(struct ctr_rstat_lock *l)
 			ctr_cpu_relax();
 		atomic_store_explicit(&next->wait, 0, memory_order_release);
 	}
-	free(n);
+	free(n);	/* transient, the lock path's: not the tree's, never tracked */
 out:
 	atomic_fetch_sub_explicit(&l->waiters, 1, memory_order_relaxed);
 }
@@ -875,14 +875,14 @@ static void ctr_rstat_fini(struct ctr_tree *t)
 		pthread_mutex_destroy(&r->cpu[cpu]->lock);
 		ctr_free_slot_area(t, r->cpu[cpu], ctr_rstat_cpu_size(t, &hdr, &vals, &links));
 	}
-	free(r->cpu);
-	free(r->aggr);
-	free(r->pending);
-	free(r->stack);
-	free(r->heads);
-	free(r->node_updates);
-	free(r->sub_start);
-	free(r->sub_nodes);
+	ctr_free(r->cpu);
+	ctr_free(r->aggr);
+	ctr_free(r->pending);
+	ctr_free(r->stack);
+	ctr_free(r->heads);
+	ctr_free(r->node_updates);
+	ctr_free(r->sub_start);
+	ctr_free(r->sub_nodes);
 	pthread_mutex_destroy(&r->lock.mutex);
 	pthread_mutex_destroy(&r->gate.user_mutex);
 	sem_destroy(&r->gate.sem);
@@ -903,13 +903,13 @@ static int ctr_rstat_subtrees(struct ctr_rstat *r)
 	size_t total = 0;
 
 	r->node_updates = ctr_zalloc_aligned((size_t)n * CTR_RSTAT_NU_STRIDE * sizeof(int64_t));
-	r->sub_start = calloc((size_t)n + 1, sizeof(int));
+	r->sub_start = ctr_calloc((size_t)n + 1, sizeof(int));
 	for (int x = 0; x < n; x++)
 		total += (size_t)t->depth[x];
-	r->sub_nodes = malloc(total * sizeof(int));
-	fill = calloc((size_t)n, sizeof(int));
+	r->sub_nodes = ctr_malloc(total * sizeof(int));
+	fill = ctr_calloc((size_t)n, sizeof(int));
 	if (!r->node_updates || !r->sub_start || !r->sub_nodes || !fill) {
-		free(fill);
+		ctr_free(fill);
 		return -ENOMEM;
 	}
 	for (int x = 0; x < n; x++)
@@ -921,7 +921,7 @@ static int ctr_rstat_subtrees(struct ctr_rstat *r)
 	for (int x = 0; x < n; x++)
 		for (const int *a = t->ancestors[x]; *a >= 0; a++)
 			r->sub_nodes[r->sub_start[*a] + fill[*a]++] = x;
-	free(fill);
+	ctr_free(fill);
 	return 0;
 }
 
@@ -975,9 +975,9 @@ static int ctr_rstat_init(struct ctr_tree *t, enum ctr_rstat_policy policy)
 	/* read on every update: on lines of its own, shared with no written heap neighbour */
 	r->cpu = ctr_zalloc_aligned(t->nr_cpus * sizeof(*r->cpu));
 	r->aggr = ctr_zalloc_aligned(words * sizeof(*r->aggr));
-	r->pending = calloc(words, sizeof(*r->pending));
-	r->stack = malloc(sizeof(int) * t->nr_nodes);
-	r->heads = malloc(2 * sizeof(int) * t->nr_cpus);
+	r->pending = ctr_calloc(words, sizeof(*r->pending));
+	r->stack = ctr_malloc(sizeof(int) * t->nr_nodes);
+	r->heads = ctr_malloc(2 * sizeof(int) * t->nr_cpus);
 	if (!r->cpu || !r->aggr || !r->pending || !r->stack || !r->heads)
 		goto fail;
 	if (r->count == CTR_RSTAT_COUNT_MEMCG && ctr_rstat_subtrees(r))
@@ -1131,6 +1131,84 @@ static size_t ctr_rstat_footprint(struct ctr_tree *t, enum ctr_rstat_policy poli
 	return ctr_size_add(b, ctr_slot_areas_footprint(t, ctr_rstat_cpu_size(t, &hdr, &vals, &links)));
 }
 
+/*
+ * One slot's area (ctr_rstat_cpu_size): the header (its link lock), the
+ * slots, their last folded values, the links, memcg's counts, each part on
+ * lines of its own.
+ */
+static int ctr_rstat_layout_cpu(const struct ctr_layout_sink *s, const struct ctr_rstat_cpu *c, int cpu)
+{
+	const struct ctr_tree *t = s->t;
+	size_t hdr, vals, links, size = ctr_rstat_cpu_size(t, &hdr, &vals, &links);
+	size_t stats = (size_t)t->nr_stats * sizeof(int64_t), n = (size_t)t->nr_nodes;
+	const char *b = (const char *)c;
+	int err = ctr_emit(s, b, hdr, -1, cpu, -1, "the slot's header (its link lock)");
+
+	if (!err)
+		err = ctr_emit_nodes(s, b + hdr, stats, NULL, cpu, "the slot's stats");
+	if (!err)
+		err = ctr_emit_pad(s, b + hdr, n * stats, vals, cpu);
+	if (!err)
+		err = ctr_emit_nodes(s, b + hdr + vals, stats, NULL, cpu, "the slot's stats as last folded");
+	if (!err)
+		err = ctr_emit_pad(s, b + hdr + vals, n * stats, vals, cpu);
+	if (!err)
+		err = ctr_emit_nodes(s, b + hdr + 2 * vals, sizeof(struct ctr_rstat_link), NULL, cpu,
+				     "the slot's updated-tree link");
+	if (!err)
+		err = ctr_emit_pad(s, b + hdr + 2 * vals, n * sizeof(struct ctr_rstat_link), links, cpu);
+	if (!err && c->stats_updates) {
+		err = ctr_emit_nodes(s, c->stats_updates, sizeof(int64_t), NULL, cpu, "the slot's memcg update count");
+		if (!err)
+			err = ctr_emit_pad(s, c->stats_updates, n * sizeof(int64_t), size - hdr - 2 * vals - links, cpu);
+	}
+	return err;
+}
+
+/* The instance (lock, counts and gates named), the slots' areas, the flushed values, the flush's scratch. */
+static int ctr_rstat_layout(struct ctr_tree *t, const struct ctr_layout_sink *s)
+{
+	struct ctr_rstat *r = ctr_rstat_of(t);
+	static const struct ctr_span spans[] = {
+		CTR_SPAN(struct ctr_rstat, lock, "the flush lock"),
+		{ offsetof(struct ctr_rstat, flushes), offsetof(struct ctr_rstat, total) - offsetof(struct ctr_rstat, flushes),
+		  "the flush counts (under the flush lock)" },
+		{ offsetof(struct ctr_rstat, total), offsetof(struct ctr_rstat, ongoing) - offsetof(struct ctr_rstat, total),
+		  "threshold=global: the shared |delta| total" },
+		{ offsetof(struct ctr_rstat, ongoing), offsetof(struct ctr_rstat, gate) - offsetof(struct ctr_rstat, ongoing),
+		  "the unified flush in progress and the last flush's time" },
+		CTR_SPAN(struct ctr_rstat, gate, "the readers' gate (read=...)"),
+	};
+	size_t n = (size_t)t->nr_nodes, stats = (size_t)t->nr_stats * sizeof(int64_t);
+	int err = ctr_emit_instance(s, spans, (int)(sizeof(spans) / sizeof(spans[0])));
+
+	if (!err)
+		err = ctr_emit(s, r->cpu, (size_t)t->nr_cpus * sizeof(*r->cpu), -1, -1, -1, "the slots' area pointers");
+	for (int cpu = 0; !err && cpu < t->nr_cpus; cpu++)
+		err = ctr_rstat_layout_cpu(s, r->cpu[cpu], cpu);
+	if (!err)
+		err = ctr_emit_nodes(s, r->aggr, stats, NULL, -1, "the node's flushed value");
+	if (!err)
+		err = ctr_emit_nodes(s, r->pending, stats, NULL, -1, "the node's pending from flushed children");
+	if (!err)
+		err = ctr_emit(s, r->stack, n * sizeof(int), -1, -1, -1, "the flush's walk stack");
+	if (!err)
+		err = ctr_emit(s, r->heads, 2 * sizeof(int) * (size_t)t->nr_cpus, -1, -1, -1, "a prune's detached lists");
+	if (!err && r->node_updates)
+		err = ctr_emit_nodes(s, r->node_updates, CTR_RSTAT_NU_STRIDE * sizeof(int64_t), NULL, -1,
+				     "the node's shared update count (memcg)");
+	if (!err && r->sub_start) {
+		size_t total = 0;
+
+		for (int x = 0; x < t->nr_nodes; x++)
+			total += (size_t)t->depth[x];
+		err = ctr_emit(s, r->sub_start, (n + 1) * sizeof(int), -1, -1, -1, "the subtrees' starts");
+		if (!err)
+			err = ctr_emit(s, r->sub_nodes, total * sizeof(int), -1, -1, -1, "the subtrees' nodes");
+	}
+	return err;
+}
+
 #define CTR_RSTAT_ALGO(algo, policy, text)					\
 static int ctr_##algo##_init(struct ctr_tree *t)				\
 {										\
@@ -1149,6 +1227,7 @@ const struct ctr_algo ctr_algo_##algo = {					\
 	.init = ctr_##algo##_init,						\
 	.fini = ctr_rstat_fini,							\
 	.footprint = ctr_##algo##_footprint,					\
+	.layout = ctr_rstat_layout,						\
 	.add = ctr_##algo##_add,						\
 	.read = __ctr_rstat_read,						\
 	.read_exact = ctr_rstat_read_exact,					\

@@ -333,15 +333,15 @@ static void rsl_fini(struct ctr_tree *t)
 	for (int cpu = 0; r->cpu && cpu < t->nr_cpus; cpu++)
 		if (r->cpu[cpu])
 			ctr_free_slot_area(t, r->cpu[cpu], rsl_cpu_size(r, &lay));
-	free(r->cpu);
-	free(r->aggr);
-	free(r->pending);
+	ctr_free(r->cpu);
+	ctr_free(r->aggr);
+	ctr_free(r->pending);
 	for (int k = 0; r->locks && k < nlocks; k++)
 		pthread_mutex_destroy(&r->locks[k].mutex);
-	free(r->locks);
+	ctr_free(r->locks);
 	for (int k = 0; r->sub && k < r->nr_subsys; k++)
-		free(r->sub[k].stack);
-	free(r->sub);
+		ctr_free(r->sub[k].stack);
+	ctr_free(r->sub);
 	r->cpu = NULL;
 	r->aggr = NULL;
 	r->pending = NULL;
@@ -361,11 +361,11 @@ static int rsl_init(struct ctr_tree *t)
 	nlocks = r->lock_global ? 1 : r->nr_subsys;
 	r->cpu = ctr_zalloc_aligned(t->nr_cpus * sizeof(*r->cpu));
 	r->aggr = ctr_zalloc_aligned(words * sizeof(*r->aggr));
-	r->pending = calloc(words, sizeof(*r->pending));
+	r->pending = ctr_calloc(words, sizeof(*r->pending));
 	r->locks = ctr_zalloc_aligned(nlocks * sizeof(*r->locks));
 	r->sub = ctr_zalloc_aligned(r->nr_subsys * sizeof(*r->sub));
 	if (!r->cpu || !r->aggr || !r->pending || !r->locks || !r->sub) {
-		free(r->locks);
+		ctr_free(r->locks);
 		r->locks = NULL;	/* no mutex initialized yet */
 		goto fail;
 	}
@@ -378,7 +378,7 @@ static int rsl_init(struct ctr_tree *t)
 	}
 	pthread_mutexattr_destroy(&ma);
 	for (int k = 0; k < r->nr_subsys; k++) {
-		r->sub[k].stack = malloc(sizeof(int) * t->nr_nodes);
+		r->sub[k].stack = ctr_malloc(sizeof(int) * t->nr_nodes);
 		if (!r->sub[k].stack)
 			goto fail;
 	}
@@ -431,6 +431,74 @@ static size_t rsl_footprint(struct ctr_tree *t)
 	return ctr_size_add(b, ctr_slot_areas_footprint(t, rsl_cpu_size(r, &lay)));
 }
 
+/* One slot's area (rsl_cpu_size): header, slots, last folded values, list nodes, links, heads. */
+static int rsl_layout_cpu(const struct ctr_layout_sink *s, const struct ctr_rstat_llist *r, int cpu)
+{
+	const struct ctr_tree *t = s->t;
+	const struct ctr_rsl_cpu *c = r->cpu[cpu];
+	size_t stats = (size_t)t->nr_stats * sizeof(int64_t), n = (size_t)t->nr_nodes, lists = r->nr_subsys * n;
+	struct rsl_layout lay;
+	const char *b = (const char *)c, *at;
+	int err;
+
+	rsl_cpu_size(r, &lay);
+	err = ctr_emit(s, b, lay.hdr, -1, cpu, -1, "the slot's header");
+	at = b + lay.hdr;
+	if (!err)
+		err = ctr_emit_nodes(s, at, stats, NULL, cpu, "the slot's stats");
+	if (!err)
+		err = ctr_emit_pad(s, at, n * stats, lay.vals, cpu);
+	at += lay.vals;
+	if (!err)
+		err = ctr_emit_nodes(s, at, stats, NULL, cpu, "the slot's stats as last folded");
+	if (!err)
+		err = ctr_emit_pad(s, at, n * stats, lay.vals, cpu);
+	at += lay.vals;
+	for (size_t x = 0; !err && x < lists; x++)
+		err = ctr_emit(s, at + x * sizeof(int), sizeof(int), (int)(x % n), cpu, (int)(x / n),
+			       "the slot's llist node (the subsystem's updated list)");
+	if (!err)
+		err = ctr_emit_pad(s, at, lists * sizeof(int), lay.nexts, cpu);
+	at += lay.nexts;
+	for (size_t x = 0; !err && x < lists; x++)
+		err = ctr_emit(s, at + x * sizeof(struct ctr_rstat_link), sizeof(struct ctr_rstat_link), (int)(x % n), cpu,
+			       (int)(x / n), "the slot's updated-tree link");
+	if (!err)
+		err = ctr_emit_pad(s, at, lists * sizeof(struct ctr_rstat_link), lay.links, cpu);
+	at += lay.links;
+	for (int k = 0; !err && k < r->nr_subsys; k++)
+		err = ctr_emit(s, at + k * sizeof(int), sizeof(int), -1, cpu, k, "the slot's llist head");
+	return err ? err : ctr_emit_pad(s, at, r->nr_subsys * sizeof(int), lay.heads, cpu);
+}
+
+/* The instance, the slots' areas, the flushed values, the locks, the subsystems and their stacks. */
+static int rsl_layout(struct ctr_tree *t, const struct ctr_layout_sink *s)
+{
+	struct ctr_rstat_llist *r = rsl_of(t);
+	size_t stats = (size_t)t->nr_stats * sizeof(int64_t);
+	int nlocks = r->lock_global ? 1 : r->nr_subsys;
+	int err = ctr_emit_instance(s, NULL, 0);
+
+	if (!err)
+		err = ctr_emit(s, r->cpu, (size_t)t->nr_cpus * sizeof(*r->cpu), -1, -1, -1, "the slots' area pointers");
+	for (int cpu = 0; !err && cpu < t->nr_cpus; cpu++)
+		err = rsl_layout_cpu(s, r, cpu);
+	if (!err)
+		err = ctr_emit_nodes(s, r->aggr, stats, NULL, -1, "the node's flushed value");
+	if (!err)
+		err = ctr_emit_nodes(s, r->pending, stats, NULL, -1, "the node's pending from flushed children");
+	for (int k = 0; !err && k < nlocks; k++)
+		err = ctr_emit(s, &r->locks[k], sizeof(*r->locks), -1, -1, r->lock_global ? -1 : k,
+			       r->lock_global ? "the flush lock" : "the subsystem's flush lock");
+	for (int k = 0; !err && k < r->nr_subsys; k++) {
+		err = ctr_emit(s, &r->sub[k], sizeof(*r->sub), -1, -1, k, "the subsystem's flush counts");
+		if (!err)
+			err = ctr_emit(s, r->sub[k].stack, (size_t)t->nr_nodes * sizeof(int), -1, -1, k,
+				       "the subsystem's walk stack");
+	}
+	return err;
+}
+
 const struct ctr_algo ctr_algo_rstat_llist = {
 	.name = "rstat_llist",
 	.summary = "rstat with lockless per-CPU updated lists (6.18): update = store + on-list check, "
@@ -441,6 +509,7 @@ const struct ctr_algo ctr_algo_rstat_llist = {
 	.init = rsl_init,
 	.fini = rsl_fini,
 	.footprint = rsl_footprint,
+	.layout = rsl_layout,
 	.add = ctr_rstat_llist_add,
 	.read = __ctr_rstat_llist_read,
 	.read_exact = rsl_read_exact,

@@ -24,12 +24,12 @@ static void striped_unlock(struct ctr_striped_adder *ad)
 static void striped_create(struct ctr_striped *s, struct ctr_striped_adder *ad)
 {
 	int n = striped_first_cells(s);
-	struct ctr_striped_cell **table = calloc(s->max_cells, sizeof(*table));
+	struct ctr_striped_cell **table = ctr_calloc(s->max_cells, sizeof(*table));
 	struct ctr_striped_cell *block = ctr_zalloc_aligned(n * sizeof(*block));
 
 	if (!table || !block) {	/* no memory: stay on the base word, losing nothing */
-		free(table);
-		free(block);
+		ctr_free(table);
+		ctr_free(block);
 		return;
 	}
 	for (int i = 0; i < n; i++)
@@ -149,12 +149,12 @@ static void striped_fini(struct ctr_tree *t)
 
 		/* Blocks start at cell 0, then at every doubling: first, 2 x first, ... */
 		if (n)
-			free(ad->cells[0]);
+			ctr_free(ad->cells[0]);
 		for (int k = striped_first_cells(s); k < n; k *= 2)
-			free(ad->cells[k]);
-		free(ad->cells);
+			ctr_free(ad->cells[k]);
+		ctr_free(ad->cells);
 	}
-	free(s->adder);
+	ctr_free(s->adder);
 }
 
 static int striped_init(struct ctr_tree *t)
@@ -177,7 +177,7 @@ static int striped_init(struct ctr_tree *t)
 	if (!s->adder)
 		return -ENOMEM;
 	if (ctr_offsets_init(&s->off, t, (size_t)t->nr_stats)) {
-		free(s->adder);
+		ctr_free(s->adder);
 		s->adder = NULL;
 		return -ENOMEM;
 	}
@@ -214,6 +214,33 @@ static size_t striped_footprint(struct ctr_tree *t)
 			    ctr_offsets_footprint(t));
 }
 
+/*
+ * The instance, each node's adders, and what contention grew: an adder's cell
+ * table and its cells, in the blocks striped_create and striped_grow made.
+ */
+static int striped_layout(struct ctr_tree *t, const struct ctr_layout_sink *s)
+{
+	struct ctr_striped *st = ctr_container_of(t, struct ctr_striped, base);
+	size_t nr = (size_t)t->nr_nodes * t->nr_stats;
+	int err = ctr_emit_instance(s, NULL, 0);
+
+	if (!err)
+		err = ctr_emit_nodes(s, st->adder, (size_t)t->nr_stats * sizeof(*st->adder), NULL, -1,
+				     "the node's adder (base word, cell table)");
+	for (size_t i = 0; !err && i < nr; i++) {
+		struct ctr_striped_adder *ad = &st->adder[i];
+		int n = atomic_load_explicit(&ad->ncells, memory_order_acquire), node = (int)(i / t->nr_stats);
+
+		if (!n)
+			continue;
+		err = ctr_emit(s, ad->cells, (size_t)st->max_cells * sizeof(*ad->cells), node, -1, -1, "the node's cell table");
+		for (int c = 0; !err && c < n; c++)
+			err = ctr_emit(s, ad->cells[c], sizeof(struct ctr_striped_cell), node, -1, c,
+				       "a cell (the slots that hash to it)");
+	}
+	return err ? err : ctr_emit_offsets(s, &st->off);
+}
+
 const struct ctr_algo ctr_algo_striped = {
 	.name = "striped",
 	.summary = "LongAdder (Striped64) per node, updates walk ancestors: CAS on a base word (its owner "
@@ -223,6 +250,7 @@ const struct ctr_algo ctr_algo_striped = {
 	.init = striped_init,
 	.fini = striped_fini,
 	.footprint = striped_footprint,
+	.layout = striped_layout,
 	.add = ctr_striped_add,
 	.read = ctr_striped_read,
 	.read_exact = ctr_striped_read,

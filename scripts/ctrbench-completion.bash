@@ -29,6 +29,9 @@ _ctrbench()
 		words=$("$bin" topo --layouts 2>/dev/null | awk '/^[a-z][a-z0-9]*-[0-9]+-[12]s/ {print $1}')
 		COMPREPLY=($(compgen -W "$words" -- "$cur") $(compgen -f -- "$cur"))
 		return ;;
+	--c2c-out)
+		COMPREPLY=($(compgen -d -- "$cur"))	# a folder run makes
+		return ;;
 	--format)
 		# the formats this command's --format line names (run: table, csv or json; report: html
 		# or markdown), not every command's

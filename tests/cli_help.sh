@@ -23,14 +23,14 @@ for c in $cmds; do
 	"$B" $c --help >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	# option lines: "  --name VALUE  text"; with a value, the text says its default or required
-	undoc=$(grep -E '^  {1,4}--[a-z-]+ [A-Z]' "$tmp/out" | grep -Ev 'default|required' || true)
+	undoc=$(grep -E '^  {1,4}--[a-z0-9-]+ [A-Z]' "$tmp/out" | grep -Ev 'default|required' || true)
 	check "$c --help: exit 0, usage, an example, a default (or required) for each valued option" eval \
 		'[ $rc -eq 0 ] && [ ! -s "$tmp/err" ] && grep -q "^usage: ctrbench $c" "$tmp/out" &&
 		 grep -q "^example: ctrbench $c" "$tmp/out" && [ -z "$undoc" ]'
 	# each option the help names is taken: given without its value it is refused for that, not
 	# as unknown (a flag without a value is taken or refused for what it is, never "unknown")
 	unknown=""
-	for o in $(grep -oE '^ +--[a-z-]+' "$tmp/out" | tr -d ' ' | grep -v '^--help$'); do
+	for o in $(grep -oE '^ +--[a-z0-9-]+' "$tmp/out" | tr -d ' ' | grep -v '^--help$'); do
 		[ "$c" = scenario ] && set -- "$c" list "$o" || set -- "$c" "$o"
 		# run's flags without a value (--force) would start the default benchmark: a bad --reps
 		# after it ends it once the flag was taken
