@@ -564,18 +564,18 @@ static const char *const slurm_help =
 	"\n"
 	"  --out DIR                the folder (required; new, empty, or one slurm wrote for FILE)\n"
 	"  --nodes-per-type K       shards, one node each, per node type (default 1)\n"
-	"  --constraint LIST        node types, comma-separated: one array each, sbatch --constraint\n"
-	"                           (default: one array on any nodes, type 'any')\n"
+	"  --constraint LIST        node types, comma-separated (default: any node, type 'any'):\n"
+	"                           one array each, sbatch --constraint\n"
 	"  --partition P            sbatch --partition (default the cluster's)\n"
 	"  --time T                 sbatch --time of each task (default the partition's)\n"
 	"  --submit                 run sbatch, then follow the tasks with squeue (sacct where\n"
 	"                           accounting is on) until they end; exit 1 if a shard is short\n"
 	"                           (default: print the line only)\n"
-	"  --shard I                only task I of each array (a shard to rerun: it measures only\n"
-	"                           what its file lacks) (default all)\n"
+	"  --shard I                only task I of each array (default all): a shard to rerun, which\n"
+	"                           measures only what its file lacks\n"
 	"\n"
-	"example: ctrbench sweep --algo all --shape chain:8 --threads 1..8 --dry-run --format json > p.jsonl\n"
-	"         ctrbench slurm p.jsonl --out fleet/ --nodes-per-type 4 --constraint genoa,spr --submit\n";
+	"example: ctrbench slurm p.jsonl --out fleet/ --nodes-per-type 4 --constraint genoa,spr --submit\n"
+	"         (p.jsonl: ctrbench sweep --algo all --shape chain:8 --threads 1..8 --dry-run --format json)\n";
 
 int bench_cmd_slurm(int argc, char **argv)
 {

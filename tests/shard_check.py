@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""shard_check.py PLAN ONE SHARD... - the shards' summary lines, merged, hold the configurations
+"""shard_check.py PLAN ONE|- SHARD... - the shards' summary lines, merged, hold the configurations
 of PLAN (sweep --dry-run --format json) exactly, each once, with its id in "sweep.id" and every
 identity field the plan gives; so does ONE (one sweep of the same options); every (id, rep) of
 the rep lines is there once.  Exit 1 with what differs."""
@@ -58,7 +58,8 @@ plan, plan_reps = {}, {}
 for o in lines([sys.argv[1]]):
     plan[o["id"]] = [(p, v) for p, v in flat(o) if p not in ("kind", "id", "point")]
     plan_reps[o["id"]] = o["reps_requested"]
-bad = configs(plan, [sys.argv[2]], "one sweep") + configs(plan, sys.argv[3:], "shards")
+bad = (configs(plan, [sys.argv[2]], "one sweep") if sys.argv[2] != "-" else []) + \
+    configs(plan, sys.argv[3:], "shards")
 for b in bad[:20]:
     print(b, file=sys.stderr)
 sys.exit(1 if bad else 0)
