@@ -53,3 +53,18 @@ BADVAL="twice" bad sweep --configs "$tmp/dup.jsonl" --out "$tmp/y"
 echo 'not json' >"$tmp/junk.jsonl"
 BADVAL="junk.jsonl:1" bad sweep --configs "$tmp/junk.jsonl" --out "$tmp/y"
 check "refused plans made no folder" test ! -e "$tmp/y"
+
+# ctrbench slurm without Slurm: the script and the sbatch line; bad input refused, nothing written
+"$B" slurm "$tmp/c.jsonl" --out "$tmp/fleet" --nodes-per-type 4 --constraint "genoa,it's" >"$tmp/out" 2>"$tmp/err"
+check "slurm writes the script and prints a line per type" sh -c "[ \$(grep -c '^sbatch --array=1-4 ' '$tmp/out') -eq 2 ] &&
+	test -x '$tmp/fleet/ctrbench.sbatch' && cmp -s '$tmp/c.jsonl' '$tmp/fleet/configs.jsonl'"
+check "a user's value is quoted for the shell in the printed line" grep -qF "'--constraint=it'\\''s'" "$tmp/out"
+check "the script holds no value of the user's" sh -c "! grep -q \"genoa\\|$tmp\" '$tmp/fleet/ctrbench.sbatch'"
+"$B" slurm "$tmp/c.jsonl" --out "$tmp/fleet" --nodes-per-type 4 >/dev/null 2>&1
+check "its own folder, the same plan: written again" test $? -eq 0
+BADVAL="$tmp/fleet" bad slurm "$tmp/edited.jsonl" --out "$tmp/fleet" --nodes-per-type 4
+BADVAL="notes.txt" bad slurm "$tmp/c.jsonl" --out "$tmp/other"
+BADVAL="0" bad slurm "$tmp/c.jsonl" --out "$tmp/z" --nodes-per-type 0
+BADVAL="5" bad slurm "$tmp/c.jsonl" --out "$tmp/z" --nodes-per-type 4 --shard 5
+BADVAL="junk.jsonl:1" bad slurm "$tmp/junk.jsonl" --out "$tmp/z"
+check "refused slurm runs made no folder" test ! -e "$tmp/z"
