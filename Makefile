@@ -87,7 +87,7 @@ BENCH_LIBS := $(call pc,--libs --static libperf) $(call pc,--libs jansson hwloc)
 TEST_CFLAGS := $(call pc,--cflags cmocka)
 TEST_LIBS := $(call pc,--libs cmocka)
 
-.PHONY: all lib bench tests lib-tests test test-build check-long test-lib test-plain test-tsan test-asan run deps print-libs clean install uninstall man fuzz fuzzers
+.PHONY: all lib bench tests lib-tests test test-build deps-test check-long test-lib test-plain test-tsan test-asan run deps print-libs clean install uninstall man fuzz fuzzers
 all: lib bench
 lib: $(BUILD)/libctr.a $(BUILD)/libctr.so $(BUILD)/include/ctr.h
 bench: $(BUILD)/ctrbench
@@ -273,6 +273,9 @@ uninstall:
 
 deps:
 	$(Q)scripts/install-deps.sh
+# the tiers of tests also get Slurm, for tests/cli_slurm.sh's cluster of one node
+deps-test:
+	$(Q)scripts/install-deps.sh --test
 
 RUN_TESTS = scripts/run-tests.sh
 # Shell tests (tests/cli*.sh) take the ctrbench binary to test as their argument: each runs
@@ -311,7 +314,7 @@ RUN_TESTS_JOBS ?= $(NPROC)
 export RUN_TESTS_JOBS
 
 # What both tiers run on: the plain build, TSan's and ASan+UBSan's.
-test-build: deps
+test-build: deps-test
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) all tests
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) BUILD=build/tsan SAN=thread \
 		$(filter-out $(TSAN_HARNESS),$(MT_TESTS:build/%=build/tsan/%))

@@ -27,6 +27,12 @@
  */
 int bench_cmd_project(int argc, char **argv);
 
+/*
+ * ctrbench slurm FILE --out DIR (cmd-slurm.c): a plan as an sbatch job array, one shard a
+ * task (docs/fleet.md); --submit runs it and follows it.  0, or 1 if a shard ended short.
+ */
+int bench_cmd_slurm(int argc, char **argv);
+
 /* list, run: cmd-run.c.  run's exit status: 0, or 1 if a verification failed or it was interrupted. */
 int bench_cmd_list(int argc, char **argv);
 int bench_cmd_run(int argc, char **argv);

@@ -27,7 +27,7 @@
 enum {
 	SO_ALGO, SO_WORKLOAD, SO_SHAPE, SO_THREADS, SO_PLACEMENT, SO_REPS, SO_DURATION, SO_WARMUP,
 	SO_READERS, SO_OPTIONS, SO_FLUSH, SO_WORK_NS, SO_NOTE, SO_OUT, SO_EVENTS, SO_WORK_ITERS, SO_SLOTS,
-	SO_NR, SO_PLAN = SO_NR, SO_RESUME, SO_FORCE, SO_TOPOLOGY, SO_DRY_RUN,
+	SO_NR, SO_PLAN = SO_NR, SO_RESUME, SO_FORCE, SO_TOPOLOGY, SO_DRY_RUN, SO_FORMAT, SO_CONFIGS, SO_SHARD,
 };
 
 static const char *const sweep_opt_names[SO_NR] = {
@@ -441,6 +441,53 @@ static struct topo *sweep_from_values(const char *const val[SO_NR], const struct
 	return topo;
 }
 
+/* --shard I/N: whole decimals, 1 <= I <= N <= 100000, or die naming the value. */
+static void sweep_parse_shard(const char *v, int *i, int *n)
+{
+	long a = 0, b = 0;
+	const char *p = v;
+
+	if (!v) {
+		*i = *n = 1;
+		return;
+	}
+	for (; *p >= '0' && *p <= '9' && a <= 100000; p++)
+		a = a * 10 + (*p - '0');
+	if (p == v || *p++ != '/' || !(*p >= '0' && *p <= '9'))
+		goto bad;
+	for (; *p >= '0' && *p <= '9' && b <= 100000; p++)
+		b = b * 10 + (*p - '0');
+	if (*p || a < 1 || b < 1 || a > b || b > 100000)
+		goto bad;
+	*i = (int)a;
+	*n = (int)b;
+	return;
+bad:
+	die("bad value '%s' for --shard (want I/N, 1 <= I <= N <= 100000: 2/4)", v);
+}
+
+/*
+ * --configs FILE [--shard I/N] --out DIR: the configurations are the
+ * file's, so the options that make them are refused with it (a second
+ * source of the same thing); what measures them is the sweep's engine.
+ */
+static int sweep_configs(struct bench_sweep *s, const char *const val[SO_NR], const char *shard)
+{
+	for (int k = 0; k < SO_NR; k++)
+		if (val[k] && k != SO_OUT)
+			die("--%s is not taken with --configs: the configurations are the file's", sweep_opt_names[k]);
+	if (s->plan_file || s->dry_run || s->topology)
+		die("--%s is not taken with --configs: the configurations are the file's",
+		    s->plan_file ? "plan" : s->dry_run ? "dry-run" : "topology");
+	if (!val[SO_OUT])
+		die("sweep --configs needs --out DIR (a folder: the shard writes shard-I-of-N.jsonl there)");
+	if (!*val[SO_OUT])
+		die("bad value '' for --out (want a folder)");
+	sweep_parse_shard(shard, &s->shard, &s->nr_shards);
+	s->out = val[SO_OUT];
+	return bench_sweep_exec_shard(s);
+}
+
 static const char *const sweep_help =
 	"usage: ctrbench sweep --algo LIST --shape LIST --threads LIST --out FILE [options]\n"
 	"\n"
@@ -458,6 +505,12 @@ static const char *const sweep_help =
 	"  --plan FILE              options one per line; the command line wins (default none)\n"
 	"  --dry-run                print the plan and its estimate, measure nothing (default off)\n"
 	"                           (each point's CPUs and NUMA nodes; no file written, --out not needed)\n"
+	"  --format table|json      with --dry-run: json writes each configuration as a line, its id\n"
+	"                           and identity fields, for --configs (default table)\n"
+	"  --configs FILE           run the configurations of a --dry-run --format json file (default\n"
+	"                           none; no --algo, --shape, ... with it; --out is then a folder)\n"
+	"  --shard I/N              with --configs: shard I of N (default 1/1): the ids at positions\n"
+	"                           [(I-1)M/N, IM/N) of the M sorted by id, into DIR/shard-I-of-N.jsonl\n"
 	"  --topology SPEC          with --dry-run, the machine to plan for (default: this machine)\n"
 	"                           (a spec, an XML file or a layout: ctrbench topo --layouts)\n"
 	"  --reps K                 (default 5)\n"
@@ -473,19 +526,18 @@ static const char *const sweep_help =
 	"  --events LIST|bounce     (default none)\n"
 	"  --note TEXT              (default none)\n"
 	"\n"
-	"example: ctrbench sweep --algo all --shape chain:2,chain:8 --threads 1..2 --out r.jsonl --resume\n";
+	"example: ctrbench sweep --algo all --shape chain:2,chain:8 --threads 1..2 --out r.jsonl --resume\n"
+	"         ctrbench sweep --algo all --shape chain:8 --threads 1..2 --dry-run --format json > c.jsonl\n"
+	"         ctrbench sweep --configs c.jsonl --shard 2/4 --out results/ --resume\n";
 
-int bench_cmd_sweep(int argc, char **argv)
+/* The command line into val/from_cli (the options a plan takes too) and s (those it does not). */
+static void sweep_args(int argc, char **argv, const char *val[SO_NR], int from_cli[SO_NR],
+		       struct bench_sweep *s, const char **shard)
 {
-	struct option opts[SO_NR + 6] = { { 0 } };
-	const char *val[SO_NR] = { 0 };
-	int from_cli[SO_NR] = { 0 }, opt;
-	struct bench_sweep s = { .reps = 5, .duration_ms = 1000, .warmup_ms = 200, .readers = -1 };
-	struct sweep_plan plan = { { 0 }, { 0 } };
-	struct topo *topo;
-	int ret;
+	struct option opts[SO_NR + 9] = { { 0 } };
+	const char *format = NULL;
+	int opt;
 
-	bench_help(argc, argv, sweep_help);
 	for (int k = 0; k < SO_NR; k++)
 		opts[k] = (struct option){ sweep_opt_names[k], required_argument, NULL, k };
 	opts[SO_NR] = (struct option){ "plan", required_argument, NULL, SO_PLAN };
@@ -493,6 +545,9 @@ int bench_cmd_sweep(int argc, char **argv)
 	opts[SO_NR + 2] = (struct option){ "force", no_argument, NULL, SO_FORCE };
 	opts[SO_NR + 3] = (struct option){ "topology", required_argument, NULL, SO_TOPOLOGY };
 	opts[SO_NR + 4] = (struct option){ "dry-run", no_argument, NULL, SO_DRY_RUN };
+	opts[SO_NR + 5] = (struct option){ "format", required_argument, NULL, SO_FORMAT };
+	opts[SO_NR + 6] = (struct option){ "configs", required_argument, NULL, SO_CONFIGS };
+	opts[SO_NR + 7] = (struct option){ "shard", required_argument, NULL, SO_SHARD };
 	opterr = 0;
 	optind = 1;
 	while ((opt = bench_getopt(argc, argv, opts)) != -1) {
@@ -500,21 +555,49 @@ int bench_cmd_sweep(int argc, char **argv)
 			val[opt] = optarg;
 			from_cli[opt] = 1;
 		} else if (opt == SO_PLAN) {
-			s.plan_file = optarg;
+			s->plan_file = optarg;
 		} else if (opt == SO_RESUME) {
-			s.resume = 1;
+			s->resume = 1;
 		} else if (opt == SO_FORCE) {
-			s.force = 1;
+			s->force = 1;
 		} else if (opt == SO_TOPOLOGY) {
-			s.topology = optarg;
+			s->topology = optarg;
 		} else if (opt == SO_DRY_RUN) {
-			s.dry_run = 1;
+			s->dry_run = 1;
+		} else if (opt == SO_FORMAT) {
+			format = optarg;
+		} else if (opt == SO_CONFIGS) {
+			s->configs_file = optarg;
+		} else if (opt == SO_SHARD) {
+			*shard = optarg;
 		} else {
 			bench_die_getopt(opt, argv);
 		}
 	}
 	if (optind < argc)
 		die("unexpected argument '%s'", argv[optind]);
+	if (format && strcmp(format, "table") && strcmp(format, "json"))
+		die("bad value '%s' for --format (want table or json)", format);
+	if (format && !s->dry_run)
+		die("--format %s needs --dry-run (a sweep writes JSON lines to --out)", format);
+	s->format_json = format && !strcmp(format, "json");
+	if (*shard && !s->configs_file)
+		die("--shard %s needs --configs FILE (the configurations it splits)", *shard);
+}
+
+int bench_cmd_sweep(int argc, char **argv)
+{
+	const char *val[SO_NR] = { 0 }, *shard = NULL;
+	int from_cli[SO_NR] = { 0 };
+	struct bench_sweep s = { .reps = 5, .duration_ms = 1000, .warmup_ms = 200, .readers = -1 };
+	struct sweep_plan plan = { { 0 }, { 0 } };
+	struct topo *topo;
+	int ret;
+
+	bench_help(argc, argv, sweep_help);
+	sweep_args(argc, argv, val, from_cli, &s, &shard);
+	if (s.configs_file)
+		return sweep_configs(&s, val, shard);
 	if (s.plan_file)
 		s.plan_text = sweep_read_plan(s.plan_file, &plan);
 	for (int k = 0; k < SO_NR; k++)
@@ -528,7 +611,10 @@ int bench_cmd_sweep(int argc, char **argv)
 	}
 	topo = sweep_from_values(val, &plan, from_cli, &s);
 	bench_sweep_check(&s);
-	if (s.dry_run) {
+	if (s.dry_run && s.format_json) {
+		bench_sweep_configs(&s, topo, stdout);
+		ret = 0;
+	} else if (s.dry_run) {
 		bench_sweep_plan(&s, topo, stdout);
 		ret = 0;
 	} else {

@@ -66,13 +66,15 @@ int bench_was_interrupted(void)
 /* ---- the journal ---- */
 
 /* One line, one write(2), then fsync: whole in the file, or (killed inside the write) a partial tail. */
-static void exec_put(struct bench_exec *x, json_t *j)
+static void exec_put(struct bench_exec *x, json_t *extra, json_t *j)
 {
 	char *t;
 	size_t n, off = 0;
 
 	if (x->extra)
 		json_object_update(j, x->extra);
+	if (extra)
+		json_object_update(j, extra);
 	t = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	if (!t)
 		die("out of memory");
@@ -313,7 +315,7 @@ static int exec_measure(struct exec_state *st, int i, int k)
 		if (!line || !j)
 			die("out of memory");
 		json_object_update(line, j);
-		exec_put(x, line);
+		exec_put(x, st->g->extra ? st->g->extra[i] : NULL, line);
 		json_decref(line);
 		json_decref(j);
 	} else if (st->reps == 1) {
@@ -322,7 +324,7 @@ static int exec_measure(struct exec_state *st, int i, int k)
 		json_t *j = exec_summary(st, r, NULL, 1, &s);
 
 		if (x->journal >= 0)
-			exec_put(x, j);
+			exec_put(x, st->g->extra ? st->g->extra[i] : NULL, j);
 		if (x->out) {
 			bench_progress_clear();
 			bench_output_summary(x->out, cfg, r, 1);
@@ -355,7 +357,7 @@ static void exec_finish(struct exec_state *st, int i)
 
 		/* an interrupted configuration's reps are in the journal: no summary short of reps */
 		if (x->journal >= 0 && k == st->reps)
-			exec_put(x, j);
+			exec_put(x, st->g->extra ? st->g->extra[i] : NULL, j);
 		if (x->out && !parsed)
 			bench_output_summary(x->out, st->g->cfg, arr, k);
 		exec_send_sum(st, i, j);

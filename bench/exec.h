@@ -39,6 +39,8 @@ struct bench_exec_group {
 	const char *label;			/* after the algorithm's name in progress lines, or NULL */
 	const char *what;			/* the configuration in messages ("update chain:2 --threads 1") */
 	struct bench_summary *sums;		/* out, nr_algos of them (k == 0: nothing), or NULL */
+	json_t **extra;				/* nr_algos objects: members added to that algorithm's
+						   journal lines after x->extra's (sweep's id), or NULL */
 };
 
 /* How groups are measured and where their results go; the tallies are bench_exec's. */

@@ -32,6 +32,7 @@ static const struct bench_cmd {
 	{ "compare", bench_cmd_compare, "the change per configuration between two result files" },
 	{ "scenario", bench_cmd_scenario, "a seed thread's experiment and its table from this machine" },
 	{ "sweep", bench_cmd_sweep, "a cross product of configurations, one result line each" },
+	{ "slurm", bench_cmd_slurm, "a sweep's plan as a Slurm job array, one shard per node" },
 	{ "recommend", bench_cmd_recommend, "rank the algorithms for a workload, with the evidence" },
 	{ "report", bench_cmd_report, "an HTML or Markdown report of result files" },
 	{ "schema", bench_cmd_schema, "the fields of a result line" },

@@ -8,15 +8,18 @@
  * configuration group the executor would run, each with a stable id (its
  * rank in the order the sweep runs them) and where its threads would sit;
  * bench_sweep_plan_point() makes one, the table printer below formats it.
- * A second printer (JSON lines) takes the same points.
+ * A second printer (--format json) writes each configuration of them as a
+ * JSON line, the input of `sweep --configs FILE --shard I/N`.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../topology/topo.h"
 #include "cli.h"
+#include "env.h"
 #include "progress.h"
 #include "sweep.h"
 
@@ -142,4 +145,31 @@ void bench_sweep_plan(const struct bench_sweep *s, const struct topo *t, FILE *f
 		s->reps == 1 ? "" : "s", bench_sweep_secs_each(s), when);
 	fprintf(f, "  (planned, not measured: warm-up + 1.25 x duration a measurement, as the progress\n"
 		"  line plans it; process start-up not counted)\n");
+}
+
+void bench_sweep_configs(const struct bench_sweep *s, const struct topo *t, FILE *f)
+{
+	const int points = bench_sweep_nr_points(s);
+	json_t *env = bench_env_json(s->note);
+
+	for (int i = 0; i < points; i++)
+		for (int a = 0; a < s->nr_algos; a++) {
+			json_t *line = json_pack("{s:s,s:i,s:i}", "kind", "config", "id", i * s->nr_algos + a + 1,
+						 "point", i + 1);
+			json_t *id = bench_sweep_ident(s, t, env, i, a);
+			char *text;
+
+			if (!line || json_object_update(line, id))
+				die("out of memory");
+			text = json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER);
+			if (!text)
+				die("out of memory");
+			fprintf(f, "%s\n", text);
+			free(text);
+			json_decref(id);
+			json_decref(line);
+		}
+	json_decref(env);
+	if (fflush(f) || ferror(f))
+		die("cannot write the configurations: %s", strerror(errno));
 }

@@ -93,19 +93,22 @@ static char *sweep_describe(const struct bench_sweep *s, const char *workload, c
 	return buf;
 }
 
-/* The configuration of one point, on the machine set up in base. */
-static struct bench_config sweep_config(const struct bench_sweep *s, const struct bench_config *base,
-					const char *workload, const char *shape, const char *placement,
-					int threads)
+/*
+ * The configuration of point i (sweep-plan.c's order), on the machine set
+ * up in base.  Its slots are left 0 (bench_setup_threads's default, as
+ * run's) unless --slots: bench_sweep_ident fills in what the line will say.
+ */
+static struct bench_config sweep_config(const struct bench_sweep *s, const struct bench_config *base, int i)
 {
+	const int per_shape = s->nr_placements * s->nr_threads;
 	struct bench_config cfg = *base;
-	const char *why;
+	const char *shape = s->shape[i / per_shape % s->nr_shapes], *why;
 
-	cfg.workload = bench_parse_workload(workload);
+	cfg.workload = bench_parse_workload(s->workload[i / (s->nr_shapes * per_shape)]);
 	if (bench_shape_parse(shape, &cfg.shape, &why))
 		die("bad shape '%s' (%s)", shape, why);
-	cfg.placement = placement;
-	cfg.threads = threads;
+	cfg.placement = s->placement[i / s->nr_threads % s->nr_placements];
+	cfg.threads = s->threads[i % s->nr_threads];
 	cfg.slots = s->slots;	/* 0: bench_setup_threads's default, as run's */
 	cfg.readers = cfg.workload == BENCH_READERS ? (s->readers < 0 ? 1 : s->readers) : 0;
 	cfg.read_node = BENCH_READ_RANDOM;
@@ -113,50 +116,127 @@ static struct bench_config sweep_config(const struct bench_sweep *s, const struc
 	return cfg;
 }
 
-int bench_sweep_exec(const struct bench_sweep *s)
+/* The settings every configuration of s shares, before the machine is set up. */
+static struct bench_config sweep_base(const struct bench_sweep *s)
 {
-	struct sweep_state st = { .s = s };
-	const int per_shape = s->nr_placements * s->nr_threads;
-	const int points = s->nr_workloads * s->nr_shapes * per_shape, total = points * s->nr_algos;
-	struct bench_config base = {
+	return (struct bench_config){
 		.duration_ms = s->duration_ms, .warmup_ms = s->warmup_ms, .sample_every = BENCH_SAMPLE_EVERY,
 		.note = s->note, .work_ns = s->work_ns, .work_iters = s->work_iters, .options = s->options,
 		.flush_period_ms = s->flush_period_ms, .reps = s->reps, .placement = "compact", .force = s->force,
 	};
-	struct bench_exec x = { .name = "sweep", .journal_name = s->out };
+}
+
+json_t *bench_sweep_ident(const struct bench_sweep *s, const struct topo *t, json_t *env, int i, int a)
+{
+	struct bench_config base = sweep_base(s), cfg;
+	json_t *full, *id;
+
+	base.env = env;
+	base.events_spec = s->events;
+	cfg = sweep_config(s, &base, i);
+	/* what bench_setup_threads will make of the defaults, in the process that runs it */
+	if (!cfg.slots)
+		cfg.slots = topo_is_synthetic(t) ? (topo_nr_pus(t) > cfg.threads ? topo_nr_pus(t) : cfg.threads)
+						 : bench_default_slots(cfg.threads);
+	cfg.limit_headroom = BENCH_LIMIT_HEADROOM;
+	cfg.limit_levels = "all";
+	cfg.tsc.ghz = 1;	/* the timer object holds sample_every; its figures are not identity */
+	full = bench_record_ident(&cfg, topo_nr_pus(t), s->algo[a]);
+	id = json_object();
+	if (!full || !id)
+		die("out of memory");
+	/* the identity fields alone: env and timer hold others, which are not the configuration's */
+	for (int f = 0; f < BF_NR; f++) {
+		json_t *v;
+
+		if (!bench_field_is_resume_key(f) || bench_fields[f].type == BT_OBJ)
+			continue;
+		v = bench_json_path(full, bench_fields[f].path);
+		bench_json_set_path(id, bench_fields[f].path, v ? json_incref(v) : json_null());
+	}
+	json_decref(full);
+	bench_shape_free(&cfg.shape);
+	return id;
+}
+
+/* The "sweep" member of configuration id's lines: the plan it came from, the id, the shard. */
+static json_t *sweep_member(const struct bench_sweep *s, int id)
+{
+	json_t *j = json_pack("{s:{s:o,s:o,s:i}}", "sweep",
+			      "plan_file", s->plan_file ? json_string(s->plan_file) : json_null(),
+			      "plan", s->plan_text ? json_string(s->plan_text) : json_null(), "id", id);
+
+	if (!j)
+		die("out of memory");
+	if (s->configs_file) {
+		json_t *sw = json_object_get(j, "sweep");
+
+		if (json_object_set_new(sw, "configs", json_string(s->configs_file)) ||
+		    json_object_set_new(sw, "shard", json_integer(s->shard)) ||
+		    json_object_set_new(sw, "shards", json_integer(s->nr_shards)))
+			die("out of memory");
+	}
+	return j;
+}
+
+int bench_sweep_run(const struct bench_sweep *head, const struct bench_sweep_unit *u, int n)
+{
+	struct sweep_state st = { .s = head };
+	struct bench_config base = sweep_base(head);
+	struct bench_exec x = { .name = "sweep", .journal_name = head->out };
 	const int tty = isatty(STDERR_FILENO);
-	struct bench_summary *sums = bench_xcalloc((size_t)s->nr_algos, sizeof(*sums));
 	int nr_failed = 0;	/* configurations that could not run, died or failed verification */
+	int total = 0, measurements = 0;
 	double start;
 
+	for (int k = 0; k < n; k++) {
+		total += u[k].s->nr_algos;
+		measurements += u[k].s->nr_algos * u[k].s->reps;
+	}
 	sweep_open_out(&st);
-	bench_setup_machine(&base, NULL, s->events);
+	bench_setup_machine(&base, NULL, head->events);
 	x.journal = st.fd;
 	x.resume = &st.done;
 	x.nr_cpus = topo_nr_pus(base.topo);
-	x.extra = json_pack("{s:{s:o,s:o}}", "sweep",
-			    "plan_file", s->plan_file ? json_string(s->plan_file) : json_null(),
-			    "plan", s->plan_text ? json_string(s->plan_text) : json_null());
-	if (!x.extra)
-		die("out of memory");
-	bench_progress_plan(total * s->reps, bench_sweep_secs_each(s));
+	bench_progress_plan(measurements, bench_sweep_secs_each(head));
 	start = bench_now();
-	for (int i = 0; i < points && !x.interrupted; i++) {
-		const int w = i / (s->nr_shapes * per_shape), sh = i / per_shape % s->nr_shapes;
-		const int pl = i / s->nr_threads % s->nr_placements, th = i % s->nr_threads;
-		struct bench_config cfg = sweep_config(s, &base, s->workload[w], s->shape[sh], s->placement[pl],
-						       s->threads[th]);
-		char *what = sweep_describe(s, s->workload[w], s->shape[sh], s->placement[pl], s->threads[th], 1);
-		char *label = sweep_describe(s, s->workload[w], s->shape[sh], s->placement[pl], s->threads[th], 0);
+	for (int k = 0; k < n && !x.interrupted; k++) {
+		const struct bench_sweep *s = u[k].s;
+		const int i = u[k].point, per_shape = s->nr_placements * s->nr_threads;
+		const char *workload = s->workload[i / (s->nr_shapes * per_shape)];
+		const char *shape = s->shape[i / per_shape % s->nr_shapes];
+		const char *placement = s->placement[i / s->nr_threads % s->nr_placements];
+		const int threads = s->threads[i % s->nr_threads];
+		struct bench_config cfg;
+		char *what = sweep_describe(s, workload, shape, placement, threads, 1);
+		char *label = sweep_describe(s, workload, shape, placement, threads, 0);
+		struct bench_summary *sums = bench_xcalloc((size_t)s->nr_algos, sizeof(*sums));
+		json_t **extra = bench_xcalloc((size_t)s->nr_algos, sizeof(*extra));
 		/* algorithms innermost, reps interleaved among them: drift over a long sweep hits them alike */
 		struct bench_exec_group g = { .cfg = &cfg, .algos = s->algo, .nr_algos = s->nr_algos,
-					      .label = label, .what = what, .sums = sums };
+					      .label = label, .what = what, .sums = sums, .extra = extra };
 
+		/* a shard's groups each carry their own run settings (they came from the lines) */
+		base.duration_ms = s->duration_ms;
+		base.warmup_ms = s->warmup_ms;
+		base.reps = s->reps;
+		base.note = s->note;
+		base.work_ns = s->work_ns;
+		base.work_iters = s->work_iters;
+		base.options = s->options;
+		base.flush_period_ms = s->flush_period_ms;
+		cfg = sweep_config(s, &base, i);
+		for (int a = 0; a < s->nr_algos; a++)
+			extra[a] = sweep_member(head, u[k].ids[a]);
 		bench_exec(&x, &g, 1);
 		/* an interrupted group's configurations are unfinished, not failed */
 		for (int a = 0; a < s->nr_algos && !x.interrupted; a++)
 			nr_failed += sums[a].k == 0 || sums[a].med.verify == 0;
+		for (int a = 0; a < s->nr_algos; a++)
+			json_decref(extra[a]);
 		bench_shape_free(&cfg.shape);
+		free(extra);
+		free(sums);
 		free(what);
 		free(label);
 	}
@@ -164,11 +244,11 @@ int bench_sweep_exec(const struct bench_sweep *s)
 	if (x.interrupted) {
 		fprintf(stderr, "ctrbench: sweep: interrupted: %d of %d configurations in '%s'; the one"
 			" running stopped after its measurement in flight, its reps kept; --resume continues\n",
-			x.configs_done, total, s->out);
+			x.configs_done, total, head->out);
 	} else {
 		if (x.reused_mismatch) {
 			fprintf(stderr, "ctrbench: sweep: %d configuration%s already in '%s' failed"
-				" verification\n", x.reused_mismatch, x.reused_mismatch == 1 ? "" : "s", s->out);
+				" verification\n", x.reused_mismatch, x.reused_mismatch == 1 ? "" : "s", head->out);
 			x.failed = 1;
 		}
 		/*
@@ -179,15 +259,31 @@ int bench_sweep_exec(const struct bench_sweep *s)
 			fprintf(stderr, "ctrbench: sweep: %d of %d configurations: %d measured now,"
 				" %d already there, %d failed, in %.1f s\nctrbench: sweep: in '%s'\n",
 				x.configs_done, total, x.configs_done - x.reused, x.reused, nr_failed,
-				bench_now() - start, s->out);
+				bench_now() - start, head->out);
 	}
-	free(sums);
 	close(st.fd);
 	bench_exec_release(&x);
 	bench_results_free(&st.done);
-	json_decref(x.extra);
 	bench_setup_release(&base);
 	return x.failed || x.interrupted || x.write_failed;
+}
+
+int bench_sweep_exec(const struct bench_sweep *s)
+{
+	const int points = bench_sweep_nr_points(s);
+	struct bench_sweep_unit *u = bench_xcalloc((size_t)points, sizeof(*u));
+	int *ids = bench_xcalloc((size_t)points * s->nr_algos, sizeof(int)), ret;
+
+	/* configuration ids as the dry run numbers them: point by point, algorithms innermost */
+	for (int i = 0; i < points; i++) {
+		for (int a = 0; a < s->nr_algos; a++)
+			ids[i * s->nr_algos + a] = i * s->nr_algos + a + 1;
+		u[i] = (struct bench_sweep_unit){ .s = s, .point = i, .ids = ids + i * s->nr_algos };
+	}
+	ret = bench_sweep_run(s, u, points);
+	free(ids);
+	free(u);
+	return ret;
 }
 
 /* ---- checks before anything runs ---- */

@@ -10,6 +10,7 @@
 #define BENCH_SWEEP_H
 
 #include <stdio.h>
+#include <jansson.h>
 
 #include "bench.h"
 
@@ -48,6 +49,16 @@ struct bench_sweep {
 	int dry_run;			/* --dry-run: print the plan and its estimate, run nothing */
 	const char *plan_file;		/* --plan as given, or NULL */
 	char *plan_text;		/* its contents, kept in every line written */
+	int format_json;		/* --dry-run --format json: the configurations, one JSON line each */
+	const char *configs_file;	/* --configs: run the shard of this file's configurations */
+	int shard, nr_shards;		/* --shard I/N, 1 <= I <= N */
+};
+
+/* A point of a sweep and the configuration ids of its algorithms: what bench_sweep_run measures. */
+struct bench_sweep_unit {
+	const struct bench_sweep *s;	/* the lists the point indexes */
+	int point;			/* 0-based point of s (sweep-plan.c's order) */
+	const int *ids;			/* s->nr_algos configuration ids, written in each line's "sweep" */
 };
 
 
@@ -59,6 +70,20 @@ struct bench_sweep {
  * is a terminal.
  */
 int bench_sweep_exec(const struct bench_sweep *s);
+
+/*
+ * Measures units u[0..n) into head->out (head: --out, --resume, --force,
+ * --events, the plan, the shard), each point one group of the executor:
+ * what bench_sweep_exec and a shard (sweep-shard.c) share.
+ */
+int bench_sweep_run(const struct bench_sweep *head, const struct bench_sweep_unit *u, int n);
+
+/*
+ * The identity fields (record.h: bench_record_ident) of the line algorithm
+ * s->algo[a] will write at point i, run on t with env (bench_env_json):
+ * the defaults the process that runs it fills in (slots) filled in here.
+ */
+json_t *bench_sweep_ident(const struct bench_sweep *s, const struct topo *t, json_t *env, int i, int a);
 
 /* The last bench_sweep_exec stopped on SIGINT or SIGTERM. */
 int bench_sweep_interrupted(void);
@@ -96,6 +121,31 @@ void bench_sweep_point_free(struct bench_sweep_point *p);
 
 /* Print the plan of the checked sweep s on t: a header, one row per point, the estimate. */
 void bench_sweep_plan(const struct bench_sweep *s, const struct topo *t, FILE *f);
+
+/*
+ * --dry-run --format json: one line per configuration, in run order:
+ * {"kind":"config","id":N,"point":P, then every identity field its result
+ * line will hold}.  Configuration N is algorithm (N-1) % A of point
+ * (N-1) / A + 1 (A algorithms): the "sweep.id" of its result lines.
+ */
+void bench_sweep_configs(const struct bench_sweep *s, const struct topo *t, FILE *f);
+
+/* ---- shards (sweep-shard.c) ---- */
+
+/*
+ * --configs FILE --shard I/N --out DIR: the ids of shard I of the file's
+ * M configurations (sorted by id) are those at positions [(I-1)M/N, IM/N):
+ * contiguous, so that the algorithms of one point stay in one shard, their
+ * reps interleaved.  Measured into DIR/shard-I-of-N.jsonl, resumable.
+ */
+int bench_sweep_exec_shard(const struct bench_sweep *head);
+
+/* The first and one-past-last positions of shard i (1-based) of n over m configurations. */
+static inline void bench_sweep_shard_range(long m, int i, int n, long *lo, long *hi)
+{
+	*lo = m * (i - 1) / n;
+	*hi = m * i / n;
+}
 
 
 #endif /* BENCH_SWEEP_H */

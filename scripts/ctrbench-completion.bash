@@ -21,7 +21,7 @@ _ctrbench()
 		[ "$head" = "$cur" ] && head= || head="$head,"
 		COMPREPLY=($(compgen -P "$head" -W "$words all" -- "$tail"))
 		return ;;
-	--out|--results|--plan|--calibration)
+	--out|--results|--plan|--configs|--calibration)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
 	--topology)

@@ -17,6 +17,11 @@
 #                               (npm, pinned) into <repo>/.deps/playwright to drive
 #                               it.  Opt-in: the build and every other test do
 #                               without a browser.
+#   install-deps.sh --test      also what the test tier needs beyond the build: Debian's
+#                               slurmctld, slurmd, munge and slurm-client, for the
+#                               single-node cluster tests/cli_slurm.sh starts (and stops).
+#                               Best effort: where they cannot be installed that test
+#                               skips, saying so; nothing else of ctrbench needs Slurm.
 set -euo pipefail
 
 log() { printf 'install-deps: %s\n' "$*"; }
@@ -30,6 +35,9 @@ LIBPERF_PREFIX="$DEPS_DIR/libperf"
 APT_PACKAGES=(gcc make pkg-config libhwloc-dev libnuma-dev libpfm4-dev
               libcmocka-dev libjansson-dev gnuplot-nox python3
               tmux man-db clang)  # tmux: the progress test; man-db: man -l; clang: make fuzz
+
+# --test: a Slurm cluster of one node (tests/cli_slurm.sh); never needed to build or run ctrbench
+TEST_APT_PACKAGES=(slurmctld slurmd munge slurm-client)
 
 KSRC_PKG=linux-source-6.1
 KSRC_TARBALL=/usr/src/linux-source-6.1.tar.xz
@@ -296,6 +304,25 @@ install_browser() {
 }
 
 # --------------------------------------------------------------------------
+# 4. --test: Slurm for tests/cli_slurm.sh, best effort
+# --------------------------------------------------------------------------
+install_test_packages() {
+    local missing=() p
+    for p in "${TEST_APT_PACKAGES[@]}"; do
+        pkg_installed "$p" 2>/dev/null || missing+=("$p")
+    done
+    if ((${#missing[@]} == 0)); then
+        log "the test tier's Slurm packages are installed"
+        return 0
+    fi
+    # a subshell: apt_install dies where it cannot install; the Slurm test then skips
+    if ! (apt_install "${missing[@]}"); then
+        log "could not install ${missing[*]}: tests/cli_slurm.sh will skip"
+    fi
+    return 0
+}
+
+# --------------------------------------------------------------------------
 main() {
     log "repository root: $REPO_ROOT"
     case "${1:-}" in
@@ -304,10 +331,12 @@ main() {
         install_browser
         return 0
         ;;
-    *) die "unknown option '$1' (want no option, or --browser)" ;;
+    --test) ;;
+    *) die "unknown option '$1' (want no option, --test or --browser)" ;;
     esac
     install_packages
     install_libperf
+    [[ ${1:-} == --test ]] && install_test_packages
     log "done. Use: PKG_CONFIG_PATH=$LIBPERF_PREFIX/lib64/pkgconfig"
 }
 

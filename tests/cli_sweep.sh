@@ -45,7 +45,7 @@ check "the cross product: threads 1 and 2, compact and scatter, both algorithms,
 	 [ "$(grep -c "\"threads\":2,.*\"placement\":\"scatter\"" "$tmp/a.jsonl")" -eq 2 ] &&
 	 [ "$(grep -c "\"algo\":\"percpu_hier\"" "$tmp/a.jsonl")" -eq 4 ] &&
 	 [ "$(grep -c "\"verify\":\"ok\"" "$tmp/a.jsonl")" -eq 8 ] &&
-	 [ "$(grep -c "\"sweep\":{\"plan_file\":null,\"plan\":null}" "$tmp/a.jsonl")" -eq 8 ]'
+	 [ "$(grep -c "\"sweep\":{\"plan_file\":null,\"plan\":null,\"id\":[1-8]}" "$tmp/a.jsonl")" -eq 8 ]'
 
 cp "$tmp/a.jsonl" "$tmp/a0.jsonl"
 "$B" "${SW[@]}" --duration-ms 20 --out "$tmp/a.jsonl" --resume >"$tmp/out" 2>"$tmp/err"
