@@ -33,6 +33,18 @@ check "a shard rerun with --resume measures nothing more" test $? -eq 0 -a "$(ca
 "$B" sweep --configs "$tmp/c.jsonl" --shard 2/3 --out "$tmp/sh3" >/dev/null 2>"$tmp/err"
 check "shard 2/3 takes ids 3 to 5" grep -q "configurations 3 to 5 of 8" "$tmp/err"
 
+# The default benchmark (make run's RUN_SWEEP: every algorithm, chain:8, 1 and 2 threads), with
+# shorter windows and one rep (run fields: what is compared is ids and identity fields).
+def=(--algo all --workload update --shape chain:8 --threads 1..2 --placement compact
+	--reps 1 --duration-ms 10 --warmup-ms 5)
+"$B" sweep "${def[@]}" --dry-run --format json >"$tmp/d.jsonl" 2>"$tmp/err"
+"$B" sweep "${def[@]}" --out "$tmp/d-one.jsonl" >/dev/null 2>>"$tmp/err"
+for i in 1 2 3 4; do
+	"$B" sweep --configs "$tmp/d.jsonl" --shard "$i/4" --out "$tmp/dsh" >/dev/null 2>>"$tmp/err"
+done
+check "the default benchmark: its 4 shards merged = one sweep of it = its plan ($(wc -l <"$tmp/d.jsonl") configurations)" \
+	python3 tests/shard_check.py "$tmp/d.jsonl" "$tmp/d-one.jsonl" "$tmp"/dsh/shard-*.jsonl
+
 BADVAL="0/4" bad sweep --configs "$tmp/c.jsonl" --shard 0/4 --out "$tmp/x"
 BADVAL="5/4" bad sweep --configs "$tmp/c.jsonl" --shard 5/4 --out "$tmp/x"
 BADVAL="2" bad sweep --configs "$tmp/c.jsonl" --shard 2 --out "$tmp/x"
