@@ -179,7 +179,7 @@
 	X(ENV_TOPOLOGY, "env.topology", BT_STR, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "the topology the run planned on, as topo prints it (\"1 package, 1 NUMA node, ...\")") \
 	X(ENV_COMMIT, "env.commit", BT_STR, BI_BUILD, BS_SAME, SUB, BW_ALL, 0, NULL, "ctrbench commit") \
 	X(ENV_CFLAGS, "env.cflags", BT_STR, BI_BUILD, BS_SAME, SUB, BW_ALL, 0, NULL, "compiler flags") \
-	X(SWEEP, "sweep", BT_OBJ, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "sweep lines: plan_file and plan (added by sweep)")
+	X(SWEEP, "sweep", BT_OBJ, BI_NONE, BS_SAME, SUB, BW_ALL, 0, "null", "sweep lines: id (the configuration's in the plan, sweep --dry-run --format json), plan_file and plan (added by sweep)")
 
 /*
  * The values a numeric field may take, X(ID, MIN, MAX) (MAX BR_ANY: no upper
