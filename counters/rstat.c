@@ -135,6 +135,7 @@ static void ctr_rstat_q_wait(struct ctr_rstat_lock *l)
 	}
 	atomic_init(&n->next, NULL);
 	atomic_init(&n->wait, 1);
+	CTR_LOCK_ROLE(&n->wait, "flush lock's queue node");	/* a node's flag, in the projection's table */
 	prev = atomic_exchange_explicit(&l->tail, n, memory_order_acq_rel);
 	if (prev) {
 		atomic_store_explicit(&prev->next, n, memory_order_release);
@@ -172,13 +173,17 @@ static void ctr_rstat_word_wait(struct ctr_rstat_lock *l)
 /*
  * The lock without the figures: for reading the figures out, which must
  * not count in them.  The word's kinds are kernel spinlocks: preemption is
- * off from the acquisition to the release (a no-op but in the projection).
- * Not during the wait, as the kernel has it: the flush takes each CPU's
- * link lock, a pthread mutex here (the kernel's is a raw spinlock, its
- * holder never descheduled), so with more threads than PUs a link-lock
- * holder could wait for a PU behind spinners that no slice end would move,
- * while the flush-lock holder sleeps on its link lock (the projection found
- * every virtual thread blocked: store-limit, 20 workers on 4 PUs, depth 8).
+ * off from before the wait to the release, as spin_lock() has it (a no-op
+ * but in the projection, whose scheduler then never takes the PU from a
+ * spinner: a queued waiter preempted would stall every one behind it).
+ * That holds only because nothing a holder waits for is held by a thread
+ * off its PU: the flush takes each CPU's link lock, a pthread mutex here,
+ * the kernel's raw spinlock, held with preemption off too (ctr_rstat_cpu_lock)
+ * and, taken under the flush lock, waited for spinning (the projection's
+ * mutex in a preemption-off section).  With a sleeping link-lock wait the
+ * projection found every virtual thread blocked (store-limit, 20 workers on 4
+ * PUs, depth 8: the flush-lock holder asleep, the link-lock holder queued for
+ * a PU behind spinners).
  */
 static void ctr_rstat_raw_lock(struct ctr_rstat_lock *l)
 {
@@ -186,9 +191,9 @@ static void ctr_rstat_raw_lock(struct ctr_rstat_lock *l)
 		pthread_mutex_lock(&l->mutex);
 		return;
 	}
+	ctr_preempt_disable();
 	if (!ctr_rstat_word_trylock(l))
 		ctr_rstat_word_wait(l);
-	ctr_preempt_disable();
 }
 
 static void ctr_rstat_raw_unlock(struct ctr_rstat_lock *l)
@@ -230,12 +235,12 @@ static void ctr_rstat_lock(struct ctr_rstat *r)
 
 	/* __cgroup_rstat_lock(): a trylock first, so the contended case is known and timed */
 	if (l->kind != CTR_RSTAT_LOCK_MUTEX) {
+		ctr_preempt_disable();	/* until ctr_rstat_raw_unlock (ctr_rstat_raw_lock says why) */
 		if (!ctr_rstat_word_trylock(l)) {
 			t0 = ctr_rstat_ticks();
 			ctr_rstat_word_wait(l);
 			waited = 1;
 		}
-		ctr_preempt_disable();	/* held: until ctr_rstat_raw_unlock (ctr_rstat_raw_lock says why not waiting) */
 	} else if (pthread_mutex_trylock(&l->mutex)) {
 		t0 = ctr_rstat_ticks();
 		atomic_fetch_add_explicit(&l->waiters, 1, memory_order_relaxed);
@@ -261,13 +266,30 @@ static void ctr_rstat_unlock(struct ctr_rstat *r)
 
 /* ---- the updated trees ---- */
 
+/*
+ * A CPU's link lock: the kernel's cgroup_rstat_cpu_lock, a raw spinlock
+ * taken with irqs off, so its holder is never off its CPU (a pthread mutex
+ * here; preemption off is a no-op but in the projection).
+ */
+static inline void ctr_rstat_cpu_lock(struct ctr_rstat_cpu *c)
+{
+	ctr_preempt_disable();
+	pthread_mutex_lock(&c->lock);
+}
+
+static inline void ctr_rstat_cpu_unlock(struct ctr_rstat_cpu *c)
+{
+	pthread_mutex_unlock(&c->lock);
+	ctr_preempt_enable();
+}
+
 void __ctr_rstat_link(struct ctr_rstat *r, int cpu, int node)
 {
 	struct ctr_rstat_cpu *c = r->cpu[cpu];
 
-	pthread_mutex_lock(&c->lock);
+	ctr_rstat_cpu_lock(c);
 	ctr_rstat_tree_link(c->link, r->base.parent, node);
-	pthread_mutex_unlock(&c->lock);
+	ctr_rstat_cpu_unlock(c);
 }
 
 /*
@@ -294,16 +316,16 @@ ctr_rstat_take(struct ctr_rstat *r, int cpu, int n, enum ctr_rstat_walk how)
 	 */
 	if (atomic_load_explicit(&l[n].updated_next, memory_order_seq_cst) == CTR_RSTAT_OFF)
 		return -1;
-	pthread_mutex_lock(&c->lock);
+	ctr_rstat_cpu_lock(c);
 	if (atomic_load_explicit(&l[n].updated_next, memory_order_relaxed) == CTR_RSTAT_OFF) {
-		pthread_mutex_unlock(&c->lock);
+		ctr_rstat_cpu_unlock(c);
 		return -1;
 	}
 	if (how == CTR_RSTAT_WALK_KEEP)
 		head = ctr_rstat_tree_walk(l, r->stack, n, how);
 	else
 		head = ctr_rstat_tree_detach(l, r->base.parent, r->stack, n, how);
-	pthread_mutex_unlock(&c->lock);
+	ctr_rstat_cpu_unlock(c);
 	return head;
 }
 

@@ -590,7 +590,8 @@ void sim_yield_cpu(void)
 	t->last_load = 0;
 	if (t == &sim.main_th)
 		return;
-	if (sim.pus[t->pu].qlen) {
+	/* with preemption off (a kernel spinlock's waiter) a yield gives nothing away, as cond_resched() */
+	if (sim.pus[t->pu].qlen && !t->nopreempt) {
 		const int p = t->pu;
 
 		sim_enqueue(p, sim_index(t), t->now);

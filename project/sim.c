@@ -15,8 +15,9 @@
  * to back keeps it for the calibration's burst of its own RMWs before a
  * request from another PU takes it (a core finishes
  * its queued locked operations before it answers a snoop, as measured: 14-20
- * adds per handover on two cores here).  No capacity: a line once cached
- * stays until another PU takes it (counters' lines are few and hot).
+ * adds per handover on two cores here).  Capacity: each core's L2 and each
+ * L3 hold their size in lines, and a line dropped from both comes from DRAM
+ * next time (the capacity model, below).
  *
  * Each operation's cost is summed twice: serially (every access waits for
  * the one before) and with independent misses overlapped (the misses

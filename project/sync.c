@@ -13,7 +13,8 @@
  *   lock's line, re-reading it when the holder's release writes it) for up
  *   to the calibration's mutex_spin_ns while the holder is on a CPU, as a
  *   kernel mutex's optimistic spin and glibc's adaptive one do, then sleeps
- *   until an unlock wakes it (wake_ns later) and competes again.
+ *   until an unlock wakes it (wake_ns later) and competes again.  Taken
+ *   with preemption off (a kernel raw spinlock), it spins until it is free.
  * - A pthread spinlock: test-and-test-and-set, spinning for ever.
  * - A semaphore: a count; a waiter at 0 sleeps until a post hands it over.
  * - A condition variable: its waiter sleeps until signalled (wake_ns later)
@@ -105,6 +106,13 @@ int proj_sim_mutex_lock(void *m, int try, int spin_forever)
 	int waited = 0;
 
 	o->kind = SIM_OBJ_MUTEX;
+	/*
+	 * Taken with preemption off (ctr_preempt_disable: a kernel raw spinlock,
+	 * rstat's link lock), a mutex is waited for spinning, never asleep: a
+	 * sleeper gives its PU away, and a spinner of a lock it holds, which no
+	 * slice end moves, could keep it from ever getting it back.
+	 */
+	spin_forever |= t->nopreempt > 0;
 	proj_sim_access((uintptr_t)m, 4, PROJ_RMW);
 	while (!sim_lock_mine(o)) {
 		const double spin_end = spin_forever ? 1e300 : since + sim.cal->mutex_spin_ns;

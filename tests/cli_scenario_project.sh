@@ -139,6 +139,8 @@ assert cells == [("shrinker=Y", "a_rstat_force", "rstat_force", "readers", 12),
                  ("shrinker=N", "b_rstat_ratelimit", "rstat_ratelimit", "update", 0)], cells
 assert all(o["shape"] == "tree:4x4" and {"update=memcg", "lockkind=mutex"} <= set(o["options"].split(","))
            for o in l), l
+# the row's own lock kind stands: the kernel's queued spinlock is not added beside it
+assert all(o["options"].count("lockkind=") == 1 for o in l), [o["options"] for o in l]
 assert [k["role"] for k in l[0]["locks"]][0] == "flush lock" and l[0]["reads"] > 0, l[0]["locks"]
 PY
 
@@ -157,6 +159,13 @@ assert all(o["shape"] == "tree:10x100" and o["threads"] == 1 for o in l), l
 assert all("read=" + o["row"] in o["options"].split(",") and o["reads"] > 0 and o["ns_per_read"]["serial"] > 0
            for o in l), l
 PY
+check "stat-read-storm --project: the flush lock the kernel's queued spinlock (lockkind=qspin), said in the header" \
+	eval 'python3 -c "
+import json, sys
+l = [json.loads(x) for x in open(sys.argv[1])]
+assert all(\"lockkind=qspin\" in o[\"options\"].split(\",\") for o in l), [o[\"options\"] for o in l]
+assert l[-1][\"locks\"][0][\"role\"] == \"flush lock\", l[-1][\"locks\"]
+" "$tmp/stat-read-storm.json" && grep -q "^# the kernel.s flush lock: lockkind=qspin for rstat_force where the row names no lockkind (the kernel.s cgroup_rstat_lock is a spinlock_t, a queued spinlock" "$tmp/r.out"'
 
 # the table stays the default: --format table prints it byte for byte, and no JSON line in it
 "$B" scenario zswap-store-nolimit --project "$T4" --ops 20 --format table >"$tmp/table.txt" 2>"$tmp/err"

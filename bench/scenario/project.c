@@ -56,15 +56,31 @@ static int scn_proj_read_node(int node, int *out, char *err, size_t errlen)
  * measured columns, and the kernel's lock behaviour (SCN_PROJ_KERNEL).
  * Into buf; returns buf, or c->options where nothing is added.
  */
+/* Whether the options list opts sets any key that the list add sets ("k=v,k2=v2"). */
+static int scn_opts_share_key(const char *opts, const char *add)
+{
+	for (const char *k = add; *k; k += strcspn(k, ",") + !!k[strcspn(k, ",")]) {
+		const size_t kl = strcspn(k, "=,");
+
+		for (const char *o = opts; *o; o += strcspn(o, ",") + !!o[strcspn(o, ",")])
+			if (strcspn(o, "=,") == kl && !strncmp(o, k, kl))
+				return 1;
+	}
+	return 0;
+}
+
 static const char *scn_proj_options(const struct ctr_algo *a, const char *options, char *buf, size_t len)
 {
-	static const char *const add[] = { SCN_RSTAT_UPDATE, SCN_PROJ_KERNEL };
+	static const char *const add[] = { SCN_RSTAT_UPDATE, SCN_PROJ_KERNEL, SCN_PROJ_LOCK };
 	char why[256];
 
 	snprintf(buf, len, "%s", options ? options : "");
 	for (size_t i = 0; a && i < sizeof(add) / sizeof(add[0]); i++) {
 		const size_t at = strlen(buf);
 
+		/* the row's own choice stands (shrinker-count's lockkind=mutex) */
+		if (scn_opts_share_key(buf, add[i]))
+			continue;
 		/* appended in place, taken back where the algorithm refuses it (or it does not fit) */
 		if ((size_t)snprintf(buf + at, len - at, "%s%s", at ? "," : "", add[i]) >= len - at ||
 		    ctr_options_check(a, buf, why, sizeof(why)))
@@ -73,19 +89,30 @@ static const char *scn_proj_options(const struct ctr_algo *a, const char *option
 	return *buf || options ? buf : NULL;
 }
 
-void scn_proj_kernel_note(const char *const *algos, int n)
+/* Into names: those of algos[0..n) that take the options opt (asked of each, never by name), ", "-separated. */
+static const char *scn_proj_takers(const char *const *algos, int n, const char *opt, char *names, size_t len)
 {
-	char names[256] = "", why[256];
+	char why[256];
 
+	*names = 0;
 	for (int i = 0; i < n; i++) {
 		const struct ctr_algo *a = ctr_algo_find(algos[i]);
 
-		if (a && !ctr_options_check(a, SCN_PROJ_KERNEL, why, sizeof(why)) && !strstr(names, algos[i]))
-			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", *names ? ", " : "",
-				 algos[i]);
+		if (a && !ctr_options_check(a, opt, why, sizeof(why)) && !strstr(names, algos[i]))
+			snprintf(names + strlen(names), len - strlen(names), "%s%s", *names ? ", " : "", algos[i]);
 	}
-	if (*names)
+	return names;
+}
+
+void scn_proj_kernel_note(const char *const *algos, int n)
+{
+	char names[256];
+
+	if (*scn_proj_takers(algos, n, SCN_PROJ_KERNEL, names, sizeof(names)))
 		printf("# the kernel's flush: %s for %s (%s)\n", SCN_PROJ_KERNEL, names, SCN_PROJ_KERNEL_WHY);
+	if (*scn_proj_takers(algos, n, SCN_PROJ_LOCK, names, sizeof(names)))
+		printf("# the kernel's flush lock: %s for %s where the row names no lockkind (%s)\n", SCN_PROJ_LOCK,
+		       names, SCN_PROJ_LOCK_WHY);
 }
 
 /* The configuration's own fields, after the cell, on every line (projected or not). */

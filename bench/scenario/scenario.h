@@ -68,6 +68,23 @@
 #define SCN_PROJ_KERNEL_WHY "a non-preemptible production kernel (spin_needbreak() false without" \
 	" CONFIG_PREEMPTION: the flush holds its lock throughout) whose flush pops what it folded" \
 	" off the updated lists (cgroup_rstat_updated_list())"
+/*
+ * The kernel's flush lock, cgroup_rstat_lock, is a spinlock_t: on x86 a
+ * queued spinlock (kernel/locking/qspinlock.c), FIFO, each waiter past the
+ * first spinning on a node of its own, and waiting with preemption off.
+ * The projection models that (lockkind=qspin) where the row names no lock
+ * kind of its own (shrinker-count's mutex, 001's profile, keeps its own);
+ * the measured runs keep the default test-and-test-and-set word, whose
+ * waiters can yield (with more threads than CPUs a queued waiter that is
+ * preempted stalls every one behind it).  Why it matters: with a
+ * test-and-test-and-set word every release and every failed exchange moves
+ * the word's line to each spinner in turn (seed 004's storm, 2000 readers on
+ * 384 CPUs: a 573 us mean read, the line's queue of transfers in the holder's
+ * way), which a queued lock does not.
+ */
+#define SCN_PROJ_LOCK "lockkind=qspin"
+#define SCN_PROJ_LOCK_WHY "the kernel's cgroup_rstat_lock is a spinlock_t, a queued spinlock on x86:" \
+	" FIFO, a waiter's own node to spin on, preemption off while waiting"
 
 /* What a column can do, asked of the algorithm (scn_algo_caps), never read from its name. */
 enum scn_cap {
@@ -322,7 +339,7 @@ struct scn_proj_cfg {
  * With p->json, each configuration it projects is written there as one
  * line: `ctrbench project --format json`'s fields (bench_proj_fields),
  * then "scenario", "row", "column", "options" (what the model was given,
- * update=memcg and SCN_PROJ_KERNEL included), "work_ns",
+ * update=memcg, SCN_PROJ_KERNEL and SCN_PROJ_LOCK included), "work_ns",
  * "read_interval_ns" and "limit_headroom" (the configuration's, 0 where it
  * has none); one it does not project, a line of kind "not projected" with
  * the scenario, row, column, algo and the configuration's fields, and
@@ -332,8 +349,9 @@ struct scn_proj_cfg {
 int scn_project_run(const struct scn_proj *p, const struct scn_proj_cfg *c, struct proj_result *res, char *err,
 		    size_t errlen);
 /*
- * The projected header's line for SCN_PROJ_KERNEL: printed when any of
- * algos[0..n) takes it (asked with ctr_options_check), naming those that do.
+ * The projected header's lines for SCN_PROJ_KERNEL and SCN_PROJ_LOCK: each
+ * printed when any of algos[0..n) takes it (asked with ctr_options_check),
+ * naming those that do.
  */
 void scn_proj_kernel_note(const char *const *algos, int n);
 /* The workload the model runs for the measured w: w, or BENCH_CHARGE for a store (the model has none). */

@@ -317,8 +317,10 @@ static int scn_storm_proj_one(const struct scn_proj *p, const char *strategy, in
  * Projected: seed 004's regime, the measured storm's definition (test 2:
  * readers only but one updater, 1K memcgs) with the seed's reader count,
  * 10000 (more than the PUs: the model's scheduler time-shares them),
- * design (a) under read=mutex and read=spin (the two posted rows; mutex
- * first: the spin storm's yielding waiters take the model far longer); the
+ * design (a) under read=mutex and read=spin (the two posted rows), its
+ * flush lock the kernel's queued spinlock (SCN_PROJ_LOCK: under the
+ * test-and-test-and-set word the 10000-reader spin storm took the model over
+ * 15 minutes here, every release moving the word's line to every spinner); the
  * lone read is one reader of the root on the same definition, the storm's
  * mean and slowest read over it, and the posted figures beside.
  */
