@@ -39,10 +39,11 @@ struct pj_opts {
 	int slots, nr_stats, no_jitter;	/* --slots (0: bench_proj_default_slots), --nr-stats, --no-jitter */
 	long seed;			/* --seed */
 	double slice_ms;		/* --slice-ms */
+	int preempt_none;		/* --preempt none */
 	const char *names[BENCH_MAX_ALGOS];	/* --algo, parsed (pj_parse_algo_list) */
 	int nr_names;
 	int nr_pus_used;		/* distinct PUs the placement puts the threads on (pj_check_args) */
-	const char *setup_opt;		/* the first of --slots .. --slice-ms given (the modes refuse them) */
+	const char *setup_opt;		/* the first of --slots .. --preempt given (the modes refuse them) */
 };
 
 /* Updaters, at most: run's --threads limit (BENCH_MAX_THREADS there). */
@@ -102,8 +103,9 @@ static void pj_print_setup(const struct pj_opts *o, const struct topo *topo)
 		printf("# readers' pauses: each uniform in [0.5, 1.5] x --read-interval-us, seed %ld (--seed)\n",
 		       o->seed);
 	if (o->nr_pus_used < n)
-		printf("# %d virtual threads on %d PUs: the scheduler time-shares them (slice %g ms)\n", n,
-		       o->nr_pus_used, o->slice_ms);
+		printf("# %d virtual threads on %d PUs: the scheduler time-shares them (slice %g ms, %s)\n", n,
+		       o->nr_pus_used, o->slice_ms,
+		       o->preempt_none ? "ending only between operations: --preempt none" : "ending at any access");
 }
 
 /* The calibration's contention figures, each with its source (a probe here, a published figure, an assumption). */
@@ -152,6 +154,8 @@ static void pj_print_row(const char *algo, const struct proj_result *r)
 		for (int k = 0; k < PROJ_NR_CLASSES; k++)
 			printf(" %8.3f", r->rxfer[k] / n);
 		printf(" %10.1f..%-11.1f %12s\n", r->rns_overlap / n, r->rns_serial / n, "(per read)");
+		printf("%-22s p50 %.1f  p99 %.1f  max %.1f ns (serial)\n", "  read latency", r->rns_p50, r->rns_p99,
+		       r->rns_max);
 	}
 }
 
@@ -198,7 +202,7 @@ static void pj_print_json(const struct pj_opts *o, const char *algo, const struc
 		.threads = o->threads, .readers = pj_readers(o), .topo = topo, .cal = cal,
 		.slots = o->slots ? o->slots : bench_proj_default_slots(topo, o->threads, pj_readers(o)),
 		.nr_stats = o->nr_stats, .seed = o->seed, .jitter = !o->no_jitter, .slice_ms = o->slice_ms,
-		.nr_pus_used = o->nr_pus_used,
+		.preempt_none = o->preempt_none, .nr_pus_used = o->nr_pus_used,
 	};
 
 	bench_proj_print_json(stdout, &l, r, secs, NULL);
@@ -376,9 +380,13 @@ static void pj_here_contention(struct pj_here *h)
 		printf("# probe burst: not measured (its threads could not be started or bound)\n");
 	}
 	ns = calprobe_wake_ns(h->cfg.topo, h->pus[0], h->pus[1], &n, &how);
-	printf("# probe wake-up: PU %d <-> PU %d futex ping-pong: %.0f ns from post to the woken waiter running, "
-	       "the median of %d wake-ups (%s)\n", h->pus[0], h->pus[1], ns, n, how.why);
-	if (ns > 0) {
+	if (ns <= 0 || !n)
+		printf("# probe wake-up: PU %d <-> PU %d futex ping-pong: not measured, no post found its waiter asleep "
+		       "(%s); wake-up keeps %.0f ns (%s)\n", h->pus[0], h->pus[1], how.why, cal->wake_ns, cal->wake_src);
+	else
+		printf("# probe wake-up: PU %d <-> PU %d futex ping-pong: %.0f ns from post to the woken waiter running, "
+		       "the median of %d wake-ups (%s)\n", h->pus[0], h->pus[1], ns, n, how.why);
+	if (ns > 0 && n) {
 		cal->wake_ns = ns;
 		snprintf(cal->wake_src, sizeof(cal->wake_src), "this machine: futex wake-up probe, %.60s", how.why);
 	}
@@ -590,6 +598,9 @@ static const char pj_help[] =
 	"  --no-jitter             readers pause exactly --read-interval-us (default: each pause\n"
 	"                          uniform in [0.5, 1.5] x it, seeded)\n"
 	"  --slice-ms X            the scheduler's time slice when threads outnumber PUs (default 3)\n"
+	"  --preempt full|none     where a slice may end: full (default) at any access, as user space;\n"
+	"                          none only between operations, as kernel code on a PREEMPT_NONE\n"
+	"                          kernel (a wait can still sleep)\n"
 	"  --placement P           compact (default), scatter, ccx, numa, smt, list:...\n"
 	"  --topology SPEC         hwloc synthetic spec or XML (default: this machine)\n"
 	"  --calibration FILE      ctrbench c2c --format json output (default: published Genoa figures)\n"
@@ -634,6 +645,7 @@ static void pj_parse_args(int argc, char **argv, struct pj_opts *o, int *validat
 		{ "seed", required_argument, NULL, 'e' },
 		{ "no-jitter", no_argument, NULL, 'J' },
 		{ "slice-ms", required_argument, NULL, 'L' },
+		{ "preempt", required_argument, NULL, 'E' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -664,11 +676,16 @@ static void pj_parse_args(int argc, char **argv, struct pj_opts *o, int *validat
 		case 'e': o->seed = bench_parse_int("seed", optarg, 0, INT_MAX); break;
 		case 'J': o->no_jitter = 1; break;
 		case 'L': o->slice_ms = bench_parse_num("slice-ms", optarg, 0.001, PJ_MAX_SLICE_MS); break;
+		case 'E':
+			if (strcmp(optarg, "full") && strcmp(optarg, "none"))
+				die("project: bad value '%s' for --preempt (full or none)", optarg);
+			o->preempt_none = !strcmp(optarg, "none");
+			break;
 		default: bench_die_getopt(c, argv);
 		}
-		if (!o->setup_opt && strchr("CSeJL", c))
+		if (!o->setup_opt && strchr("CSeJLE", c))
 			o->setup_opt = c == 'C' ? "--slots" : c == 'S' ? "--nr-stats" : c == 'e' ? "--seed" :
-				       c == 'J' ? "--no-jitter" : "--slice-ms";
+				       c == 'J' ? "--no-jitter" : c == 'L' ? "--slice-ms" : "--preempt";
 	}
 	if (optind < argc)
 		die("project: unexpected argument '%s'", argv[optind]);
@@ -767,6 +784,7 @@ static void pj_project_all(const struct pj_opts *o, const struct topo *topo, con
 			.read_interval_ns = o->read_interval_ns, .read_node = o->read_node, .ops = o->ops,
 			.reads = o->reads, .warmup = o->warmup, .slots = o->slots, .nr_stats = o->nr_stats,
 			.seed = (uint64_t)o->seed, .no_jitter = o->no_jitter, .slice_ms = o->slice_ms,
+			.preempt_none = o->preempt_none,
 		};
 
 		bench_project_one(&q, &res[i], &secs[i]);

@@ -64,6 +64,7 @@ static void bench_proj_config(const struct bench_proj_req *q, int readers, struc
 	pc->seed = q->seed;
 	pc->jitter = !q->no_jitter;
 	pc->slice_ns = (q->slice_ms > 0 ? q->slice_ms : BENCH_PROJ_SLICE_MS) * 1e6;
+	pc->preempt_none = q->preempt_none;
 }
 
 void bench_project_one(const struct bench_proj_req *q, struct proj_result *res, double *secs)
@@ -178,6 +179,7 @@ static int bench_proj_json_setup(json_t *line, const struct bench_proj_line *l)
 	       json_object_set_new(line, "seed", json_integer(l->seed)) ||
 	       json_object_set_new(line, "jitter", json_integer(l->jitter)) ||
 	       json_object_set_new(line, "slice_ms", json_real(l->slice_ms)) ||
+	       json_object_set_new(line, "preempt", json_string(l->preempt_none ? "none" : "full")) ||
 	       json_object_set_new(line, "virtual_threads_per_pu",
 				   json_real((double)(l->threads + l->readers) / l->nr_pus_used)) ? -1 : 0;
 }
@@ -225,14 +227,15 @@ void bench_proj_print_json(FILE *f, const struct bench_proj_line *l, const struc
 		json_object_set_new(rx, proj_class_names[k], json_real(r->rxfer[k] / n));
 	}
 	line = json_pack("{s:s,s:i,s:s,s:s,s:s,s:i,s:i,s:s,s:s,s:s,s:s,s:I,s:I,s:o,s:{s:f,s:f},s:o,s:{s:f,s:f},"
-			 "s:f,s:f,s:I,s:f,s:f,s:f}",
+			 "s:f,s:f,s:f,s:f,s:f,s:I,s:f,s:f,s:f}",
 			 "kind", "projected", "schema", BENCH_SCHEMA_VERSION, "algo", l->algo, "workload", l->workload,
 			 "shape", l->shape, "threads", l->threads, "readers", l->readers, "placement", l->placement,
 			 "topology", topo_spec(l->topo), "calibration", l->cal->source, "calibration_name", l->cal->name,
 			 "ops", (json_int_t)r->ops, "reads", (json_int_t)r->reads,
 			 "transfers_per_op", x, "ns_per_op", "overlap", r->ns_overlap / ops, "serial",
 			 r->ns_serial / ops, "read_transfers", rx, "ns_per_read", "overlap", r->rns_overlap / n,
-			 "serial", r->rns_serial / n, "virtual_s", r->elapsed_ns / 1e9, "lock_contended_per_s",
+			 "serial", r->rns_serial / n, "read_ns_p50", r->rns_p50, "read_ns_p99", r->rns_p99,
+			 "read_ns_max", r->rns_max, "virtual_s", r->elapsed_ns / 1e9, "lock_contended_per_s",
 			 bench_proj_per_s(r, (double)lk.contended), "lock_acquisitions", (json_int_t)lk.acq,
 			 "lock_wait_s_per_s", bench_proj_per_s(r, lk.wait_ns / 1e9), "model_seconds", secs,
 			 "model_accesses", r->accesses);

@@ -48,6 +48,7 @@ struct bench_proj_req {
 	uint64_t seed;			/* the readers' interval jitter */
 	int no_jitter;			/* 1: every reader pauses exactly read_interval_ns */
 	double slice_ms;		/* the scheduler's slice for more threads than PUs; 0: BENCH_PROJ_SLICE_MS */
+	int preempt_none;		/* 1: a slice ends only between operations (proj_config.preempt_none) */
 };
 
 /*
@@ -99,6 +100,7 @@ struct bench_proj_line {
 	long seed;
 	int jitter;			/* 1: readers' pauses jittered */
 	double slice_ms;
+	int preempt_none;		/* 1: "preempt": "none" */
 	int nr_pus_used;		/* distinct PUs the threads and readers run on (bench_proj_pus_used) */
 };
 

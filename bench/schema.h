@@ -401,6 +401,7 @@ extern const int bench_c2c_nr_fields;
 	X("seed", BT_INT, "the readers' interval jitter's seed (--seed)") \
 	X("jitter", BT_INT, "1: readers' pauses uniform in [0.5, 1.5] x the interval; 0: exactly it (--no-jitter)") \
 	X("slice_ms", BT_NUM, "the scheduler's time slice for more threads than PUs (--slice-ms)") \
+	X("preempt", BT_STR, "where a slice may end: full, at any access; none, only between operations (--preempt)") \
 	X("virtual_threads_per_pu", BT_NUM, "updaters and readers per PU they are placed on (above 1: time-shared)") \
 	X("calibration", BT_STR, "where the per-class ns come from, in full") \
 	X("calibration_name", BT_STR, "the same, short: the label's \"calibration NAME\"") \
@@ -416,6 +417,9 @@ extern const int bench_c2c_nr_fields;
 	X("ns_per_read", BT_OBJ, "projected ns per read: the band (0 without readers)") \
 	X("ns_per_read.overlap", BT_NUM, "the band's low end") \
 	X("ns_per_read.serial", BT_NUM, "the band's high end") \
+	X("read_ns_p50", BT_NUM, "the measured reads' median, serial ns (0 without readers)") \
+	X("read_ns_p99", BT_NUM, "their 99th percentile, serial ns (nearest rank)") \
+	X("read_ns_max", BT_NUM, "the slowest, serial ns") \
 	X("virtual_s", BT_NUM, "modelled time from the first measured update to the last") \
 	X("lock_contended_per_s", BT_NUM, "contended acquisitions per virtual second of the lock with the most wait (locks[0])") \
 	X("lock_acquisitions", BT_INT, "acquisitions of that lock") \

@@ -310,11 +310,13 @@ ctr_rstat_take(struct ctr_rstat *r, int cpu, int n, enum ctr_rstat_walk how)
 	int head;
 
 	/*
-	 * Not linked here: nothing to take, and no need to take (and dirty)
-	 * this CPU's lock.  A link racing with this check is an update in
-	 * progress, which the flush does not promise to see.
+	 * Not linked here: nothing to take, and (cpulock=linked) no need to
+	 * take (and dirty) this CPU's lock.  A link racing with this check is
+	 * an update in progress, which the flush does not promise to see.
+	 * cpulock=always takes the lock first, as the kernel does.
 	 */
-	if (atomic_load_explicit(&l[n].updated_next, memory_order_seq_cst) == CTR_RSTAT_OFF)
+	if (r->cpulock == CTR_RSTAT_CPULOCK_LINKED &&
+	    atomic_load_explicit(&l[n].updated_next, memory_order_seq_cst) == CTR_RSTAT_OFF)
 		return -1;
 	ctr_rstat_cpu_lock(c);
 	if (atomic_load_explicit(&l[n].updated_next, memory_order_relaxed) == CTR_RSTAT_OFF) {
@@ -823,6 +825,15 @@ static int ctr_rstat_set_option(struct ctr_tree *t, const char *key, const char 
 			r->prune = CTR_RSTAT_PRUNE_PERIOD;
 		else if (!strcmp(value, "flush"))
 			r->prune = CTR_RSTAT_PRUNE_FLUSH;
+		else
+			return -EINVAL;
+		return 0;
+	}
+	if (!strcmp(key, "cpulock")) {
+		if (!strcmp(value, "linked"))
+			r->cpulock = CTR_RSTAT_CPULOCK_LINKED;
+		else if (!strcmp(value, "always"))
+			r->cpulock = CTR_RSTAT_CPULOCK_ALWAYS;
 		else
 			return -EINVAL;
 		return 0;

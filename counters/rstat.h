@@ -157,6 +157,18 @@ enum ctr_rstat_prune { CTR_RSTAT_PRUNE_PERIOD, CTR_RSTAT_PRUNE_FLUSH };
  */
 enum ctr_rstat_lockbreak { CTR_RSTAT_LOCKBREAK_ON, CTR_RSTAT_LOCKBREAK_OFF };
 /*
+ * options=cpulock=linked|always: whether a flush takes the link lock of a
+ * CPU where the node it flushes is not linked.  linked (default): it looks
+ * first (a seq_cst load of the node's link) and skips a clean CPU without
+ * taking (and dirtying) its lock, ctrbench's own.  always: the kernel's,
+ * cgroup_rstat_flush_locked() taking every possible CPU's
+ * cgroup_rstat_cpu_lock before it pops that CPU's updated list (v4.18 to
+ * v6.7; cgroup_rstat_updated_list() since still takes it before its
+ * "not on-list" test), so a flush of a clean subtree still moves one lock
+ * line per CPU, each last written by the previous flusher.
+ */
+enum ctr_rstat_cpulock { CTR_RSTAT_CPULOCK_LINKED, CTR_RSTAT_CPULOCK_ALWAYS };
+/*
  * options=update=plain|memcg and threshold=memcg|global, resolved at init
  * into what the update counts for the flush threshold:
  *   none    update=plain (default but for rstat_threshold): cgroup_rstat_updated()
@@ -308,6 +320,7 @@ struct ctr_rstat {
 	enum ctr_rstat_fence fence;	/* options=fence=... */
 	enum ctr_rstat_prune prune;	/* options=prune=...: which membarrier flushes unlink */
 	enum ctr_rstat_lockbreak lockbreak;	/* options=lockbreak=...: a flush lets waiters in between CPUs */
+	enum ctr_rstat_cpulock cpulock;	/* options=cpulock=...: a flush takes a clean CPU's link lock */
 	enum ctr_rstat_read read;	/* options=read=...: how a read that flushes gets it done */
 	enum ctr_rstat_update update;	/* options=update=... as given */
 	enum ctr_rstat_threshold thresh_kind;	/* options=threshold=... */

@@ -133,6 +133,8 @@ struct proj_config {
 	uint64_t seed;			/* the readers' interval jitter (and nothing else) */
 	int jitter;			/* 1: each reader's pause is uniform in [0.5, 1.5] x read_interval_ns */
 	double slice_ns;		/* the scheduler's time slice, more threads than PUs (0: 3 ms) */
+	int preempt_none;		/* 1: no slice ends inside an operation (kernel code on a PREEMPT_NONE
+					 * kernel: only between them); 0: at any access (user space) */
 };
 
 /* One lock of the tree as the model saw it over the measured window, by role. */
@@ -156,6 +158,7 @@ struct proj_result {
 	double ns_serial, ns_overlap;	/* updaters: summed op cost, every miss in turn / independent ones overlapped */
 	double rns_serial, rns_overlap;	/* readers, the same */
 	double rns_max;			/* slowest read (serial) */
+	double rns_p50, rns_p99;	/* the reads' median and 99th percentile (serial; 0 without reads) */
 	double wait_ns;			/* of ns_serial: waiting for a busy line or a lock */
 	double elapsed_ns;		/* virtual time from the first measured op to the last, any thread */
 	long lock_acq, lock_contended;	/* the lock with the most wait (locks[0]) */

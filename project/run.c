@@ -31,6 +31,9 @@ static struct {
 	int stop;			/* every thread has done its measured operations */
 	int *slot_node, *slot_l3;	/* the tree's ctr_params arrays: each slot's node and L3 */
 	int64_t *limit;			/* the tree's limits (charge workload) */
+	double *rd_ns;			/* every measured read's serial cost, for the percentiles */
+	long nr_rd, cap_rd;
+	int rd_nomem;			/* a read's cost not kept (out of memory): no percentiles */
 } run;
 
 /*
@@ -180,6 +183,18 @@ static void sim_count(struct sim_thread *w)
 		res->rns_overlap += w->op_overlap;
 		if (w->op_serial > res->rns_max)
 			res->rns_max = w->op_serial;
+		if (run.nr_rd == run.cap_rd) {
+			const long cap = run.cap_rd ? 2 * run.cap_rd : 1024;
+			double *n = realloc(run.rd_ns, (size_t)cap * sizeof(*n));
+
+			if (!n) {
+				run.rd_nomem = 1;
+				return;
+			}
+			run.rd_ns = n;
+			run.cap_rd = cap;
+		}
+		run.rd_ns[run.nr_rd++] = w->op_serial;
 	} else {
 		res->ops++;
 		res->ns_serial += w->op_serial;
@@ -207,7 +222,9 @@ static void *sim_worker(void *arg)
 			w->t0 = w->now;
 		w->op_serial = w->op_overlap = w->group_max = w->group_sum = w->op_wait = 0;
 		w->xfer = w->reader ? run.rd_xfer : run.upd_xfer;
+		w->kernel_op = cfg->preempt_none;
 		sim_op(i, w);
+		w->kernel_op = 0;
 		/* the loop itself costs a hit at least: a thread of empty operations still moves on in time */
 		if (w->now == w->op_t0) {
 			w->now += sim.cal->hit_ns;
@@ -416,8 +433,28 @@ static int sim_run_budgeted(const struct proj_config *cfg, int nthr, int slots, 
 }
 
 /* What the model counted, into res. */
+static int sim_cmp_double(const void *a, const void *b)
+{
+	const double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The q-quantile of the sorted v[0..n), nearest rank (n > 0). */
+static double sim_quantile(const double *v, long n, double q)
+{
+	long k = (long)(q * (double)n + 0.999999999);
+
+	return v[(k < 1 ? 1 : k > n ? n : k) - 1];
+}
+
 static void sim_collect(struct proj_result *res)
 {
+	if (run.nr_rd && !run.rd_nomem) {
+		qsort(run.rd_ns, (size_t)run.nr_rd, sizeof(*run.rd_ns), sim_cmp_double);
+		res->rns_p50 = sim_quantile(run.rd_ns, run.nr_rd, 0.50);
+		res->rns_p99 = sim_quantile(run.rd_ns, run.nr_rd, 0.99);
+	}
 	memcpy(res->xfer, run.upd_xfer, sizeof(run.upd_xfer));
 	memcpy(res->rxfer, run.rd_xfer, sizeof(run.rd_xfer));
 	/* per virtual second figures (locks) divide by the window every thread measured in */
@@ -446,6 +483,7 @@ static void sim_run_free(void)
 	free(run.slot_node);
 	free(run.slot_l3);
 	free(run.limit);
+	free(run.rd_ns);
 	sim_sched_teardown();
 	sim_machine_teardown();
 	memset(&sim, 0, sizeof(sim));

@@ -317,7 +317,7 @@ static void sim_enqueue(int p, int i, double at)
 	u->q_tail = i;
 	u->qlen++;
 	/* a thread parked on this PU now has someone waiting: its slice's end wakes it */
-	if (u->cur >= 0 && sim.th[u->cur].state == VT_PARKED && !sim.th[u->cur].nopreempt) {
+	if (u->cur >= 0 && sim.th[u->cur].state == VT_PARKED && sim_preemptible(&sim.th[u->cur])) {
 		struct sim_thread *c = &sim.th[u->cur];
 		const double end = c->slice0 + sim.slice_ns > at ? c->slice0 + sim.slice_ns : at;
 
@@ -403,7 +403,9 @@ void sim_sched_teardown(void)
 	free(sim.th);
 	free(sim.heap);
 	free(sim.wake_buf);
-	free(sim.objs);
+	for (int c = 0; c < sim.nr_chunks; c++)
+		free(sim.obj_chunks[c]);
+	free(sim.obj_chunks);
 	free(sim.obj_hash);
 }
 
@@ -633,7 +635,7 @@ void sim_pause(void)
 	t->next = l->parked;
 	l->parked = sim_index(t);
 	t->wake = t->park_until;
-	if (sim.pus[t->pu].qlen && !t->nopreempt && t->slice0 + sim.slice_ns < t->wake)
+	if (sim.pus[t->pu].qlen && sim_preemptible(t) && t->slice0 + sim.slice_ns < t->wake)
 		t->wake = t->slice0 + sim.slice_ns > t->now ? t->slice0 + sim.slice_ns : t->now;
 	if (t->wake < 1e300)
 		sim_heap_push(sim_index(t));
@@ -709,7 +711,7 @@ static int sim_obj_rehash(size_t cap)
 	for (size_t k = 0; k < cap; k++)
 		h[k] = -1;
 	for (int i = 0; i < sim.nr_objs; i++) {
-		size_t k = sim_obj_hash(sim.objs[i].addr, cap);
+		size_t k = sim_obj_hash(sim_obj_at(i)->addr, cap);
 
 		while (h[k] >= 0)
 			k = (k + 1) & (cap - 1);
@@ -729,36 +731,37 @@ struct sim_obj *sim_obj_of(const void *addr, int kind)
 	if (sim.obj_hcap) {
 		k = sim_obj_hash(addr, sim.obj_hcap);
 		while (sim.obj_hash[k] >= 0) {
-			if (sim.objs[sim.obj_hash[k]].addr == addr)
-				return &sim.objs[sim.obj_hash[k]];
+			if (sim_obj_at(sim.obj_hash[k])->addr == addr)
+				return sim_obj_at(sim.obj_hash[k]);
 			k = (k + 1) & (sim.obj_hcap - 1);
 		}
 	}
 	if (kind < 0)
 		return NULL;
-	if (sim.nr_objs == sim.objs_cap) {
-		int cap = sim.objs_cap ? 2 * sim.objs_cap : 64;
-		struct sim_obj *n = realloc(sim.objs, sizeof(*n) * cap);
+	if (sim.nr_objs == sim.nr_chunks * SIM_OBJ_CHUNK) {
+		struct sim_obj **n = realloc(sim.obj_chunks, sizeof(*n) * (sim.nr_chunks + 1));
 
 		if (!n)
 			abort();	/* the model cannot go on without its locks */
-		sim.objs = n;
-		sim.objs_cap = cap;
+		sim.obj_chunks = n;
+		if (!(n[sim.nr_chunks] = malloc(sizeof(**n) * SIM_OBJ_CHUNK)))
+			abort();
+		sim.nr_chunks++;
 	}
 	if (sim.cal)
 		sim_line_of((uintptr_t)addr)->sync = 1;	/* its line keeps strict order (sim.c's quiet hits) */
-	sim.objs[sim.nr_objs] = (struct sim_obj){ .addr = addr, .kind = kind, .holder = -1, .handoff = -1, .w_head = -1,
+	*sim_obj_at(sim.nr_objs) = (struct sim_obj){ .addr = addr, .kind = kind, .holder = -1, .handoff = -1, .w_head = -1,
 						  .w_tail = -1, .region = proj_rt_region_of((uintptr_t)addr) };
 	sim.nr_objs++;
 	if ((size_t)sim.nr_objs * 2 > sim.obj_hcap && sim_obj_rehash(sim.obj_hcap ? 2 * sim.obj_hcap : 128))
 		abort();
-	if (!sim.obj_hcap || sim.objs[sim.nr_objs - 1].addr != addr)
+	if (!sim.obj_hcap || sim_obj_at(sim.nr_objs - 1)->addr != addr)
 		abort();
 	k = sim_obj_hash(addr, sim.obj_hcap);
 	while (sim.obj_hash[k] >= 0 && sim.obj_hash[k] != sim.nr_objs - 1)
 		k = (k + 1) & (sim.obj_hcap - 1);
 	sim.obj_hash[k] = sim.nr_objs - 1;
-	return &sim.objs[sim.nr_objs - 1];
+	return sim_obj_at(sim.nr_objs - 1);
 }
 
 static void sim_obj_unqueue(struct sim_obj *o, int i)

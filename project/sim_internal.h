@@ -122,6 +122,8 @@ struct sim_thread {
 	double stall_hold;	/* the owner's hold it last stalled behind (a burst, sim.c) */
 	int op_strict;		/* this operation made an access that took its turn (not a quiet hit) */
 	int nopreempt;		/* > 0: in what the kernel runs with preemption off (ctr_preempt_disable) */
+	int kernel_op;		/* in an operation run as kernel code on a PREEMPT_NONE kernel (preempt_none):
+				 * no slice end, but it may still sleep (a mutex, a semaphore) */
 	double park_until;	/* a pause parks it at most until then (a bounded spin), else +inf */
 	const void *flag_wait;	/* a flag it found taken, and since when: a contended acquisition */
 	double flag_since;
@@ -155,9 +157,16 @@ struct sim_state_all {
 	long dram_evicted;		/* dropped by an L3 too: the next access goes to DRAM */
 	struct proj_capacity capacity;	/* the sizes, and where they came from */
 	/* the synchronisation objects (sched.c) */
-	struct sim_obj *objs;
-	int nr_objs, objs_cap;
-	int *obj_hash;			/* open addressing over objs, -1 empty */
+	/*
+	 * In chunks that never move (sim_obj_at): a caller keeps its object's
+	 * pointer across accesses, during which other threads make objects
+	 * (a queued waiter's node, a flag first taken); one array grown by
+	 * realloc left that pointer dangling (a lock's holder written to freed
+	 * memory: "every virtual thread is blocked").
+	 */
+	struct sim_obj **obj_chunks;
+	int nr_objs, nr_chunks;
+	int *obj_hash;			/* open addressing over the objects' indexes, -1 empty */
 	size_t obj_hcap;
 	/* the threads (sched.c) */
 	struct sim_thread *th;		/* [nr_th]: workers first, then threads the code started */
@@ -185,10 +194,24 @@ struct sim_state_all {
 
 extern struct sim_state_all sim;
 
+#define SIM_OBJ_CHUNK 256	/* objects per chunk */
+
+/* Object i (0 <= i < sim.nr_objs). */
+static inline struct sim_obj *sim_obj_at(int i)
+{
+	return &sim.obj_chunks[i / SIM_OBJ_CHUNK][i % SIM_OBJ_CHUNK];
+}
+
+/* Whether a slice end may take t's PU now: not with preemption off, nor inside a PREEMPT_NONE kernel's operation. */
+static inline int sim_preemptible(const struct sim_thread *t)
+{
+	return !t->nopreempt && !t->kernel_op;
+}
+
 /* Whether thread t has run its slice on PU u with others queued there (and may be preempted). */
 static inline int sim_slice_over(const struct sim_thread *t, const struct sim_pu *u, double slice_ns)
 {
-	return u->qlen && !t->nopreempt && t->now - t->slice0 >= slice_ns;
+	return u->qlen && sim_preemptible(t) && t->now - t->slice0 >= slice_ns;
 }
 
 /* sim.c */

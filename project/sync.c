@@ -305,7 +305,7 @@ void sim_lock_table(struct proj_result *res)
 	if (!all)
 		return;
 	for (int i = 0; i < sim.nr_objs; i++) {
-		const struct sim_obj *o = &sim.objs[i];
+		const struct sim_obj *o = sim_obj_at(i);
 		char role[48];
 		int k;
 

@@ -37,8 +37,8 @@ BADVAL="--against: each line projects its own configurations: --seed does not ap
 	bad project --against tests/data/compare_a.jsonl --topology "$T" --seed 3
 
 "$B" project --help >"$tmp/out" 2>"$tmp/err"
-named() { for o in --slots --nr-stats --seed --no-jitter --slice-ms; do grep -q -- "^  $o " "$tmp/out" || return 1; done; }
-check "--help names --slots, --nr-stats, --seed, --no-jitter and --slice-ms" named
+named() { for o in --slots --nr-stats --seed --no-jitter --slice-ms --preempt; do grep -q -- "^  $o " "$tmp/out" || return 1; done; }
+check "--help names --slots, --nr-stats, --seed, --no-jitter, --slice-ms and --preempt" named
 
 # The settings reach the header and the JSON line: defaults, then each given.
 timeout 120 "$B" "${R[@]}" --readers 2 >"$tmp/out" 2>"$tmp/err"
@@ -51,7 +51,7 @@ timeout 120 "$B" "${R[@]}" --readers 2 --slots 12 --nr-stats 5 --seed 7 --no-jit
 check "json: slots, nr_stats, seed, jitter and slice_ms as given" python3 -c '
 import json, sys
 l = json.loads(open(sys.argv[1]).read())
-want = {"slots": 12, "nr_stats": 5, "seed": 7, "jitter": 0, "slice_ms": 2.5, "virtual_threads_per_pu": 1.0}
+want = {"slots": 12, "nr_stats": 5, "seed": 7, "jitter": 0, "slice_ms": 2.5, "preempt": "full", "virtual_threads_per_pu": 1.0}
 assert {k: l[k] for k in want} == want, l' "$tmp/json"
 timeout 120 "$B" "${R[@]}" --readers 2 --no-jitter >"$tmp/out" 2>"$tmp/err"
 check "header: --no-jitter said" grep -q "^# readers. pauses: each exactly --read-interval-us (--no-jitter)$" "$tmp/out"
@@ -60,7 +60,7 @@ check "header: --no-jitter said" grep -q "^# readers. pauses: each exactly --rea
 timeout 120 "$B" "${R[@]}" --readers 14 --slice-ms 1.5 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "16 threads on 4 PUs: projected, the header says they are time-shared and the slice" eval \
-	'[ $rc -eq 0 ] && grep -q "^# 16 virtual threads on 4 PUs: the scheduler time-shares them (slice 1.5 ms)$" "$tmp/out" &&
+	'[ $rc -eq 0 ] && grep -q "^# 16 virtual threads on 4 PUs: the scheduler time-shares them (slice 1.5 ms, ending at any access)$" "$tmp/out" &&
 	 grep -q "^# slots 16 (one per thread: more threads than the topology" "$tmp/out" &&
 	 grep -q "^percpu_hier " "$tmp/out" && [ ! -s "$tmp/err" ]'
 timeout 120 "$B" "${R[@]}" --readers 14 --format json >"$tmp/json" 2>"$tmp/err"
@@ -72,7 +72,25 @@ assert (l["virtual_threads_per_pu"], l["slots"], l["slice_ms"]) == (4.0, 16, 3.0
 timeout 120 "$B" project --algo atomic_tree --shape chain:1 --threads 5 --topology "$T" --ops 50 \
 	--placement list:0,1 >"$tmp/out" 2>"$tmp/err"
 check "list:0,1 with 5 threads: 5 virtual threads on 2 PUs" \
-	grep -q "^# 5 virtual threads on 2 PUs: the scheduler time-shares them (slice 3 ms)$" "$tmp/out"
+	grep -q "^# 5 virtual threads on 2 PUs: the scheduler time-shares them (slice 3 ms, ending at any access)$" "$tmp/out"
+
+# --preempt none: a slice ends only between operations.  9 threads on one PU with a 1 us slice: under
+# full a read is preempted inside and waits for the others' slices; under none no read waits for
+# another's (the slowest within 2x of the median), and the header and the line say which.
+P1=(project --algo rstat_force --workload readers --readers 8 --shape chain:4 --threads 1
+	--topology "pack:1 l3:1 core:1 pu:1" --ops 20 --reads 10 --slice-ms 0.001)
+timeout 120 "$B" "${P1[@]}" --format json >"$tmp/full.json" 2>"$tmp/err" &&
+	timeout 120 "$B" "${P1[@]}" --preempt none --format json >"$tmp/none.json" 2>>"$tmp/err"
+check "--preempt none: no read preempted inside (max <= 2 x p50), full: reads wait for others' slices" python3 -c '
+import json, sys
+f, n = (json.loads(open(x).read()) for x in sys.argv[1:3])
+assert (f["preempt"], n["preempt"]) == ("full", "none"), (f["preempt"], n["preempt"])
+assert 0 < n["read_ns_p50"] <= n["read_ns_p99"] <= n["read_ns_max"] <= 2 * n["read_ns_p50"], n
+assert f["read_ns_max"] > 4 * n["read_ns_max"], (f["read_ns_max"], n["read_ns_max"])' "$tmp/full.json" "$tmp/none.json"
+timeout 120 "$B" "${P1[@]}" --preempt none >"$tmp/out" 2>"$tmp/err"
+check "--preempt none: the header says the slice ends only between operations" \
+	grep -q "^# 9 virtual threads on 1 PUs: the scheduler time-shares them (slice 0.001 ms, ending only between operations: --preempt none)$" "$tmp/out"
+BADVAL="bad value 'sometimes' for --preempt (full or none)" bad "${P1[@]}" --preempt sometimes
 
 # shared_atomic and empty are in ctrbench list: the CLI hands the model the patterns their tables
 # name (proj_config.raw: one RMW on one shared word per op; no access).  Refused ("unknown

@@ -110,6 +110,7 @@ void scn_proj_kernel_note(const char *const *algos, int n)
 
 	if (*scn_proj_takers(algos, n, SCN_PROJ_KERNEL, names, sizeof(names)))
 		printf("# the kernel's flush: %s for %s (%s)\n", SCN_PROJ_KERNEL, names, SCN_PROJ_KERNEL_WHY);
+	printf("# the kernel's scheduling: %s\n", SCN_PROJ_PREEMPT_WHY);
 	if (*scn_proj_takers(algos, n, SCN_PROJ_LOCK, names, sizeof(names)))
 		printf("# the kernel's flush lock: %s for %s where the row names no lockkind (%s)\n", SCN_PROJ_LOCK,
 		       names, SCN_PROJ_LOCK_WHY);
@@ -134,7 +135,8 @@ static void scn_project_json(const struct scn_proj *p, const struct scn_proj_cfg
 		.algo = c->algo, .workload = bench_workload_name(pc->workload), .shape = c->shape,
 		.placement = c->placement ? c->placement : "compact", .threads = pc->threads, .readers = pc->readers,
 		.topo = p->topo, .cal = p->cal, .slots = pc->slots, .nr_stats = pc->nr_stats, .seed = (long)pc->seed,
-		.jitter = pc->jitter, .slice_ms = pc->slice_ns / 1e6, .nr_pus_used = pus_used,
+		.jitter = pc->jitter, .slice_ms = pc->slice_ns / 1e6, .preempt_none = pc->preempt_none,
+		.nr_pus_used = pus_used,
 	};
 	json_t *cell = json_pack("{s:s,s:s,s:s,s:s}", "scenario", p->s->name, "row", c->row ? c->row : "",
 				 "column", c->column ? c->column : "", "options", pc->options ? pc->options : "");
@@ -232,6 +234,7 @@ int scn_project_run(const struct scn_proj *p, const struct scn_proj_cfg *c, stru
 	pc.jitter = 1;
 	pc.nr_stats = SCN_MEMCG_NR_STATS;
 	pc.slice_ns = BENCH_PROJ_SLICE_MS * 1e6;
+	pc.preempt_none = SCN_PROJ_PREEMPT_NONE;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = proj_run(&pc, res, err, errlen);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -59,15 +59,18 @@
  * 0.29 and 2.35 ms with prune=flush; posted 0.57 and 4.21 ms).  The
  * membarrier prune=flush pays after an unlinking flush has no virtual cost
  * in the model, as the kernel, which links under per-CPU locks, pays none.
+ * cpulock=always: the kernel's flush takes every possible CPU's lock, its
+ * node linked there or not (ctrbench's default skips a clean CPU), so a
+ * flush of a clean subtree on 384 CPUs still moves 384 lock lines.
  * Added to a projected configuration's options where the algorithm takes
  * them (ctr_options_check, as SCN_RSTAT_UPDATE); the projected header says
  * so when it applies.  The measured runs keep the algorithm's defaults: they
  * run on this machine, not the seed's.
  */
-#define SCN_PROJ_KERNEL "lockbreak=off,prune=flush"
+#define SCN_PROJ_KERNEL "lockbreak=off,prune=flush,cpulock=always"
 #define SCN_PROJ_KERNEL_WHY "a non-preemptible production kernel (spin_needbreak() false without" \
 	" CONFIG_PREEMPTION: the flush holds its lock throughout) whose flush pops what it folded" \
-	" off the updated lists (cgroup_rstat_updated_list())"
+	" off the updated lists (cgroup_rstat_updated_list()), taking every possible CPU's lock"
 /*
  * The kernel's flush lock, cgroup_rstat_lock, is a spinlock_t: on x86 a
  * queued spinlock (kernel/locking/qspinlock.c), FIFO, each waiter past the
@@ -83,6 +86,18 @@
  * way), which a queued lock does not.
  */
 #define SCN_PROJ_LOCK "lockkind=qspin"
+/*
+ * The same non-preemptible kernel for every projected operation: an update,
+ * a charge or a read is a kernel path (a fault, a syscall) that no slice end
+ * interrupts; the scheduler switches between operations and where one
+ * sleeps (a mutex, a semaphore).  Why: with 10,000 readers on 384 CPUs a
+ * read whose slice ran out while it spun for the flush lock was preempted
+ * right after the release, and sat behind 25 others for 0.3 s before it
+ * finished (seed 004's storm: a 333 ms mean read, against 5-10 ms posted).
+ */
+#define SCN_PROJ_PREEMPT_NONE 1
+#define SCN_PROJ_PREEMPT_WHY "--preempt none, an operation never preempted, a slice ends only between" \
+	" them (a PREEMPT_NONE kernel, as lockbreak=off); a wait may still sleep"
 #define SCN_PROJ_LOCK_WHY "the kernel's cgroup_rstat_lock is a spinlock_t, a queued spinlock on x86:" \
 	" FIFO, a waiter's own node to spin on, preemption off while waiting"
 

@@ -340,16 +340,17 @@ static void scn_read_storm_project(const struct scn_proj *p)
 	       "# no other load but %d updater on a leaf (35 us of work), %s; projected\n", readers,
 	       readers > pus ? "more than" : "within", SCN_STORM_SEED_SHAPE, SCN_STORM_SEED_NODES,
 	       SCN_STORM_INTERVAL_US / 1000, SCN_STORM_SEED_UPDATERS, scn_designs[0].algo);
-	printf("# lone read: one reader of the root every %d ms on the same definition; read ns: mean, max (the model's\n"
-	       "# result has no p99); storm/lone: the storm's mean over the lone read\n", SCN_STORM_LONE_INTERVAL_US / 1000);
+	printf("# lone read: one reader of the root every %d ms on the same definition; read ns (serial): the storm's\n"
+	       "# mean, median, 99th percentile and slowest; storm/lone: the storm's median over the lone read's\n",
+	       SCN_STORM_LONE_INTERVAL_US / 1000);
 	scn_proj_kernel_note(algo, 1);
-	printf("%-10s %14s %14s %14s %11s %26s %16s\n", "read side", "storm mean ns", "storm max ns", "lone read ns",
-	       "storm/lone", "posted storm", "posted lone");
+	printf("%-10s %12s %12s %12s %12s %12s %10s %26s %16s\n", "read side", "storm mean", "storm p50", "storm p99",
+	       "storm max", "lone read", "storm/lone", "posted storm", "posted lone");
 	for (int k = 0; k < 2; k++) {
 		const struct bench_seed_fig *g = bench_seed_find(p->seeds, "read_storm", rows[k], "read_latency_common");
 		struct proj_result r, lone;
 		char posted[64], plone[64], err[512], rerr[512];
-		double mean, lmean;
+		double mean, lone_p50;
 		int refused, lrefused;
 
 		snprintf(posted, sizeof(posted), "%s %s%s", g ? g->value : "-", g ? g->unit : "", tail[k]);
@@ -360,15 +361,16 @@ static void scn_read_storm_project(const struct scn_proj *p)
 		 */
 		lrefused = scn_storm_proj_one(p, strat[k], 1, 0, SCN_STORM_LONE_INTERVAL_US, "lone read", &lone, err,
 					      sizeof(err));
-		lmean = !lrefused && lone.reads ? lone.rns_serial / (double)lone.reads : NAN;
+		lone_p50 = !lrefused && lone.reads ? lone.rns_p50 : NAN;
 		refused = scn_storm_proj_one(p, strat[k], readers, SCN_STORM_READ_NODE,
 					     SCN_STORM_INTERVAL_US, "storm", &r, rerr, sizeof(rerr));
 		if (refused) {
-			printf("%-10s %14s %14s %14.0f %11s %26s %16s\n", strat[k], "-", "-", lmean, "-", posted, plone);
+			printf("%-10s %12s %12s %12s %12s %12.0f %10s %26s %16s\n", strat[k], "-", "-", "-", "-", lone_p50, "-",
+			       posted, plone);
 		} else {
 			mean = r.reads ? r.rns_serial / (double)r.reads : NAN;
-			printf("%-10s %14.0f %14.0f %14.0f %11.1f %26s %16s\n", strat[k], mean, r.rns_max, lmean,
-			       mean / lmean, posted, plone);
+			printf("%-10s %12.0f %12.0f %12.0f %12.0f %12.0f %10.1f %26s %16s\n", strat[k], mean, r.rns_p50,
+			       r.rns_p99, r.rns_max, lone_p50, r.rns_p50 / lone_p50, posted, plone);
 		}
 		if (lrefused)
 			printf("#   read=%s lone read not projected: %s\n", strat[k], err);

@@ -136,7 +136,7 @@ static void test_bad_params(void **state)
 }
 
 /*
- * rstat's options=read=..., lockkind=..., prune=... and lockbreak=...: the
+ * rstat's options=read=..., lockkind=..., prune=..., lockbreak=... and cpulock=...: the
  * values are taken, anything else is EINVAL.
  */
 static void test_rstat_read_option(void **state)
@@ -152,13 +152,16 @@ static void test_rstat_read_option(void **state)
 					    "threshold=global,update=memcg,lockkind=mutex", "prune=period",
 					    "prune=flush", "prune=flush,fence=update", "fence=none,prune=flush",
 					    "lockbreak=on", "lockbreak=off",
-					    "lockbreak=off,prune=flush,lockkind=qspin,read=batch" };
+					    "lockbreak=off,prune=flush,lockkind=qspin,read=batch",
+					    "cpulock=linked", "cpulock=always",
+					    "cpulock=always,prune=flush,lockbreak=off,fence=update" };
 	static const char *const bad[] = { "read=sometimes", "read=", "read=BATCH", "read=batch,read=x",
 					   "read=spin,fence=sometimes", "read", "lockkind=ticket",
 					   "lockkind=", "lockkind=spin,lockkind=mutex", "update=sometimes",
 					   "threshold=percpu", "update=", "prune=sometimes", "prune=",
 					   "prune=FLUSH", "prune=flush,prune=period", "lockbreak=maybe",
-					   "lockbreak=", "lockbreak=1", "lockbreak=on,lockbreak=off" };
+					   "lockbreak=", "lockbreak=1", "lockbreak=on,lockbreak=off", "cpulock=",
+					   "cpulock=sometimes", "cpulock=always,cpulock=linked" };
 
 	(void)state;
 	for (size_t k = 0; k < sizeof(rstat) / sizeof(rstat[0]); k++) {
@@ -213,6 +216,7 @@ static void test_options_check(void **state)
 		{ "prune=flush,lockbreak=off", 0, "" },
 		{ "prune=often", -EINVAL, "'often' is not a value rstat_force takes for prune" },
 		{ "lockbreak=yes", -EINVAL, "'yes' is not a value rstat_force takes for lockbreak" },
+		{ "cpulock=never", -EINVAL, "'never' is not a value rstat_force takes for cpulock" },
 	};
 	const struct ctr_algo *a = ctr_algo_find("rstat_force");
 	char err[256];
