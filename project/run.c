@@ -432,7 +432,6 @@ static int sim_run_budgeted(const struct proj_config *cfg, int nthr, int slots, 
 	return ret;
 }
 
-/* What the model counted, into res. */
 static int sim_cmp_double(const void *a, const void *b)
 {
 	const double x = *(const double *)a, y = *(const double *)b;
@@ -448,6 +447,7 @@ static double sim_quantile(const double *v, long n, double q)
 	return v[(k < 1 ? 1 : k > n ? n : k) - 1];
 }
 
+/* What the model counted, into res. */
 static void sim_collect(struct proj_result *res)
 {
 	if (run.nr_rd && !run.rd_nomem) {

@@ -83,9 +83,11 @@ assert 0 < pause < 1000, pause
 assert abs(float(cal.group(1)) - max(burst, 1)) < 0.05 and float(cal.group(2)) == wake and abs(float(cal.group(3)) - pause) < 0.05, cal.groups()
 PY
 # The transfer the calibration uses (validation 2's calibration line, in the old code's words too)
-# against c2c's: 0.67-1.5x.  The old probe's figure was about half c2c's.
-check "validate: the transfer probe's one-way figure within 0.67-1.5x of c2c's for the same pair" python3 - \
-	"$tmp/out" "$before" "$after" <<'PY'
+# against c2c's: 0.67-1.5x.  The old probe's figure was about half c2c's, every time.  Both are
+# measurements on a shared host: one comparison in four fell to 0.51-0.64 on this 2-vCPU Intel
+# guest (a probe of 37-40 ns against c2c's 58-74), so up to three tries, each its own probe and
+# c2c pair; the old probe's halving fails all three.
+cat >"$tmp/ratio.py" <<'PY'
 import re, sys
 t = open(sys.argv[1]).read()
 m = re.search(r"^# calibration: this machine: .*ping-pong PU (\d+) <-> PU (\d+) \(class \w+\) ([0-9.]+) ns one way", t, re.M)
@@ -95,6 +97,17 @@ ratios = [ow / float(c) for c in sys.argv[2:4] if c]
 print("# probe %.1f ns, c2c before %s, after %s: ratios %s" % (ow, sys.argv[2], sys.argv[3], ratios), file=sys.stderr)
 assert any(0.67 <= r <= 1.5 for r in ratios), ratios
 PY
+transfer_ok() {
+	python3 "$tmp/ratio.py" "$tmp/out" "$before" "$after" && return 0
+	for _ in 1 2; do
+		before=$(c2c_one_way ${pair:-0 1})
+		timeout 120 "$B" project --validate >"$tmp/again" 2>/dev/null || return 1
+		after=$(c2c_one_way ${pair:-0 1})
+		python3 "$tmp/ratio.py" "$tmp/again" "$before" "$after" && return 0
+	done
+	return 1
+}
+check "validate: the transfer probe's one-way figure within 0.67-1.5x of c2c's for the same pair (3 tries)" transfer_ok
 # Without the privilege for SCHED_FIFO (no CAP_SYS_NICE, RLIMIT_RTPRIO 0) each probe runs
 # SCHED_OTHER and says so, in its line and in the source of the figure it sets.
 drop=()
