@@ -217,36 +217,40 @@ static int pj_flag(double ratio)
 
 /*
  * This core's hit costs, measured by private loops (not the algorithms'
- * code): independent loads and stores to private lines, and a locked add to
- * a private word; the least of 5 batches, ns per access.
+ * code), ns per access, the least of the batches (1-2 ms each here).
+ * Hits: a walk's levels, as the model counts them: an offset loaded, then
+ * the word at it loaded and stored (an add to memory), 8 words of private
+ * lines, independent of each other.  (The loop before summed 8 loads into one register: a chain of
+ * adds, one a cycle, which is what it timed: 0.25-0.42 ns an access here,
+ * where percpu_hier's chain:8 update, 24 such accesses, measured 3.3-5.0 ns
+ * in the same runs.)  RMW: a locked add to a private word.
  */
-static void pj_hit_ns(double *hit, double *rmw)
+static void pj_hit_ns(double *hit, double *rmw, int batches)
 {
 	static _Atomic long mine[8] __attribute__((aligned(64)));
-	/* unsigned: the sum is fed back into r[0] and wraps over the rounds (defined, unlike long's) */
-	static volatile unsigned long w[8] __attribute__((aligned(64))), r[8] __attribute__((aligned(64)));
+	/* 8 words a line apart; the offsets behind a volatile pointer, loaded every time as a walk's */
+	static volatile unsigned long w[8 * 8] __attribute__((aligned(64)));
+	static const int off[8] = { 0, 8, 16, 24, 32, 40, 48, 56 };
+	const int *volatile offp = off;
 	const long iters = 200000;
 
 	*hit = *rmw = -1;
-	for (int k = 0; k < 5; k++) {
+	for (int k = 0; k < batches; k++) {
 		struct timespec t0, t1, t2;
 		double a, b;
 
-		unsigned long sum = 0;
-
-		/* independent hits, as a walk's are: loads of 8 words, stores to 8 others (no forwarding chain) */
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		for (long i = 0; i < iters; i++)
-			for (int j = 0; j < 8; j++) {
-				sum += r[j];
-				w[j] = (unsigned long)i;
-			}
+		for (long i = 0; i < iters; i++) {
+			const volatile int *o = offp;
+
+			for (int j = 0; j < 8; j++)
+				w[o[j]] += 1;
+		}
 		clock_gettime(CLOCK_MONOTONIC, &t1);
-		r[0] = sum + w[7];
 		for (long i = 0; i < iters; i++)
 			atomic_fetch_add_explicit(&mine[i & 7], 1, memory_order_relaxed);
 		clock_gettime(CLOCK_MONOTONIC, &t2);
-		a = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (iters * 16.0);
+		a = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (iters * 24.0);
 		b = ((double)(t2.tv_sec - t1.tv_sec) * 1e9 + (double)(t2.tv_nsec - t1.tv_nsec)) / (double)iters;
 		if (*hit < 0 || a < *hit)
 			*hit = a;
@@ -302,45 +306,81 @@ struct pj_here {
 	struct proj_calib cal;		/* the given calibration, with what was measured here in place */
 	int pus[2], have_pus;		/* the compact pair the probes ran on */
 	double hand;			/* handovers per add of one shared atomic here (-1: not measured) */
+	int spot;			/* cal's hits or transfer measured here: each row measures them again */
 	int flagged;			/* rows outside 0.5-2x */
 };
+
+/* This machine's hit costs into cal (pj_hit_ns, the least of batches); 0, or -1 if the loops measured nothing. */
+static int pj_here_hits(struct proj_calib *cal, int batches)
+{
+	double hit, rmw;
+
+	pj_hit_ns(&hit, &rmw, batches);
+	if (hit <= 0 || rmw <= 0)
+		return -1;
+	cal->hit_ns = hit;
+	cal->hit_rmw_ns = rmw;
+	return 0;
+}
+
+/* The model's class (enum proj_class) of the compact pair's transfer. */
+static int pj_here_class(const struct pj_here *h)
+{
+	const int c = topo_class_of(h->cfg.topo, h->pus[0], h->pus[1]);
+
+	return c == TOPO_CLASS_SMT ? PROJ_C_SMT : c == TOPO_CLASS_CCX ? PROJ_C_CCX :
+	       c == TOPO_CLASS_REMOTE ? PROJ_C_SOCKET : PROJ_C_XCCX;
+}
+
+/*
+ * The one-way transfer between the compact pair, timed over the ping-pong's
+ * hops alone (calprobe.c), into cal as its class's figure: ns, or <= 0 (cal
+ * untouched).  *cls: the pair's class (topo's).
+ */
+static double pj_here_transfer(struct pj_here *h, struct proj_calib *cal, struct calprobe_how *how, int *cls)
+{
+	const int pc = pj_here_class(h);
+	const double ow = calprobe_one_way_ns(h->cfg.topo, h->pus[0], h->pus[1], how);
+
+	*cls = topo_class_of(h->cfg.topo, h->pus[0], h->pus[1]);
+	if (ow > 0) {
+		cal->ns[pc] = ow;
+		if (pc == PROJ_C_XCCX)
+			cal->ns[PROJ_C_XCCX_RH] = ow;
+	}
+	return ow;
+}
 
 /*
  * With the default calibration, this machine's own figures in its place:
  * its hit costs, and the one-way transfer between the two compact PUs (its
- * class's figure), timed over the ping-pong's hops alone (calprobe.c).
+ * class's figure).  h->spot says they were measured here, so that each row
+ * measures them again around its run (pj_here_row).
  */
 static void pj_here_calibrate(struct pj_here *h)
 {
 	struct proj_calib *cal = &h->cal;
-	double hit, rmw;
 
-	pj_hit_ns(&hit, &rmw);
-	if (hit > 0 && rmw > 0) {
-		cal->hit_ns = hit;
-		cal->hit_rmw_ns = rmw;
+	if (!pj_here_hits(cal, 5)) {
+		h->spot = 1;
 		snprintf(cal->source, sizeof(cal->source),
 			 "this machine: hits %.2f ns, RMW hit %.2f ns, measured now by private loops (least of 5)",
-			 hit, rmw);
+			 cal->hit_ns, cal->hit_rmw_ns);
 		snprintf(cal->name, sizeof(cal->name), "this machine's loops");
 	}
 	if (h->have_pus) {
 		struct calprobe_how how;
-		double ow = calprobe_one_way_ns(h->cfg.topo, h->pus[0], h->pus[1], &how);
-		int c = topo_class_of(h->cfg.topo, h->pus[0], h->pus[1]);
-		int pc = c == TOPO_CLASS_SMT ? PROJ_C_SMT : c == TOPO_CLASS_CCX ? PROJ_C_CCX :
-			 c == TOPO_CLASS_REMOTE ? PROJ_C_SOCKET : PROJ_C_XCCX;
+		int c;
+		double ow = pj_here_transfer(h, cal, &how, &c);
 
 		printf("# probe transfer: PU %d <-> PU %d (class %s): %.1f ns one way, a load/store ping-pong timed over "
 		       "its hops alone (%s)\n", h->pus[0], h->pus[1], topo_class_name(c), ow, how.why);
 		if (ow > 0) {
-			cal->ns[pc] = ow;
-			if (pc == PROJ_C_XCCX)
-				cal->ns[PROJ_C_XCCX_RH] = ow;
+			h->spot = 1;
 			snprintf(cal->source, sizeof(cal->source),
 				 "this machine: load/store ping-pong PU %d <-> PU %d (class %s) %.1f ns one way (median, "
-				 "%.60s); hits %.2f ns, RMW hit %.2f ns by private loops (least of 5); all measured now", h->pus[0], h->pus[1], topo_class_name(c), ow, how.why,
-				 cal->hit_ns, cal->hit_rmw_ns);
+				 "%.60s); hits %.2f ns, RMW hit %.2f ns by private loops (least of 5); all measured now",
+				 h->pus[0], h->pus[1], topo_class_name(c), ow, how.why, cal->hit_ns, cal->hit_rmw_ns);
 			snprintf(cal->name, sizeof(cal->name), "this machine's ping-pong and loops");
 		}
 	}
@@ -392,30 +432,81 @@ static void pj_here_contention(struct pj_here *h)
 	}
 }
 
-/* Case i measured here and projected, its row printed and counted. */
+/*
+ * A row's hits measured for this many batches, 1-2 ms each: this guest's
+ * speed moves in phases of about 100 ms (the same loop in a program of its
+ * own, 400 batches in a row, took 0.21-0.30 or 0.40-0.55 ns an access, in
+ * runs of tens of batches), and the least of 60 finds the fast phase where
+ * one occurred around the run.
+ */
+#define PJ_ROW_HIT_BATCHES 60
+
+/*
+ * cal's speed figures measured again now: with the calibration measured
+ * here (h->spot) the hit costs, and for a row of threads > 1 the transfer;
+ * for such a row the burst too (measured here whatever the calibration).
+ */
+static void pj_here_speed(struct pj_here *h, int threads, struct proj_calib *cal)
+{
+	struct calprobe_how how;
+	struct calprobe_burst b;
+	int cls;
+
+	*cal = h->cal;
+	if (h->spot)
+		(void)pj_here_hits(cal, PJ_ROW_HIT_BATCHES);
+	if (threads < 2 || !h->have_pus)
+		return;
+	if (h->spot)
+		(void)pj_here_transfer(h, cal, &how, &cls);
+	if (!calprobe_burst(h->cfg.topo, h->pus[0], h->pus[1], &b, &how))
+		cal->burst = b.burst < 1 ? 1 : b.burst;
+}
+
+/*
+ * Case i measured here and projected, its row printed and counted.  The
+ * speed figures (pj_here_speed) are measured again right before the run and
+ * right after it, and the row is projected under each; the band is both
+ * projections' (each overlap..serial) together.  Why: a loaded guest's
+ * speed moves within seconds, more than any ratio this checks (the hit
+ * loop's phases above; the ping-pong's hop 50 or 245 ns within one
+ * validation, the burst with it), so figures measured once, before all the
+ * rows, priced each row at whatever speed the machine had then.
+ */
 static void pj_here_row(struct pj_here *h, size_t i)
 {
 	const struct pj_here_case *k = &pj_here_cases[i];
 	const struct bench_algo *ba = bench_algo_find(k->algo);
 	struct bench_config *cfg = &h->cfg;
+	struct proj_calib cb[2];
 	struct bench_result br;
-	struct proj_result r;
 	const char *why;
-	double lo, hi, ratio, meas;
-	char buf[64];
+	double lo = 0, hi = 0, ratio, meas;
+	const int pair = k->threads > 1 && h->have_pus;	/* a row the pair's figures apply to */
+	const int nc = h->spot || pair ? 2 : 1;
+	char buf[64], speed[80];
 
 	cfg->threads = k->threads;
 	if (bench_shape_parse(k->shape, &cfg->shape, &why))
 		die("project: %s", why);
 	bench_setup_threads(cfg);
 	memset(&br, 0, sizeof(br));
+	pj_here_speed(h, k->threads, &cb[0]);
 	if (bench_run_one(cfg, ba, &br))
 		die("project --validate: %s would not run here", k->algo);
-	bench_project_one(&(const struct bench_proj_req){ .algo = k->algo, .workload = BENCH_UPDATE,
-			  .shape = k->shape, .threads = k->threads, .topo = cfg->topo, .placement = cfg->placement,
-			  .calib = &h->cal, .ops = 20000, .warmup = 2000, .seed = BENCH_PROJ_SEED }, &r, NULL);
-	lo = r.ns_overlap / (double)r.ops;
-	hi = r.ns_serial / (double)r.ops;
+	pj_here_speed(h, k->threads, &cb[1]);
+	for (int c = 0; c < nc; c++) {
+		struct proj_result r;
+
+		bench_project_one(&(const struct bench_proj_req){ .algo = k->algo, .workload = BENCH_UPDATE,
+				  .shape = k->shape, .threads = k->threads, .topo = cfg->topo,
+				  .placement = cfg->placement, .calib = &cb[c], .ops = 20000, .warmup = 2000,
+				  .seed = BENCH_PROJ_SEED }, &r, NULL);
+		if (!c || r.ns_overlap / (double)r.ops < lo)
+			lo = r.ns_overlap / (double)r.ops;
+		if (!c || r.ns_serial / (double)r.ops > hi)
+			hi = r.ns_serial / (double)r.ops;
+	}
 	/*
 	 * The model has no OS: set against it the CPU time per op
 	 * (task-clock), which leaves out the time other jobs had the
@@ -425,13 +516,22 @@ static void pj_here_row(struct pj_here *h, size_t i)
 	/* measured against the band: inside it is ratio 1, outside the distance to its nearer end */
 	ratio = meas < lo ? meas / lo : meas > hi ? meas / hi : 1.0;
 	snprintf(buf, sizeof(buf), "%.1f..%.1f", lo, hi);
+	if (h->spot && pair)
+		snprintf(speed, sizeof(speed), "hit %.2f/%.2f hop %.0f/%.0f burst %.1f/%.1f", cb[0].hit_ns,
+			 cb[1].hit_ns, cb[0].ns[pj_here_class(h)], cb[1].ns[pj_here_class(h)], cb[0].burst, cb[1].burst);
+	else if (h->spot)
+		snprintf(speed, sizeof(speed), "hit %.2f/%.2f", cb[0].hit_ns, cb[1].hit_ns);
+	else if (pair)
+		snprintf(speed, sizeof(speed), "burst %.1f/%.1f (else the given)", cb[0].burst, cb[1].burst);
+	else
+		snprintf(speed, sizeof(speed), "(the given calibration)");
 	/*
 	 * A contended line is compared as any other: the model keeps it for
 	 * the burst this machine's probe measured (the calibration), as the
 	 * cores here do, so a 2-thread shared atomic is no exception.
 	 */
-	printf("%-12s %-8s %3d %9.1f %9.1f %24s %10.2f %s\n", k->algo, k->shape, k->threads,
-	       br.ns_per_op, meas, buf, ratio, pj_flag(ratio) ? "OUTSIDE 0.5-2x" : "");
+	printf("%-12s %-8s %3d %9.1f %9.1f %24s %10.2f  %-38s %s\n", k->algo, k->shape, k->threads,
+	       br.ns_per_op, meas, buf, ratio, speed, pj_flag(ratio) ? "OUTSIDE 0.5-2x" : "");
 	h->flagged += pj_flag(ratio);
 	bench_result_free(&br);
 	free(cfg->pus);
@@ -467,12 +567,13 @@ static int pj_validate_here(const struct proj_calib *given, int ms)
 		printf("# handovers: 2 threads adding to one shared atomic here hand its line over %.3f times per add, "
 		       "a burst of %.1f adds (measured now; the model keeps a contended line for that burst)\n",
 		       h.hand, h.cal.burst);
-	printf("%-12s %-8s %3s %9s %9s %24s %10s\n", "algo", "shape", "thr", "wall ns", "CPU ns",
-	       "projected ns overlap..serial", "meas/proj");
+	printf("%-12s %-8s %3s %9s %9s %24s %10s  %-38s\n", "algo", "shape", "thr", "wall ns", "CPU ns",
+	       "projected ns overlap..serial", "meas/proj", "speed before/after the run");
 	for (size_t i = 0; i < PJ_NR_HERE; i++)
 		if (pj_here_cases[i].threads <= cpus)
 			pj_here_row(&h, i);
-	printf("# meas/proj: measured CPU ns/op over the nearer end of the projected band (1.00: inside it); "
+	printf("# meas/proj: measured CPU ns/op over the nearer end of the projected band (1.00: inside it), the band "
+	       "the row's projections under the speed figures measured right before and right after its run; "
 	       "%d outside 0.5-2x\n", h.flagged);
 	bench_setup_release(&h.cfg);
 	return h.flagged;

@@ -59,6 +59,20 @@ check "validate: each probe prints its figure" eval \
 	 grep -qE "^# probe burst: .*: [0-9.]+ handovers per add \(median of [0-9]+ runs, [0-9.]+-[0-9.]+\), a burst of [0-9.]+ adds per handover, [0-9.]+ ns per add \(SCHED_(FIFO|OTHER)" "$tmp/out" &&
 	 grep -qE "^# probe wake-up: .*: ([0-9]+ ns from post to the woken waiter running, the median of [1-9][0-9]* wake-ups|not measured, no post found its waiter asleep .*; wake-up keeps [0-9]+ ns)" "$tmp/out" &&
 	 grep -qE "^# probe pause: [0-9.]+ ns per PAUSE" "$tmp/out"'
+# Each measured row is projected under the speed figures measured right before and right after its
+# run, printed beside it, its band spanning both projections: hits in every row, the hop and the
+# burst too in the 2-thread rows.
+check "validate: every row prints the hit costs before/after its run, 2-thread rows the hop and burst" python3 - "$tmp/out" <<'PY'
+import re, sys
+rows = [l.split() for l in open(sys.argv[1]) if re.match(r"(atomic_tree|percpu_hier|striped) +chain:", l)]
+assert len(rows) == 7, rows
+for r in rows:
+    lo, hi = map(float, r[5].split(".."))
+    assert 0 < lo <= hi, r
+    line = " ".join(r)
+    assert re.search(r" hit [0-9.]+/[0-9.]+", line), r
+    assert (int(r[2]) > 1) == bool(re.search(r" hop [0-9]+/[0-9]+ burst [0-9.]+/[0-9.]+", line)), r
+PY
 # (a wake-up the probe could not measure, every post seen before its waiter slept, keeps its default)
 check "validate: the calibration uses the probes' figures, sourced to this machine" eval \
 	'grep -E "$contention" "$tmp/out" | grep -qE "burst [0-9.]* RMWs \(this machine: handover probe, SCHED_.*wake-up [0-9]* ns \((this machine: futex wake-up probe, |assumption).*pause [0-9.]* ns \(this machine: PAUSE probe, "'
