@@ -145,11 +145,18 @@ $(BUILD)/obj/bench/seeds.o: EXTRA_DEFS = -DCTRBENCH_SEEDS_FILE='"$(abspath docs/
 # The projection's copy of libctr (docs/projection.md): the same sources compiled again with
 # GCC's TSan instrumentation, every symbol renamed proj_*, linked against project/rt.c instead of
 # libtsan.  Its own flags: -O2 as the benchmark's, whatever SAN this build is.
-PROJ_OBJ := $(patsubst counters/%.c,$(BUILD)/proj/%.o,$(LIB_SRC))
+# project/inst/ holds what the model runs of the harness's own loops (ref.c: the timed update's
+# prepared update), compiled into that copy the same way, never into the benchmark.
+PROJ_OBJ := $(patsubst counters/%.c,$(BUILD)/proj/%.o,$(LIB_SRC)) \
+	$(patsubst project/inst/%.c,$(BUILD)/proj/inst/%.o,$(wildcard project/inst/*.c))
 PROJ_LIB := $(BUILD)/proj/libctr_proj.o
+PROJ_CC = $(CC) -g -std=gnu11 -Wall -Wextra -Werror -pthread -O2 -fsanitize=thread -DCTR_PROJ -MMD -MP -c -o $@ $<
 $(BUILD)/proj/%.o: counters/%.c
 	@mkdir -p $(dir $@)
-	$(call say,CC,$@)$(CC) -g -std=gnu11 -Wall -Wextra -Werror -pthread -O2 -fsanitize=thread -DCTR_PROJ -MMD -MP -c -o $@ $<
+	$(call say,CC,$@)$(PROJ_CC)
+$(BUILD)/proj/inst/%.o: project/inst/%.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(PROJ_CC)
 $(PROJ_LIB): $(PROJ_OBJ) scripts/proj-rename.sh
 	$(call say,GEN,$@)scripts/proj-rename.sh $@ $(PROJ_OBJ)
 

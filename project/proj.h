@@ -240,4 +240,21 @@ int64_t proj_ctr_read(struct ctr_tree *t, int node, int stat);
 int64_t proj_ctr_read_exact(struct ctr_tree *t, int node, int stat);
 int proj_ctr_try_charge(struct ctr_tree *t, int cpu, int node, int64_t delta);
 
+/*
+ * The timed update loop's prepared update, instrumented (project/inst/ref.c):
+ * ctr_<name>_ref() made once into a proj_ref, then ctr_<name>_ref_add() per
+ * update, as bench/loops.c's update loop runs them.  A proj_ref lives in
+ * memory the model does not track (a virtual thread's stack), as the timed
+ * loop's ref is in registers.
+ */
+#define PROJ_REF_BYTES 192
+struct proj_ref {
+	int kind;				/* the algorithm's, set by proj_ctr_ref_make (0: none) */
+	_Alignas(16) unsigned char buf[PROJ_REF_BYTES];	/* its struct ctr_<name>_ref */
+};
+struct ctr_algo;
+/* r for (cpu, node, stat) of t, a tree of algorithm a (proj_ctr_algo_find's); 0, or -ENOENT: a has no ref. */
+int proj_ctr_ref_make(const struct ctr_algo *a, struct ctr_tree *t, int cpu, int node, int stat, struct proj_ref *r);
+void proj_ctr_ref_add(const struct proj_ref *r, int64_t delta);
+
 #endif /* PROJ_H */

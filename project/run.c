@@ -22,6 +22,7 @@ static struct {
 	const struct proj_config *cfg;
 	struct proj_result *res;
 	struct ctr_tree *t;
+	const struct ctr_algo *a;	/* t's algorithm (the instrumented copy's), NULL for a raw pattern */
 	int raw;			/* the model's own patterns: enum proj_raw, 0 for libctr code */
 	char *raw_mem;
 	double upd_xfer[PROJ_NR_CLASSES], rd_xfer[PROJ_NR_CLASSES];
@@ -136,8 +137,13 @@ static void sim_charge_op(int i, struct sim_thread *w)
 		run.res->charges_refused++;
 }
 
-/* Thread i's next operation, the workload's. */
-static void sim_op(int i, struct sim_thread *w)
+/*
+ * Thread i's next operation, the workload's.  The update workload's goes
+ * through ref, the algorithm's prepared update, made on the thread's first
+ * update (a warmup one) as bench/loops.c makes it before its timed loop:
+ * the model runs the update the benchmark times.
+ */
+static void sim_op(int i, struct sim_thread *w, struct proj_ref *ref)
 {
 	const struct proj_config *cfg = run.cfg;
 
@@ -165,7 +171,10 @@ static void sim_op(int i, struct sim_thread *w)
 		if (w->done && w->done % BENCH_SWING == 0)
 			w->dir = -w->dir;
 		proj_ctr_add(run.t, i, cfg->leaves[i % cfg->nr_leaves], 0, w->dir);
+	} else if (ref->kind || !proj_ctr_ref_make(run.a, run.t, i, cfg->leaves[i % cfg->nr_leaves], 0, ref)) {
+		proj_ctr_ref_add(ref, w->done & 1 ? -1 : 1);
 	} else {
+		/* an algorithm with no ref (every one of the list has one: ref.c) updates through its add */
 		proj_ctr_add(run.t, i, cfg->leaves[i % cfg->nr_leaves], 0, w->done & 1 ? -1 : 1);
 	}
 }
@@ -212,6 +221,8 @@ static void *sim_worker(void *arg)
 	/* readers warm up on a tenth of their reads (at least one), updaters on warmup_ops */
 	const long warm = w->reader ? (cfg->reads >= 10 ? cfg->reads / 10 : 1) : cfg->warmup_ops;
 	const long total = warm + (w->reader ? cfg->reads : cfg->ops);
+	/* on this virtual thread's stack, which the model does not track: the timed loop's ref is in registers */
+	struct proj_ref ref = { .kind = 0 };
 
 	while (!run.stop) {
 		w->steps = 0;
@@ -223,7 +234,7 @@ static void *sim_worker(void *arg)
 		w->op_serial = w->op_overlap = w->group_max = w->group_sum = w->op_wait = 0;
 		w->xfer = w->reader ? run.rd_xfer : run.upd_xfer;
 		w->kernel_op = cfg->preempt_none;
-		sim_op(i, w);
+		sim_op(i, w, &ref);
 		w->kernel_op = 0;
 		/* the loop itself costs a hit at least: a thread of empty operations still moves on in time */
 		if (w->now == w->op_t0) {
@@ -407,6 +418,15 @@ static int sim_run_budgeted(const struct proj_config *cfg, int nthr, int slots, 
 	/* every thread may be in such an operation at once (a convoy of flushers): the bound is theirs summed */
 	sim.max_steps = (1L << 24) + 256L * slots * cfg->nr_nodes * (cfg->nr_stats > 0 ? cfg->nr_stats : 1) * nthr;
 	for (int i = 0; i < nthr; i++) {
+		/*
+		 * The harness starts its workers once the tree is made: their clocks
+		 * start at the creator's, after its stores to the tree's lines.  From
+		 * 0 instead, a worker on another socket waited out a transfer the
+		 * creation had booked at its own later clock (6.6 us in atomic_tree's
+		 * first update at chain:4 on 384 PUs, its ref's first load), while
+		 * worker 0, on the creator's PU, ran 320 updates alone.
+		 */
+		sim.th[i].now = sim.main_th.now;
 		ret = sim_thread_start(i, sim_worker, (void *)(intptr_t)i);
 		if (ret < 0) {
 			snprintf(err, errlen, "projection: out of memory for %d virtual threads' stacks", nthr);
@@ -517,6 +537,7 @@ int proj_run(const struct proj_config *cfg, struct proj_result *res, char *err, 
 	run.cfg = cfg;
 	run.res = res;
 	run.raw = raw;
+	run.a = a;
 	if (!ret)
 		ret = sim_threads_new(cfg, nthr, arrays);
 	if (!ret)

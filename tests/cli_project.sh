@@ -198,6 +198,19 @@ assert sa["ops"] <= sa["model_accesses"] <= 1.2 * sa["ops"], (sa["model_accesses
 assert sum(e["transfers_per_op"].values()) == 0 and e["model_accesses"] == 0, e
 assert e["ns_per_op"]["overlap"] == e["ns_per_op"]["serial"] > 0, e["ns_per_op"]
 PY
+# The update workload runs the timed loop's prepared update (project/inst/ref.c), not add: at
+# chain:8 percpu_hier's ref makes 24 accesses an update (8 offsets loaded, 8 adds, each a load and
+# a store) where ctr_percpu_hier_add() made 31 (the slot's address formed from the tree every
+# time); the tree's creation is spread over 20000 updates and their 2000 of warmup.
+"$B" project --algo percpu_hier --shape chain:8 --threads 1 --topology "pack:1 l3:1 core:2 pu:1" --ops 20000 \
+	--format json >"$tmp/json" 2>"$tmp/err"
+check "update: the model runs the timed loop's ref, 24 accesses an update of percpu_hier at chain:8" \
+	python3 - "$tmp/json" <<'PY'
+import json, sys
+l = json.loads(open(sys.argv[1]).read())
+per = l["model_accesses"] / (l["ops"] * 1.1)
+assert 24 <= per <= 24.5, per
+PY
 
 # The benchmark build does not depend on the projection: once is enough (the plain build).
 case $B in

@@ -108,11 +108,20 @@ done
 check "the single-node cluster is up (sinfo: idle, $(( $(date +%s) - t0 )) s)" test $up -eq 1
 [ $up -eq 1 ] || { failed=1; exit 1; }
 
+# How long a --submit may follow its jobs.  A sanitizer build shares the 2 CPUs with the other
+# long tests (check-long): in one CI run of the ASan build, beside cli_scenario.sh's ASan tables,
+# one shard's two 30 ms runs took 236.6 s where the other three took 0.3-0.4 s, and the 120 s
+# follower gave up on it.
+case $B in
+*asan* | *tsan*) LIM=480 ;;
+*) LIM=120 ;;
+esac
+
 # A 4-shard plan of a small sweep, through Slurm, and waited for.
 "$B" sweep --algo empty,shared_atomic,atomic_tree,percpu_hier --threads 1,2 --shape chain:2 \
 	--duration-ms 30 --warmup-ms 10 --reps 2 --dry-run --format json >"$tmp/plan.jsonl"
 t1=$(date +%s)
-timeout 120 "$B" slurm "$tmp/plan.jsonl" --out "$tmp/fleet" --nodes-per-type 4 --submit >"$tmp/out" 2>"$tmp/err"
+timeout "$LIM" "$B" slurm "$tmp/plan.jsonl" --out "$tmp/fleet" --nodes-per-type 4 --submit >"$tmp/out" 2>"$tmp/err"
 check "slurm --submit: exit 0 ($(( $(date +%s) - t1 )) s)" test $? -eq 0
 check "it printed the sbatch line" grep -q '^sbatch --array=1-4 .*ctrbench.sbatch' "$tmp/out"
 check "it showed progress per shard" grep -qE '^ctrbench: slurm: job [0-9]+: 1/4 .* 4/4 done 2/2$' "$tmp/err"
@@ -124,10 +133,10 @@ check "each task's log is kept" test "$(ls "$tmp/fleet/logs" | wc -l)" -eq 4
 # The same, shard 1 slower; its task cancelled once its first rep is written, then resubmitted.
 "$B" sweep --algo empty,shared_atomic,atomic_tree,percpu_hier --threads 1,2 --shape chain:2 \
 	--duration-ms 150 --warmup-ms 10 --reps 6 --dry-run --format json >"$tmp/plan2.jsonl"
-timeout 120 "$B" slurm "$tmp/plan2.jsonl" --out "$tmp/kill" --nodes-per-type 4 --submit >"$tmp/out" 2>"$tmp/err" &
+timeout "$LIM" "$B" slurm "$tmp/plan2.jsonl" --out "$tmp/kill" --nodes-per-type 4 --submit >"$tmp/out" 2>"$tmp/err" &
 follower=$!
 f1=$tmp/kill/results/any/shard-1-of-4.jsonl
-for _ in $(seq 1 300); do
+for _ in $(seq 1 $((LIM * 10 / 4))); do	# a quarter of the follower's limit: 30 s, 120 s under a sanitizer
 	grep -q '"kind":"rep"' "$f1" 2>/dev/null && break
 	sleep 0.1
 done
@@ -140,7 +149,7 @@ check "the follower says shard 1 ended short (exit $rc)" \
 	sh -c "[ $rc -eq 1 ] && grep -q 'shard 1/4 ended short' '$tmp/err'"
 before=$(grep -c '"kind":"rep"' "$f1")
 check "the cancelled shard kept what it measured ($before rep lines, short of 12)" test "$before" -gt 0 -a "$before" -lt 12
-timeout 120 "$B" slurm "$tmp/plan2.jsonl" --out "$tmp/kill" --nodes-per-type 4 --submit --shard 1 >"$tmp/out" 2>"$tmp/err"
+timeout "$LIM" "$B" slurm "$tmp/plan2.jsonl" --out "$tmp/kill" --nodes-per-type 4 --submit --shard 1 >"$tmp/out" 2>"$tmp/err"
 check "resubmitted shard 1: exit 0" test $? -eq 0
 check "it ran only array task 1" grep -q '^sbatch --array=1 ' "$tmp/out"
 check "after the kill and the resubmission: every configuration once, every rep once" \
