@@ -102,6 +102,10 @@ static void pj_print_setup(const struct pj_opts *o, const struct topo *topo)
 	else if (pj_readers(o))
 		printf("# readers' pauses: each uniform in [0.5, 1.5] x --read-interval-us, seed %ld (--seed)\n",
 		       o->seed);
+	if (n >= topo_nr_pus(topo))
+		printf("# start gate: a worker on every PU, so worker 0 starts %.0f ns after the others: the harness's "
+		       "main thread opens the gate on its PU (assumption: ~2 us, two context switches and two syscalls)\n",
+		       PROJ_GATE_NS);
 	if (o->nr_pus_used < n)
 		printf("# %d virtual threads on %d PUs: the scheduler time-shares them (slice %g ms, %s)\n", n,
 		       o->nr_pus_used, o->slice_ms,

@@ -143,6 +143,13 @@ struct proj_lock_stat {
 	long acq, contended;		/* acquisitions; of them, those that waited */
 	double wait_ns, hold_ns;	/* summed over the threads */
 };
+/*
+ * The harness's main thread from its wake-up to its next sleep, when it
+ * opens the start gate on a worker's PU (run.c): two context switches and
+ * two syscalls, ~2 us, an assumption.
+ */
+#define PROJ_GATE_NS 2000.0
+
 #define PROJ_MAX_LOCK_STATS 16
 
 /* proj_config.read_node: each reader picks a leaf in turn; reader r reads node r mod nr_nodes (its own). */

@@ -29,6 +29,7 @@ static struct {
 	double win0, win1;		/* the measured window over every thread */
 	int windows;
 	int unfinished;
+	int warm_left;			/* threads still in their warm-up: none counts until every one is done */
 	int stop;			/* every thread has done its measured operations */
 	int *slot_node, *slot_l3;	/* the tree's ctr_params arrays: each slot's node and L3 */
 	int64_t *limit;			/* the tree's limits (charge workload) */
@@ -103,18 +104,25 @@ int proj_can_run(const char *algo, int raw, int workload, int readers, char *err
 	return 0;
 }
 
-/* A reader's pause between reads: uniform in [0.5, 1.5] x the interval (splitmix64 of seed, thread, read). */
-static double sim_interval(int i, long n)
+/* Uniform in [0, 1): splitmix64 of the seed, thread i and draw n. */
+static double sim_uniform(int i, long n)
 {
-	const double base = (double)run.cfg->read_interval_ns;
 	uint64_t z = run.cfg->seed + 0x9e3779b97f4a7c15ULL * ((uint64_t)i * 1000003u + (uint64_t)n + 1);
 
-	if (!run.cfg->jitter || base <= 0)
-		return base;
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	z ^= z >> 31;
-	return base * (0.5 + (double)(z >> 11) / 9007199254740992.0);
+	return (double)(z >> 11) / 9007199254740992.0;
+}
+
+/* A reader's pause between reads: uniform in [0.5, 1.5] x the interval. */
+static double sim_interval(int i, long n)
+{
+	const double base = (double)run.cfg->read_interval_ns;
+
+	if (!run.cfg->jitter || base <= 0)
+		return base;
+	return base * (0.5 + sim_uniform(i, n));
 }
 
 /* One charge as bench/loops.c's: a window of held charges, one freed after a refusal. */
@@ -220,16 +228,30 @@ static void *sim_worker(void *arg)
 	const struct proj_config *cfg = run.cfg;
 	/* readers warm up on a tenth of their reads (at least one), updaters on warmup_ops */
 	const long warm = w->reader ? (cfg->reads >= 10 ? cfg->reads / 10 : 1) : cfg->warmup_ops;
-	const long total = warm + (w->reader ? cfg->reads : cfg->ops);
+	const long want = w->reader ? cfg->reads : cfg->ops;
 	/* on this virtual thread's stack, which the model does not track: the timed loop's ref is in registers */
 	struct proj_ref ref = { .kind = 0 };
 
 	while (!run.stop) {
+		int counted;
+
 		w->steps = 0;
 		w->op_t0 = w->now;
 		w->role_done0 = sim.done_role[w->reader];
-		w->counting = w->done >= warm && w->done < total;
-		if (w->done == warm)
+		if (!w->warmed && w->done >= warm) {
+			w->warmed = 1;
+			run.warm_left--;
+		}
+		/*
+		 * The harness's window opens for every worker at once, after the
+		 * warm-up (bench/run.c): here when the last thread has done its
+		 * warm-up, and a thread done with its own runs on uncounted until
+		 * then.  Counted from its own warm-up's end instead, a thread that
+		 * started early measured its first operations alone, on lines
+		 * nobody else had touched yet.
+		 */
+		w->counting = !run.warm_left && w->measured < want;
+		if (w->counting && !w->measured)
 			w->t0 = w->now;
 		w->op_serial = w->op_overlap = w->group_max = w->group_sum = w->op_wait = 0;
 		w->xfer = w->reader ? run.rd_xfer : run.upd_xfer;
@@ -244,6 +266,8 @@ static void *sim_worker(void *arg)
 		}
 		sim_close_group(w);
 		sim_count(w);
+		counted = w->counting;
+		w->measured += counted;
 		sim.idle_steps = 0;
 		sim.done_role[w->reader]++;
 		if (w->now - w->op_t0 > sim.max_op)
@@ -265,7 +289,7 @@ static void *sim_worker(void *arg)
 		else
 			sim_yield_within(SIM_RUNAHEAD_NS);
 		w->op_strict = 0;
-		if (w->done == total) {
+		if (counted && w->measured == want) {
 			/* the measured window: the first measured operation's start to the last one's end, any thread */
 			if (!run.windows++ || w->t0 < run.win0)
 				run.win0 = w->t0;
@@ -282,10 +306,8 @@ static void *sim_worker(void *arg)
 static int sim_finished(int i)
 {
 	const struct sim_thread *w = &sim.th[i];
-	const struct proj_config *cfg = run.cfg;
-	const long warm = w->reader ? (cfg->reads >= 10 ? cfg->reads / 10 : 1) : cfg->warmup_ops;
 
-	return w->done >= warm + (w->reader ? cfg->reads : cfg->ops);
+	return w->measured >= (w->reader ? run.cfg->reads : run.cfg->ops);
 }
 
 /* The run's threads and the tree's slot arrays (freed by sim_run_free); 0 or -ENOMEM. */
@@ -414,9 +436,21 @@ static int sim_run_budgeted(const struct proj_config *cfg, int nthr, int slots, 
 {
 	int ret;
 
-	run.unfinished = nthr;
+	run.unfinished = run.warm_left = nthr;
 	/* every thread may be in such an operation at once (a convoy of flushers): the bound is theirs summed */
 	sim.max_steps = (1L << 24) + 256L * slots * cfg->nr_nodes * (cfg->nr_stats > 0 ? cfg->nr_stats : 1) * nthr;
+	/*
+	 * The harness's start gate (bench/run.c): with a worker on every PU none
+	 * is idle, so the main thread, woken from its sleep to open the gate,
+	 * takes a worker's PU (worker 0's, where it made the tree) until it
+	 * sleeps again (PROJ_GATE_NS).  Started together instead, two of
+	 * striped's slots convoyed one level apart for ever: no CAS of theirs
+	 * failed and the cells never grew (8 transfers an update on 2 PUs, where
+	 * this machine measured 13-16 ns); with worker 0 late, the other has
+	 * run alone on every level when it comes, and its first CASes fail.
+	 */
+	const int late = nthr >= sim.nr_pus ? 0 : -1;
+
 	for (int i = 0; i < nthr; i++) {
 		/*
 		 * The harness starts its workers once the tree is made: their clocks
@@ -426,7 +460,7 @@ static int sim_run_budgeted(const struct proj_config *cfg, int nthr, int slots, 
 		 * first update at chain:4 on 384 PUs, its ref's first load), while
 		 * worker 0, on the creator's PU, ran 320 updates alone.
 		 */
-		sim.th[i].now = sim.main_th.now;
+		sim.th[i].now = sim.main_th.now + (i == late ? PROJ_GATE_NS : 0);
 		ret = sim_thread_start(i, sim_worker, (void *)(intptr_t)i);
 		if (ret < 0) {
 			snprintf(err, errlen, "projection: out of memory for %d virtual threads' stacks", nthr);

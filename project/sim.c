@@ -88,6 +88,8 @@ struct sim_line *sim_line_of(uintptr_t addr)
 		l->owner = -1;
 		l->nsharers = 0;
 		l->busy = l->hold = -1;
+		l->dstart = -1;
+		l->dpu = l->dlast = -1;
 		l->burst_n = 0;
 		l->waiter = -1;
 		l->parked = -1;
@@ -283,53 +285,64 @@ static int sim_uncached_class(const struct sim_line *l, int p)
 }
 
 /*
- * A load by PU p: the class it is served from (-1: a hit; SIM_L3_HIT), the
- * line moved to S (or E from memory or an L3).
+ * The class a load by PU p is served from (-1: a hit; SIM_L3_HIT): the
+ * nearest copy, the owner's, or where an uncached line comes from.  No
+ * state changes (sim_load makes them).
  */
-static int sim_load(struct sim_line *l, int p)
+static int sim_load_class(const struct sim_line *l, int p)
 {
 	int cls = -1;
 
 	if (l->owner == p || sim_bit(l->sharers, p))
 		return -1;
+	if (l->owner >= 0)
+		return sim_class(p, l->owner, l->home);
+	if (!l->nsharers)
+		return sim_uncached_class(l, p);
+	/* the nearest copy answers */
+	for (int w = 0; w < sim.words; w++)
+		for (uint64_t b = l->sharers[w]; b; b &= b - 1) {
+			int q = w * 64 + __builtin_ctzll(b);
+			int k = sim_class(p, q, l->home);
+
+			if (cls < 0 || sim.cal->ns[k] < sim.cal->ns[cls])
+				cls = k;
+		}
+	return cls;
+}
+
+/* A load by PU p: its class (sim_load_class), the line moved to S (or E from memory or an L3). */
+static int sim_load(struct sim_line *l, int p)
+{
+	const int cls = sim_load_class(l, p);
+
+	if (cls == -1)
+		return -1;
 	if (l->owner >= 0) {
-		cls = sim_class(p, l->owner, l->home);
 		l->sharers[l->owner / 64] |= 1ull << (l->owner % 64);
 		l->sharers[p / 64] |= 1ull << (p % 64);
 		l->nsharers = 2;
 		l->owner = -1;
 	} else if (l->nsharers) {
-		/* the nearest copy answers */
-		for (int w = 0; w < sim.words; w++)
-			for (uint64_t b = l->sharers[w]; b; b &= b - 1) {
-				int q = w * 64 + __builtin_ctzll(b);
-				int k = sim_class(p, q, l->home);
-
-				if (cls < 0 || sim.cal->ns[k] < sim.cal->ns[cls])
-					cls = k;
-			}
 		l->sharers[p / 64] |= 1ull << (p % 64);
 		l->nsharers++;
 	} else {
-		cls = sim_uncached_class(l, p);
 		l->owner = p;	/* E */
 	}
 	return cls;
 }
 
 /*
- * A store or RMW by PU p: the class it waits for (-1: a hit; SIM_L3_HIT),
- * the line moved to M at p; an L3's copy is stale from now on.
+ * The class a store or RMW by PU p waits for (-1: a hit; SIM_L3_HIT):
+ * every other copy is invalidated, so the farthest bounds the wait.  No
+ * state changes (sim_store makes them).
  */
-static int sim_store(struct sim_line *l, int p)
+static int sim_store_class(const struct sim_line *l, int p)
 {
-	int far = -1, cls;
+	int far = -1;
 
-	if (l->owner == p) {
-		l->victim_pu = -1;
+	if (l->owner == p)
 		return -1;
-	}
-	/* every other copy is invalidated: the farthest bounds the wait */
 	if (l->owner >= 0)
 		far = sim_class(p, l->owner, l->home);
 	for (int w = 0; w < sim.words && l->nsharers; w++)
@@ -343,11 +356,18 @@ static int sim_store(struct sim_line *l, int p)
 			if (far < 0 || sim.cal->ns[k] > sim.cal->ns[far])
 				far = k;
 		}
+	return far >= 0 ? far : sim_uncached_class(l, p);
+}
+
+/* A store or RMW by PU p: its class (sim_store_class), the line moved to M at p; an L3's copy is stale from now on. */
+static int sim_store(struct sim_line *l, int p)
+{
+	const int cls = sim_store_class(l, p);
+
 	if (l->nsharers)
 		memset(l->sharers, 0, sizeof(uint64_t) * sim.words);
 	l->nsharers = 0;
 	l->owner = p;
-	cls = far >= 0 ? far : sim_uncached_class(l, p);
 	l->victim_pu = -1;
 	return cls;
 }
@@ -551,20 +571,57 @@ void proj_sim_access(uintptr_t addr, unsigned size, int kind)
 	}
 	t->stall_hold = -1;
 	sim.accesses += 1;
-	had = l->owner == t->pu;
-	cls = kind == PROJ_LOAD ? sim_load(l, t->pu) : sim_store(l, t->pu);
-	if (cls == -1) {
-		c = kind == PROJ_RMW ? sim.cal->hit_rmw_ns : sim.cal->hit_ns;
-		l->ref = 1;
-	} else if (cls == SIM_L3_HIT) {
-		c = sim.l3_hit_ns + (kind == PROJ_RMW ? sim.cal->hit_rmw_ns : 0);	/* no transfer: nobody else had it */
-		sim.l3_hits++;
-	} else {
+	cls = kind == PROJ_LOAD ? sim_load_class(l, t->pu) : sim_store_class(l, t->pu);
+	if (cls == -1 && kind != PROJ_LOAD && l->dpu != -1 && l->dpu != t->pu && l->dstart <= t->now &&
+	    t->now < l->busy)
+		cls = sim_class(t->pu, l->dlast, l->home);	/* on its way to another: it comes back after the last */
+	if (cls >= 0 && l->busy > t->now && t != &sim.main_th) {
+		/*
+		 * Queued behind a transfer of the line in flight: booked now, in
+		 * order, but performed when the line arrives.  Until then the
+		 * copies it will invalidate stay valid, and what their holders do
+		 * meanwhile comes first: a slot that loaded the line just before
+		 * keeps reading the value it loaded, and its CAS, requested after
+		 * this write, is booked after it and fails, as on a real core
+		 * (performed at the request, the write was seen by that load and
+		 * no CAS of striped's ever failed: two slots convoyed at 8
+		 * transfers an update, where this machine measured its cells
+		 * grown, 13-16 ns an update).  Its class is the one seen at the
+		 * request.
+		 */
+		if (l->dpu == -1) {
+			l->dstart = l->busy;
+			l->dpu = t->pu;
+		} else if (l->dlast != t->pu) {
+			cls = sim_class(t->pu, l->dlast, l->home);	/* it comes from the one queued before */
+		}
+		l->dlast = t->pu;
 		c = sim_transfer(t, l, cls);
+		t->now += c;
+		sim_maybe_yield();
+		l = sim_line_of(addr);
+		had = l->owner == t->pu;
+		(void)(kind == PROJ_LOAD ? sim_load(l, t->pu) : sim_store(l, t->pu));
+		/* arrived: the next one queued, if any, starts now */
+		l->dstart = t->now;
+		l->dpu = l->busy > t->now ? -2 : -1;
+		sim_l2_fill(l, t->pu);
+	} else {
+		had = l->owner == t->pu;
+		cls = kind == PROJ_LOAD ? sim_load(l, t->pu) : sim_store(l, t->pu);
+		if (cls == -1) {
+			c = kind == PROJ_RMW ? sim.cal->hit_rmw_ns : sim.cal->hit_ns;
+			l->ref = 1;
+		} else if (cls == SIM_L3_HIT) {
+			c = sim.l3_hit_ns + (kind == PROJ_RMW ? sim.cal->hit_rmw_ns : 0);	/* no transfer: nobody else had it */
+			sim.l3_hits++;
+		} else {
+			c = sim_transfer(t, l, cls);
+		}
+		if (cls != -1)
+			sim_l2_fill(l, t->pu);	/* l stays valid: no line is added meanwhile */
+		t->now += c;
 	}
-	if (cls != -1)
-		sim_l2_fill(l, t->pu);	/* l stays valid: no line is added meanwhile */
-	t->now += c;
 	t->op_serial += c;
 	if (kind == PROJ_RMW) {
 		/* a burst: the owner's RMWs back to back since it took the line */

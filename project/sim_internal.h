@@ -32,6 +32,10 @@ struct sim_line {
 	int nsharers;		/* PUs holding it in S */
 	int home;		/* NUMA node (logical) */
 	double busy;		/* the last booked transfer holds the line until here */
+	double dstart;		/* the first queued transfer (booked behind another, performed on arrival) starts here */
+	int dpu;		/* it goes to this PU, -2 to another than the owner, -1 none queued: from dstart
+				 * the owner has lost its right to write (sim.c) */
+	int dlast;		/* the PU of the last one queued */
 	double hold;		/* its owner's last store or RMW ended here */
 	int burst_n;		/* stores and RMWs its owner made since it took the line */
 	int waiter;		/* the first request waiting for the owner's burst (thread), -1 none: it goes next */
@@ -106,6 +110,8 @@ struct sim_thread {
 	/* the workload's (run.c) */
 	int reader;		/* a reader, not an updater */
 	long done;		/* operations done, warmup included */
+	long measured;		/* measured operations done */
+	int warmed;		/* it has done its warm-up (run.warm_left counts those that have not) */
 	int held;		/* charge: charges held */
 	int64_t dir;		/* readers workload: the swing's direction */
 	double t0;		/* when its first measured operation started */

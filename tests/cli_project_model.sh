@@ -193,9 +193,9 @@ ka() {
 # store, as --validate's known answer says.  And the total N / (ns/op) flat or falling with N (5%).
 cat >"$tmp/ka.py" <<'PY'
 import json, re, sys
-kind, files = sys.argv[1], sys.argv[2:]	# rmw, rmw+burst or store
+kind, files = sys.argv[1], sys.argv[2:]	# rmw, rmw-mix, rmw+burst or store
 classes = ["smt", "ccx", "xccx", "xccx_rh", "socket", "dram"]
-bad, tput = [], []
+bad, tput, eff = [], [], []
 for f in files:
     txt = open(f + ".txt").read()
     rc = open(f + ".rc").read().strip()
@@ -234,10 +234,18 @@ for f in files:
         elif not 0 < xs <= 1.1 / burst:
             bad.append("transfers/op %.3f, not in (0, 1/burst] (burst %g): %s" % (xs, burst, note))
     tput.append((n, n / lo * 1e3 if lo > 0 else float("inf")))
+    eff.append((n, n * busy / lo if lo > 0 else float("inf")))
+# rmw-mix: where the placement changes the transfer classes with N (scatter: at N=2 every handover
+# crosses the socket, at N=4 some stay in a package), the total per unit of the line's busy time
+# (N x busy / ns per op, at most 1) is what must not rise; the raw total may, as the classes cheapen
 for (n0, t0), (n1, t1) in zip(tput, tput[1:]):
-    if t1 > 1.05 * t0:
+    if kind != "rmw-mix" and t1 > 1.05 * t0:
         bad.append("total rises from N=%d to N=%d: %.1f to %.1f M ops/s" % (n0, n1, t0, t1))
+for (n0, e0), (n1, e1) in zip(eff, eff[1:]):
+    if e1 > 1.05 * e0:
+        bad.append("total per line-busy time rises from N=%d to N=%d: %.3f to %.3f" % (n0, n1, e0, e1))
 print("#   total M ops/s: " + ", ".join("N=%d %.1f" % p for p in tput))
+print("#   total per line-busy time (N x busy / ns per op): " + ", ".join("N=%d %.3f" % p for p in eff))
 for b in bad:
     print("#   " + b)
 sys.exit(1 if bad or not tput else 0)
@@ -274,8 +282,11 @@ for a in shared_atomic atomic_tree; do
 		mv "$tmp/ka-$a-$n.rc" "$tmp/sc-$a-$n.rc"; mv "$tmp/ka-$a-$n.err" "$tmp/sc-$a-$n.err"
 		fs+=("$tmp/sc-$a-$n")
 	done
-	check "$a chain:1 scatter on '$GENOA1', N = ${NS// /, }: ns/op >= N x the line's busy time, total ops/s flat or falling (5%)" \
-		python3 "$tmp/ka.py" rmw "${fs[@]}"
+	# the issue's known answer is the shared atomic's total; atomic_tree's update (its ref's loads
+	# around the RMW) orders the handovers otherwise, and at N=4 a quarter stay in a package
+	if [ $a = shared_atomic ]; then k=rmw w="total ops/s"; else k=rmw-mix w="total per line-busy time"; fi
+	check "$a chain:1 scatter on '$GENOA1', N = ${NS// /, }: ns/op >= N x the line's busy time, $w flat or falling (5%)" \
+		python3 "$tmp/ka.py" $k "${fs[@]}"
 done
 
 # ---- 5. the issue's two commands that hung on the default lockkind=spin ----
