@@ -540,6 +540,45 @@ static inline int sim_quiet_hit(const struct sim_thread *t, const struct sim_lin
 	return !sim.hn || sim.heap[0].key >= t->now - SIM_RUNAHEAD_NS;
 }
 
+/*
+ * Queued behind a transfer of the line in flight: booked now, in order, but
+ * performed when the line arrives.  Until then the copies it will invalidate
+ * stay valid, and what their holders do meanwhile comes first: a slot that
+ * loaded the line just before keeps reading the value it loaded, and its
+ * CAS, requested after this write, is booked after it and fails, as on a
+ * real core (performed at the request, the write was seen by that load and
+ * no CAS of striped's ever failed: two slots convoyed at 8 transfers an
+ * update, where this machine measured its cells grown, 13-16 ns an update).
+ * Its class is the one seen at the request.  Its cost; *lp and *had as
+ * found on arrival.
+ */
+static double sim_access_queued(struct sim_thread *t, struct sim_line **lp, uintptr_t addr, int kind, int cls,
+				int *had)
+{
+	struct sim_line *l = *lp;
+	double c;
+
+	if (l->dpu == -1) {
+		l->dstart = l->busy;
+		l->dpu = t->pu;
+	} else if (l->dlast != t->pu) {
+		cls = sim_class(t->pu, l->dlast, l->home);	/* it comes from the one queued before */
+	}
+	l->dlast = t->pu;
+	c = sim_transfer(t, l, cls);
+	t->now += c;
+	sim_maybe_yield();
+	l = sim_line_of(addr);
+	*had = l->owner == t->pu;
+	(void)(kind == PROJ_LOAD ? sim_load(l, t->pu) : sim_store(l, t->pu));
+	/* arrived: the next one queued, if any, starts now */
+	l->dstart = t->now;
+	l->dpu = l->busy > t->now ? -2 : -1;
+	sim_l2_fill(l, t->pu);
+	*lp = l;
+	return c;
+}
+
 /* Cost one access by the running thread; the line's state moves as MESI says. */
 void proj_sim_access(uintptr_t addr, unsigned size, int kind)
 {
@@ -576,36 +615,7 @@ void proj_sim_access(uintptr_t addr, unsigned size, int kind)
 	    t->now < l->busy)
 		cls = sim_class(t->pu, l->dlast, l->home);	/* on its way to another: it comes back after the last */
 	if (cls >= 0 && l->busy > t->now && t != &sim.main_th) {
-		/*
-		 * Queued behind a transfer of the line in flight: booked now, in
-		 * order, but performed when the line arrives.  Until then the
-		 * copies it will invalidate stay valid, and what their holders do
-		 * meanwhile comes first: a slot that loaded the line just before
-		 * keeps reading the value it loaded, and its CAS, requested after
-		 * this write, is booked after it and fails, as on a real core
-		 * (performed at the request, the write was seen by that load and
-		 * no CAS of striped's ever failed: two slots convoyed at 8
-		 * transfers an update, where this machine measured its cells
-		 * grown, 13-16 ns an update).  Its class is the one seen at the
-		 * request.
-		 */
-		if (l->dpu == -1) {
-			l->dstart = l->busy;
-			l->dpu = t->pu;
-		} else if (l->dlast != t->pu) {
-			cls = sim_class(t->pu, l->dlast, l->home);	/* it comes from the one queued before */
-		}
-		l->dlast = t->pu;
-		c = sim_transfer(t, l, cls);
-		t->now += c;
-		sim_maybe_yield();
-		l = sim_line_of(addr);
-		had = l->owner == t->pu;
-		(void)(kind == PROJ_LOAD ? sim_load(l, t->pu) : sim_store(l, t->pu));
-		/* arrived: the next one queued, if any, starts now */
-		l->dstart = t->now;
-		l->dpu = l->busy > t->now ? -2 : -1;
-		sim_l2_fill(l, t->pu);
+		c = sim_access_queued(t, &l, addr, kind, cls, &had);
 	} else {
 		had = l->owner == t->pu;
 		cls = kind == PROJ_LOAD ? sim_load(l, t->pu) : sim_store(l, t->pu);
