@@ -104,25 +104,18 @@ int proj_can_run(const char *algo, int raw, int workload, int readers, char *err
 	return 0;
 }
 
-/* Uniform in [0, 1): splitmix64 of the seed, thread i and draw n. */
-static double sim_uniform(int i, long n)
-{
-	uint64_t z = run.cfg->seed + 0x9e3779b97f4a7c15ULL * ((uint64_t)i * 1000003u + (uint64_t)n + 1);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	z ^= z >> 31;
-	return (double)(z >> 11) / 9007199254740992.0;
-}
-
-/* A reader's pause between reads: uniform in [0.5, 1.5] x the interval. */
+/* A reader's pause between reads: uniform in [0.5, 1.5] x the interval (splitmix64 of seed, thread, read). */
 static double sim_interval(int i, long n)
 {
 	const double base = (double)run.cfg->read_interval_ns;
+	uint64_t z = run.cfg->seed + 0x9e3779b97f4a7c15ULL * ((uint64_t)i * 1000003u + (uint64_t)n + 1);
 
 	if (!run.cfg->jitter || base <= 0)
 		return base;
-	return base * (0.5 + sim_uniform(i, n));
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return base * (0.5 + (double)(z >> 11) / 9007199254740992.0);
 }
 
 /* One charge as bench/loops.c's: a window of held charges, one freed after a refusal. */

@@ -311,13 +311,9 @@ static int sim_load_class(const struct sim_line *l, int p)
 	return cls;
 }
 
-/* A load by PU p: its class (sim_load_class), the line moved to S (or E from memory or an L3). */
-static int sim_load(struct sim_line *l, int p)
+/* A load miss by PU p (sim_load_class said where from): the line moved to S (or E from memory or an L3). */
+static void sim_load_miss(struct sim_line *l, int p)
 {
-	const int cls = sim_load_class(l, p);
-
-	if (cls == -1)
-		return -1;
 	if (l->owner >= 0) {
 		l->sharers[l->owner / 64] |= 1ull << (l->owner % 64);
 		l->sharers[p / 64] |= 1ull << (p % 64);
@@ -329,7 +325,6 @@ static int sim_load(struct sim_line *l, int p)
 	} else {
 		l->owner = p;	/* E */
 	}
-	return cls;
 }
 
 /*
@@ -359,17 +354,23 @@ static int sim_store_class(const struct sim_line *l, int p)
 	return far >= 0 ? far : sim_uncached_class(l, p);
 }
 
-/* A store or RMW by PU p: its class (sim_store_class), the line moved to M at p; an L3's copy is stale from now on. */
-static int sim_store(struct sim_line *l, int p)
+/* A store or RMW by PU p (sim_store_class said what it waits for): the line moved to M at p; an L3's copy is stale from now on. */
+static void sim_store_own(struct sim_line *l, int p)
 {
-	const int cls = sim_store_class(l, p);
-
 	if (l->nsharers)
 		memset(l->sharers, 0, sizeof(uint64_t) * sim.words);
 	l->nsharers = 0;
 	l->owner = p;
 	l->victim_pu = -1;
-	return cls;
+}
+
+/* The line's state moved for an access of kind by PU p whose class (sim_*_class) was cls. */
+static void sim_move(struct sim_line *l, int p, int kind, int cls)
+{
+	if (kind != PROJ_LOAD)
+		sim_store_own(l, p);
+	else if (cls != -1)
+		sim_load_miss(l, p);
 }
 
 
@@ -570,7 +571,7 @@ static double sim_access_queued(struct sim_thread *t, struct sim_line **lp, uint
 	sim_maybe_yield();
 	l = sim_line_of(addr);
 	*had = l->owner == t->pu;
-	(void)(kind == PROJ_LOAD ? sim_load(l, t->pu) : sim_store(l, t->pu));
+	sim_move(l, t->pu, kind, kind == PROJ_LOAD ? sim_load_class(l, t->pu) : -1);
 	/* arrived: the next one queued, if any, starts now */
 	l->dstart = t->now;
 	l->dpu = l->busy > t->now ? -2 : -1;
@@ -611,14 +612,14 @@ void proj_sim_access(uintptr_t addr, unsigned size, int kind)
 	t->stall_hold = -1;
 	sim.accesses += 1;
 	cls = kind == PROJ_LOAD ? sim_load_class(l, t->pu) : sim_store_class(l, t->pu);
-	if (cls == -1 && kind != PROJ_LOAD && l->dpu != -1 && l->dpu != t->pu && l->dstart <= t->now &&
-	    t->now < l->busy)
+	if (cls == -1 && kind != PROJ_LOAD && t != &sim.main_th && l->dpu != -1 && l->dpu != t->pu &&
+	    l->dstart <= t->now && t->now < l->busy)
 		cls = sim_class(t->pu, l->dlast, l->home);	/* on its way to another: it comes back after the last */
 	if (cls >= 0 && l->busy > t->now && t != &sim.main_th) {
 		c = sim_access_queued(t, &l, addr, kind, cls, &had);
 	} else {
 		had = l->owner == t->pu;
-		cls = kind == PROJ_LOAD ? sim_load(l, t->pu) : sim_store(l, t->pu);
+		sim_move(l, t->pu, kind, cls);
 		if (cls == -1) {
 			c = kind == PROJ_RMW ? sim.cal->hit_rmw_ns : sim.cal->hit_ns;
 			l->ref = 1;
