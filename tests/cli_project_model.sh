@@ -18,9 +18,12 @@ B=${1:-build/ctrbench}
 . tests/tap.sh
 
 # Under the sanitizers every access of the model's is checked: fewer operations there, the same
-# configurations (the whole file stays under ~3 minutes on a 2-CPU machine either way).
+# configurations (the whole file stays under ~3 minutes on a 2-CPU machine either way).  The known
+# answers (KOPS) keep 200 ops a thread: at 100 (6 bursts of 16 RMWs) the window's edges moved
+# shared_atomic's compact total from 174.9 to 183.9 M ops/s between N=2 and N=4, past the 5% the
+# check allows, where at 200 it is 174.9 to 177.4 (N=192 scatter: 1.4 s under ASan, not 1.0 s).
 case $B in
-*asan* | *tsan*) SLOW=1 OPS=60 KOPS=100 HOPS=30 LIM=90 ;;
+*asan* | *tsan*) SLOW=1 OPS=60 KOPS=200 HOPS=30 LIM=90 ;;
 *) SLOW=0 OPS=200 KOPS=200 HOPS=300 LIM=30 ;;
 esac
 
